@@ -1,0 +1,152 @@
+// Package engine defines the seam between the Thrift handler and storage.
+//
+// The handler validates every request against the schema first and only
+// then calls a Store, so a Store may assume its arguments are valid: known
+// keyspace and column family, names that pass their comparator, a super
+// column given only for a Super column family. A Store implements 0.6's
+// storage semantics: last-write-wins by timestamp with 0.6's tie-breaks,
+// column, super column and row tombstones that shadow older writes, and
+// rows ordered by partitioner token.
+//
+// The local implementation is engine/ldbstore (LevelDB). A backend that
+// stores into a Cassandra or ScyllaDB cluster implements the same Store.
+package engine
+
+import (
+	"context"
+	"errors"
+
+	"github.com/thriftd/thriftd/engine/partitioner"
+)
+
+// Column is a live column as read back from a Store.
+type Column struct {
+	Name      []byte
+	Value     []byte
+	Timestamp int64
+}
+
+// SuperColumn is a live super column: one that has at least one live
+// subcolumn. Columns holds all its live subcolumns in ascending comparator
+// order.
+type SuperColumn struct {
+	Name    []byte
+	Columns []Column
+}
+
+// Predicate selects names within one row, at the level a Query addresses.
+type Predicate struct {
+	// Names, when non-nil, selects exactly these names. They may be in any
+	// order and repeat; the result is in ascending comparator order with
+	// each name at most once, and names with nothing live are left out.
+	// The other fields are ignored.
+	Names [][]byte
+
+	// Start and Finish bound a run of names, both inclusive. An empty Start
+	// means the first name (the last when Reversed); an empty Finish means
+	// no bound. With Reversed the run is walked in descending order from
+	// Start down to Finish; the caller guarantees Start >= Finish then, and
+	// Start <= Finish otherwise, when both are non-empty.
+	Start, Finish []byte
+	Reversed      bool
+
+	// Count is the most live items returned; shadowed and deleted items do
+	// not count. Zero returns nothing.
+	Count int
+}
+
+// Query addresses one level of a row of one column family.
+type Query struct {
+	ColumnFamily string
+	// SuperColumn, when non-nil (Super column families only), makes the
+	// Predicate select subcolumns of that super column. When nil, the
+	// Predicate selects columns of a Standard column family, or whole super
+	// columns of a Super column family.
+	SuperColumn []byte
+	Predicate
+}
+
+// Row is the result of a Query on one row. Exactly one of Columns and
+// SuperColumns is used: SuperColumns for a Super column family queried at
+// the top level, Columns otherwise. A missing row gives an empty Row.
+// With Reversed, the list is in descending order; subcolumns inside a
+// SuperColumn are always ascending.
+type Row struct {
+	Key          string
+	Columns      []Column
+	SuperColumns []SuperColumn
+}
+
+// Bounds is a non-wrapping range of tokens.
+type Bounds struct {
+	// Start is the lowest token; the empty (minimum) token means the
+	// beginning of the ring.
+	Start partitioner.Token
+	// StartInclusive includes rows whose token equals Start.
+	StartInclusive bool
+	// End is the highest token, inclusive. The empty token means the end
+	// of the ring: no upper bound.
+	End partitioner.Token
+}
+
+// Mutation is one write or deletion inside a row of one column family.
+//
+//	Delete  SuperColumn  Name   effect
+//	false   nil          set    write column Name (Standard CF)
+//	false   set          set    write subcolumn Name of SuperColumn
+//	true    nil          nil    delete the row of ColumnFamily
+//	true    set          nil    delete SuperColumn
+//	true    nil          set    delete column Name (Standard CF)
+//	true    set          set    delete subcolumn Name of SuperColumn
+//
+// A deletion shadows every version with a timestamp at or before
+// Timestamp; a later write with a greater timestamp resurrects.
+type Mutation struct {
+	ColumnFamily string
+	SuperColumn  []byte
+	Name         []byte
+	Value        []byte
+	Timestamp    int64
+	Delete       bool
+}
+
+// RowMutation is every Mutation for one row key, across column families.
+// Within it, the usual reconciliation applies, so order does not matter,
+// except that of several row deletions of one column family only the last
+// one counts (0.6 set rather than merged the row tombstone).
+type RowMutation struct {
+	Key       string
+	Mutations []Mutation
+}
+
+// Store is the storage seam. Every method is safe for concurrent use.
+type Store interface {
+	// Apply makes every RowMutation durable as the sync mode promises,
+	// before it returns. Each RowMutation is applied atomically: a reader
+	// sees all of it or none of it.
+	Apply(ctx context.Context, keyspace string, rows []RowMutation) error
+
+	// Get reads one row.
+	Get(ctx context.Context, keyspace, key string, q Query) (Row, error)
+
+	// Count returns how many live items a Query with an unbounded range
+	// would return: live columns, live subcolumns of superColumn, or super
+	// columns with at least one live subcolumn.
+	Count(ctx context.Context, keyspace, key, columnFamily string, superColumn []byte) (int, error)
+
+	// Range reads up to maxRows rows of q.ColumnFamily whose tokens lie in
+	// b, in token order. Every row that has anything stored in that column
+	// family is returned, even when the predicate selects nothing live in
+	// it (0.6's range ghosts), until its tombstones are purged.
+	Range(ctx context.Context, keyspace string, b Bounds, q Query, maxRows int) ([]Row, error)
+
+	// Splits returns tokens strictly inside b that cut the rows of every
+	// column family into runs of about keysPerSplit rows, in ring order.
+	Splits(ctx context.Context, b Bounds, keysPerSplit int) ([]partitioner.Token, error)
+
+	// Close waits for calls in flight and releases the store.
+	Close() error
+}
+
+// ErrClosed is returned by calls made after Close.
+var ErrClosed = errors.New("engine: store is closed")
