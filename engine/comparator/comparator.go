@@ -2,11 +2,22 @@
 // (org.apache.cassandra.db.marshal): their order, their validation, and an
 // order-preserving byte encoding that lets the storage engine keep names
 // sorted by plain byte comparison.
+//
+// The six types are the empty structs BytesType, AsciiType, UTF8Type,
+// LongType, LexicalUUIDType and TimeUUIDType; Lookup resolves a
+// CompareWith value from storage-conf.xml to one of them.
 package comparator
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
 
 // Comparator is one of 0.6's AbstractType subclasses.
 //
-// Contract, checked for every implementation by CheckComparator:
+// Contract, checked for every implementation by the package's shared
+// property test (checkComparator in comparator_test.go):
 //   - Compare is a total order; the empty name sorts before every other name.
 //   - Validate(nil) and Validate([]byte{}) return nil: empty means "unbounded"
 //     in a slice bound.
@@ -15,20 +26,91 @@ package comparator
 //   - Encodings are self-delimiting: for valid a, b and any suffixes x, y,
 //     Encode(nil, a)+x and Encode(nil, b)+y compare as a and b do whenever
 //     Compare(a, b) != 0, and Decode(Encode(nil, a)+x) == (a, x).
+//   - Encode and Decode never panic, whatever their input.
 type Comparator interface {
 	// Name is the fully qualified Java class name, as describe_keyspace
 	// reports it, e.g. "org.apache.cassandra.db.marshal.BytesType".
 	Name() string
 	// Compare returns -1, 0 or +1 as a sorts before, with, or after b.
 	Compare(a, b []byte) int
-	// Validate returns nil if name is acceptable, else an error whose text is
-	// 0.6's MarshalException message, sent to clients as the `why` of an
-	// InvalidRequestException.
+	// Validate returns nil if name is acceptable, else a MarshalError whose
+	// text is 0.6's MarshalException message, sent to clients as the `why`
+	// of an InvalidRequestException.
 	Validate(name []byte) error
 	// Encode appends the order-preserving, self-delimiting encoding of name
-	// to dst and returns the extended slice. name must be valid.
+	// to dst and returns the extended slice. name must be valid; an invalid
+	// name still encodes to something, but it may not decode back to name.
 	Encode(dst, name []byte) []byte
 	// Decode reads one encoded name from the front of enc and returns it and
-	// the bytes after it. The returned name may alias enc.
+	// the bytes after it. The returned name may alias enc. Malformed input
+	// gives an error wrapping ErrMalformed.
 	Decode(enc []byte) (name, rest []byte, err error)
+}
+
+// MarshalError is a name rejected by a comparator's Validate. Its text is
+// exactly 0.6's MarshalException message.
+type MarshalError string
+
+func (e MarshalError) Error() string { return string(e) }
+
+// ErrMalformed is wrapped by every Decode error: the bytes are not an
+// encoding this package wrote, which means stored data is corrupt.
+var ErrMalformed = errors.New("malformed encoded column name")
+
+// marshalPackage is the Java package short comparator names resolve into.
+const marshalPackage = "org.apache.cassandra.db.marshal."
+
+// Lookup resolves a CompareWith or CompareSubcolumnsWith value. A value
+// without '.' is a short name in org.apache.cassandra.db.marshal; any other
+// value must be the fully qualified name of one of the six types. The error
+// for anything else names the resolved class; the caller adds where it
+// came from.
+func Lookup(class string) (Comparator, error) {
+	fqn := class
+	if !strings.Contains(class, ".") {
+		fqn = marshalPackage + class
+	}
+	switch strings.TrimPrefix(fqn, marshalPackage) {
+	case "BytesType":
+		return BytesType{}, nil
+	case "AsciiType":
+		return AsciiType{}, nil
+	case "UTF8Type":
+		return UTF8Type{}, nil
+	case "LongType":
+		return LongType{}, nil
+	case "LexicalUUIDType":
+		return LexicalUUIDType{}, nil
+	case "TimeUUIDType":
+		return TimeUUIDType{}, nil
+	}
+	return nil, fmt.Errorf("unknown comparator class %s", fqn)
+}
+
+// Reverse returns the order used to traverse c backwards, as 0.6's reversed
+// comparator defines it: the empty name still comes first (it stands for
+// "unbounded"), and every other pair compares the opposite way.
+func Reverse(c Comparator) func(a, b []byte) int {
+	return func(a, b []byte) int {
+		switch {
+		case len(a) == 0 && len(b) == 0:
+			return 0
+		case len(a) == 0:
+			return -1
+		case len(b) == 0:
+			return 1
+		}
+		return -c.Compare(a, b)
+	}
+}
+
+// sign maps a comparison result onto -1, 0 or +1.
+func sign(n int) int {
+	switch {
+	case n < 0:
+		return -1
+	case n > 0:
+		return 1
+	}
+	return 0
 }
