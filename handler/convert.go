@@ -1,0 +1,92 @@
+package handler
+
+import (
+	"github.com/thriftd/thriftd/engine"
+	"github.com/thriftd/thriftd/gen-go/cassandra"
+	"github.com/thriftd/thriftd/schema"
+)
+
+// sliceQuery turns a validated predicate into the engine's Query for one
+// level of a row: subcolumns of superColumn when it is non-nil, else
+// columns or whole super columns.
+func sliceQuery(cf *schema.ColumnFamily, superColumn []byte, p *cassandra.SlicePredicate) engine.Query {
+	q := engine.Query{ColumnFamily: cf.Name, SuperColumn: superColumn}
+	if p.ColumnNames != nil {
+		// Non-nil even when empty: an empty name list selects nothing.
+		q.Names = append(make([][]byte, 0, len(p.ColumnNames)), p.ColumnNames...)
+		return q
+	}
+	r := p.SliceRange
+	q.Start, q.Finish, q.Reversed, q.Count = r.Start, r.Finish, r.Reversed, int(r.Count)
+	return q
+}
+
+// thriftifyRow converts a Row into the list get_slice returns: one
+// ColumnOrSuperColumn per column, or per super column with at least one
+// live subcolumn, in the Row's order. The list is never nil.
+func thriftifyRow(row engine.Row) []*cassandra.ColumnOrSuperColumn {
+	out := make([]*cassandra.ColumnOrSuperColumn, 0, len(row.Columns)+len(row.SuperColumns))
+	for _, col := range row.Columns {
+		out = append(out, &cassandra.ColumnOrSuperColumn{Column: thriftColumn(col)})
+	}
+	for _, sc := range row.SuperColumns {
+		if len(sc.Columns) == 0 {
+			continue
+		}
+		cols := make([]*cassandra.Column, len(sc.Columns))
+		for i, col := range sc.Columns {
+			cols[i] = thriftColumn(col)
+		}
+		out = append(out, &cassandra.ColumnOrSuperColumn{
+			SuperColumn: &cassandra.SuperColumn{Name: sc.Name, Columns: cols},
+		})
+	}
+	return out
+}
+
+func thriftColumn(c engine.Column) *cassandra.Column {
+	return &cassandra.Column{Name: c.Name, Value: c.Value, Timestamp: c.Timestamp}
+}
+
+// writeMutations converts one ColumnOrSuperColumn into writes, as 0.6's
+// RowMutation did: a Column writes that column; otherwise every subcolumn of
+// the SuperColumn is written into it, leaving its other subcolumns alone.
+// When both are set the Column wins (batch_mutate's behaviour).
+func writeMutations(cf string, c *cassandra.ColumnOrSuperColumn) []engine.Mutation {
+	if c.Column != nil {
+		return []engine.Mutation{{ColumnFamily: cf, Name: c.Column.Name, Value: c.Column.Value, Timestamp: c.Column.Timestamp}}
+	}
+	ms := make([]engine.Mutation, 0, len(c.SuperColumn.Columns))
+	for _, col := range c.SuperColumn.Columns {
+		ms = append(ms, engine.Mutation{
+			ColumnFamily: cf, SuperColumn: c.SuperColumn.Name,
+			Name: col.Name, Value: col.Value, Timestamp: col.Timestamp,
+		})
+	}
+	return ms
+}
+
+// deleteMutations converts a validated Deletion (spec 5.11):
+//
+//	super_column  column_names  effect
+//	unset         unset         delete the row of the column family
+//	set           unset         delete that super column
+//	unset         set           Standard: delete those columns;
+//	                            Super: delete those super columns
+//	set           set           delete those subcolumns of the super column
+func deleteMutations(cf *schema.ColumnFamily, d *cassandra.Deletion) []engine.Mutation {
+	if d.Predicate == nil || d.Predicate.ColumnNames == nil {
+		return []engine.Mutation{{ColumnFamily: cf.Name, SuperColumn: d.SuperColumn, Timestamp: d.Timestamp, Delete: true}}
+	}
+	ms := make([]engine.Mutation, 0, len(d.Predicate.ColumnNames))
+	for _, name := range d.Predicate.ColumnNames {
+		m := engine.Mutation{ColumnFamily: cf.Name, Timestamp: d.Timestamp, Delete: true}
+		if d.SuperColumn == nil && cf.Super {
+			m.SuperColumn = name
+		} else {
+			m.SuperColumn, m.Name = d.SuperColumn, name
+		}
+		ms = append(ms, m)
+	}
+	return ms
+}

@@ -1,0 +1,109 @@
+package handler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+
+	"github.com/thriftd/thriftd/gen-go/cassandra"
+)
+
+// InvalidRequest is a request the server refuses. Why is sent to the client
+// unchanged as InvalidRequestException.why.
+type InvalidRequest struct{ Why string }
+
+func (e *InvalidRequest) Error() string { return e.Why }
+
+// invalid returns an *InvalidRequest with a formatted why.
+func invalid(format string, args ...any) error {
+	return &InvalidRequest{Why: fmt.Sprintf(format, args...)}
+}
+
+// AuthenticationError is a login refused over the credentials; Why becomes
+// AuthenticationException.why.
+type AuthenticationError struct{ Why string }
+
+func (e *AuthenticationError) Error() string { return e.Why }
+
+// AuthorizationError is a login refused because the user may not use the
+// keyspace; Why becomes AuthorizationException.why.
+type AuthorizationError struct{ Why string }
+
+func (e *AuthorizationError) Error() string { return e.Why }
+
+// errNotFound is get's "nothing live at that path".
+var errNotFound = errors.New("not found")
+
+// errInternal is what a client is told about a failure that is not its
+// fault; the details go to the server log only. The generated processor
+// turns it into TApplicationException INTERNAL_ERROR
+// "Internal error processing <method>: <this text>".
+var errInternal = errors.New("internal error; see the server log")
+
+// toThrift is the one place where domain errors become the exceptions the
+// IDL declares. ok is false for an error with no Thrift meaning: a storage
+// failure or a bug.
+func toThrift(err error) (thriftErr error, ok bool) {
+	var (
+		ire   *InvalidRequest
+		authn *AuthenticationError
+		authz *AuthorizationError
+	)
+	switch {
+	case err == nil:
+		return nil, true
+	case errors.As(err, &ire):
+		return &cassandra.InvalidRequestException{Why: ire.Why}, true
+	case errors.Is(err, errNotFound):
+		return cassandra.NewNotFoundException(), true
+	case errors.As(err, &authn):
+		return &cassandra.AuthenticationException{Why: authn.Why}, true
+	case errors.As(err, &authz):
+		return &cassandra.AuthorizationException{Why: authz.Why}, true
+	case errors.Is(err, context.DeadlineExceeded):
+		// The request outlived RpcTimeoutInMillis, as 0.6's coordinator
+		// did when replicas were slow.
+		return cassandra.NewTimedOutException(), true
+	}
+	return nil, false
+}
+
+// reply converts the result of one call for the generated processor.
+// Errors without a Thrift meaning are logged with the method name and
+// replaced by errInternal.
+func (s *Service) reply(ctx context.Context, method string, err error) error {
+	if t, ok := toThrift(err); ok {
+		return t
+	}
+	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		// The client went away; there is nobody to answer.
+		s.log.Debug("call abandoned", "method", method, "err", err)
+		return err
+	}
+	s.log.Error("internal error", "method", method, "err", err)
+	return errInternal
+}
+
+// undeclared converts the result of a call whose IDL declares no
+// exceptions (describe_splits). The generated processor can only send such
+// a call's errors as TApplicationException INTERNAL_ERROR, so a client error
+// travels there with its why as the message, and is not logged as a fault.
+func (s *Service) undeclared(ctx context.Context, method string, err error) error {
+	var ire *InvalidRequest
+	if errors.As(err, &ire) {
+		return errors.New(ire.Why)
+	}
+	return s.reply(ctx, method, err)
+}
+
+// recoverPanic turns a panic in a handler into an internal error with its
+// stack in the log, so one bad request cannot take the server down.
+func (s *Service) recoverPanic(method string, err *error) {
+	if r := recover(); r != nil {
+		s.log.Error("panic in handler", "method", method, "panic", fmt.Sprint(r),
+			slog.String("stack", string(debug.Stack())))
+		*err = errInternal
+	}
+}

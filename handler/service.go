@@ -1,0 +1,144 @@
+// Package handler is the Cassandra 0.6 Thrift service: it validates every
+// call exactly as 0.6's CassandraServer and ThriftValidation did (same
+// checks, same order, same messages), translates it into engine Queries and
+// Mutations, and turns the results and errors back into the IDL's structs
+// and exceptions. It knows nothing of sockets or framing (package server)
+// nor of how data is stored (an engine.Store).
+//
+// docs/api.md lists, per method, what a client gets and where thriftd
+// deliberately differs from 0.6.
+package handler
+
+import (
+	"context"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/thriftd/thriftd/config"
+	"github.com/thriftd/thriftd/engine"
+	"github.com/thriftd/thriftd/engine/partitioner"
+	"github.com/thriftd/thriftd/gen-go/cassandra"
+	"github.com/thriftd/thriftd/schema"
+)
+
+// Options is everything a Service needs. Schema and Store are required.
+type Options struct {
+	// Schema is validated against; its Partitioner places and orders rows.
+	Schema *schema.Schema
+	// Store holds the data.
+	Store engine.Store
+	// Config supplies the cluster name, the text returned by
+	// get_string_property("config file") and RpcTimeoutInMillis. Nil
+	// means the Schema's cluster name, an empty text and no timeout.
+	Config *config.Config
+	// Auth decides login; nil means AllowAll.
+	Auth Authenticator
+	// NodeAddress is the IP address clients should dial, reported by
+	// describe_ring and the token map.
+	NodeAddress string
+	// NodeToken is this node's ring token.
+	NodeToken partitioner.Token
+	// Logger receives internal errors; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Service is the state shared by every connection: the schema, the store
+// and the node's identity. It is safe for concurrent use.
+type Service struct {
+	schema      *schema.Schema
+	v           validator
+	store       engine.Store
+	auth        Authenticator
+	clusterName string
+	configText  string
+	nodeAddress string
+	nodeToken   partitioner.Token
+	// timeout bounds each data call, as 0.6's RpcTimeoutInMillis bounded
+	// the coordinator's wait; 0 means none.
+	timeout time.Duration
+	log     *slog.Logger
+}
+
+// New returns a Service. It panics if o.Schema or o.Store is nil, which is
+// a wiring mistake rather than a runtime condition.
+func New(o Options) *Service {
+	if o.Schema == nil || o.Store == nil {
+		panic("handler: Options.Schema and Options.Store are required")
+	}
+	s := &Service{
+		schema:      o.Schema,
+		v:           validator{schema: o.Schema},
+		store:       o.Store,
+		auth:        o.Auth,
+		clusterName: o.Schema.ClusterName,
+		nodeAddress: o.NodeAddress,
+		nodeToken:   o.NodeToken,
+		log:         o.Logger,
+	}
+	if s.auth == nil {
+		s.auth = AllowAll{}
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if c := o.Config; c != nil {
+		if c.ClusterName != "" {
+			s.clusterName = c.ClusterName
+		}
+		s.configText = string(c.Text)
+		s.timeout = time.Duration(c.RpcTimeoutInMillis) * time.Millisecond
+	}
+	return s
+}
+
+// Connection returns the cassandra.Cassandra implementation for one client
+// connection. It holds that connection's login state (0.6: login is per
+// connection), so each connection needs its own; calls on it are expected
+// one at a time, as a Thrift connection makes them.
+func (s *Service) Connection() cassandra.Cassandra {
+	return &conn{s: s}
+}
+
+// conn is one client connection.
+type conn struct {
+	s        *Service
+	loggedIn atomic.Bool
+}
+
+var _ cassandra.Cassandra = (*conn)(nil)
+
+// checkLoginDone is CassandraServer.checkLoginDone, the first check of
+// every data call.
+func (c *conn) checkLoginDone() error {
+	if c.s.auth.RequiresLogin() && !c.loggedIn.Load() {
+		return invalid("Login is required before any other API calls")
+	}
+	return nil
+}
+
+// withTimeout bounds a data call by RpcTimeoutInMillis.
+func (s *Service) withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
+	if s.timeout <= 0 {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, s.timeout)
+}
+
+// required stands in for the generated decoder's required-field check when
+// a Go caller passes nil; over the wire such a call never gets here.
+func required(name string, missing bool) error {
+	if missing {
+		return invalid("Required field '%s' was not present!", name)
+	}
+	return nil
+}
+
+// checkWritable refuses writes to the system keyspace (spec 16.11), after
+// the call's 0.6 validation has passed.
+func (s *Service) checkWritable(keyspace string) error {
+	if ks := s.schema.Keyspace(keyspace); ks != nil && ks.System {
+		return invalid("Keyspace %s is maintained by the server and may not be written to", keyspace)
+	}
+	return nil
+}
