@@ -6,12 +6,12 @@ GO_PREFIX = github.com/thriftd/thriftd/gen-go/
 .PHONY: generate build test bench
 generate:
 	rm -rf gen-go clients/python/cassandra clients/ruby/lib/cassandra_thrift
-	mkdir -p gen-go clients/python clients/ruby/lib/cassandra_thrift
+	mkdir -p gen-go clients/python clients/ruby/lib
 	$(THRIFT) --gen go:package_prefix=$(GO_PREFIX) -out gen-go cassandra.thrift
 	rm -rf gen-go/cassandra/cassandra-remote
 	$(THRIFT) --gen py -out clients/python cassandra.thrift
 	rm -f clients/python/__init__.py
-	$(THRIFT) --gen rb -out clients/ruby/lib/cassandra_thrift cassandra.thrift
+	$(THRIFT) --gen rb:namespaced -out clients/ruby/lib cassandra.thrift
 	gofmt -w gen-go
 
 build:

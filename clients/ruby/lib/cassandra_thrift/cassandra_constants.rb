@@ -5,7 +5,7 @@
 #
 
 require 'thrift'
-require 'cassandra_types'
+require 'cassandra_thrift/cassandra_types'
 
 module CassandraThrift
   VERSION = %q"2.2.0"
