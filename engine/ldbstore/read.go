@@ -1,0 +1,333 @@
+package ldbstore
+
+import (
+	"bytes"
+	"context"
+	"sort"
+
+	"github.com/syndtr/goleveldb/leveldb/iterator"
+
+	"github.com/thriftd/thriftd/engine"
+	"github.com/thriftd/thriftd/engine/comparator"
+	"github.com/thriftd/thriftd/schema"
+)
+
+// Get implements engine.Store.
+func (st *Store) Get(ctx context.Context, keyspace, key string, q engine.Query) (engine.Row, error) {
+	if err := st.enter(); err != nil {
+		return engine.Row{}, err
+	}
+	defer st.leave()
+	f, err := st.family(keyspace, q.ColumnFamily)
+	if err != nil {
+		return engine.Row{}, err
+	}
+	it := st.db.NewIterator(nil, nil)
+	defer it.Release()
+	row := st.part.RowKey(append([]byte(nil), f.prefix...), key)
+	out, err := readRow(it, f, row, q)
+	if err != nil {
+		return engine.Row{}, err
+	}
+	out.Key = key
+	return out, it.Error()
+}
+
+// Count implements engine.Store.
+func (st *Store) Count(ctx context.Context, keyspace, key, cf string, superColumn []byte) (int, error) {
+	if err := st.enter(); err != nil {
+		return 0, err
+	}
+	defer st.leave()
+	f, err := st.family(keyspace, cf)
+	if err != nil {
+		return 0, err
+	}
+	it := st.db.NewIterator(nil, nil)
+	defer it.Release()
+	row := st.part.RowKey(append([]byte(nil), f.prefix...), key)
+	n := 0
+	q := engine.Query{ColumnFamily: cf, SuperColumn: superColumn, Predicate: engine.Predicate{Count: -1}}
+	err = walkRow(it, f, row, q, func(engine.Column) { n++ }, func(engine.SuperColumn) { n++ })
+	if err != nil {
+		return 0, err
+	}
+	return n, it.Error()
+}
+
+// readRow reads what q selects from the row whose data prefix is row.
+func readRow(it iterator.Iterator, f *family, row []byte, q engine.Query) (engine.Row, error) {
+	var out engine.Row
+	err := walkRow(it, f, row, q,
+		func(c engine.Column) { out.Columns = append(out.Columns, c) },
+		func(sc engine.SuperColumn) { out.SuperColumns = append(out.SuperColumns, sc) })
+	return out, err
+}
+
+// walkRow calls col for each live column (or subcolumn) q selects, or sup
+// for each live super column, in the order q asks for, at most q.Count
+// times in all (a negative Count means no limit).
+func walkRow(it iterator.Iterator, f *family, row []byte, q engine.Query, col func(engine.Column), sup func(engine.SuperColumn)) error {
+	if q.Names == nil && q.Count == 0 {
+		return nil
+	}
+	rowTomb, err := readTombstone(it, join(row, markTombstone))
+	if err != nil {
+		return err
+	}
+	names := join(row, markNames)
+	switch {
+	case !f.def.Super:
+		return walkColumns(it, f.def.Comparator, names, rowTomb, q.Predicate, col)
+	case q.SuperColumn != nil:
+		sc := f.def.Comparator.Encode(names, q.SuperColumn)
+		scTomb, err := readTombstone(it, join(sc, markTombstone))
+		if err != nil {
+			return err
+		}
+		return walkColumns(it, f.def.SubComparator, join(sc, markNames), later(rowTomb, scTomb), q.Predicate, col)
+	default:
+		return walkSupers(it, f.def, names, rowTomb, q.Predicate, sup)
+	}
+}
+
+// readTombstone reads the tombstone stored at key, if any.
+func readTombstone(it iterator.Iterator, key []byte) (tombstone, error) {
+	if !it.Seek(key) || !bytes.Equal(it.Key(), key) {
+		return noTombstone, nil
+	}
+	return decodeTombstone(it.Value())
+}
+
+// sortedNames returns names in comparator order without repeats.
+func sortedNames(c comparator.Comparator, names [][]byte) [][]byte {
+	out := append([][]byte(nil), names...)
+	sort.SliceStable(out, func(i, j int) bool { return c.Compare(out[i], out[j]) < 0 })
+	uniq := out[:0]
+	for i, n := range out {
+		if i == 0 || c.Compare(n, uniq[len(uniq)-1]) != 0 {
+			uniq = append(uniq, n)
+		}
+	}
+	return uniq
+}
+
+// walkColumns visits the live columns under prefix p (each stored at p
+// followed by the name's encoding) that pred selects.
+func walkColumns(it iterator.Iterator, c comparator.Comparator, p []byte, shadow tombstone, pred engine.Predicate, visit func(engine.Column)) error {
+	// emit visits the column at the iterator and reports whether it was live.
+	emit := func() (bool, error) {
+		cl, err := decodeCell(it.Value())
+		if err != nil {
+			return false, err
+		}
+		if cl.deleted || shadow.shadows(cl.ts) {
+			return false, nil
+		}
+		name, _, err := c.Decode(it.Key()[len(p):])
+		if err != nil {
+			return false, err
+		}
+		visit(engine.Column{Name: clone(name), Value: clone(cl.value), Timestamp: cl.ts})
+		return true, nil
+	}
+	if pred.Names != nil {
+		buf := append([]byte(nil), p...)
+		for _, n := range sortedNames(c, pred.Names) {
+			k := c.Encode(buf[:len(p)], n)
+			if !it.Seek(k) || !bytes.Equal(it.Key(), k) {
+				continue
+			}
+			if _, err := emit(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	left := pred.Count
+	finish := bound(c, p, pred)
+	for ok := startScan(it, c, p, pred); ok && bytes.HasPrefix(it.Key(), p); ok = step(it, pred.Reversed) {
+		if finish != nil && pastFinish(it.Key(), finish, pred.Reversed) {
+			break
+		}
+		live, err := emit()
+		if err != nil {
+			return err
+		}
+		if live {
+			if left--; left == 0 {
+				break
+			}
+		}
+	}
+	return nil
+}
+
+func clone(b []byte) []byte { return append(make([]byte, 0, len(b)), b...) }
+
+// startScan positions it at the first entry of a range scan under p.
+func startScan(it iterator.Iterator, c comparator.Comparator, p []byte, pred engine.Predicate) bool {
+	if !pred.Reversed {
+		if len(pred.Start) == 0 {
+			return it.Seek(p)
+		}
+		return it.Seek(c.Encode(append([]byte(nil), p...), pred.Start))
+	}
+	// Reversed: the last entry at or before Start, including everything
+	// stored under Start (a super column's subcolumns).
+	var target []byte
+	if len(pred.Start) == 0 {
+		target = after(p[:len(p)-1])
+	} else {
+		target = after(c.Encode(append([]byte(nil), p...), pred.Start))
+	}
+	if it.Seek(target) {
+		return it.Prev()
+	}
+	return it.Last()
+}
+
+func step(it iterator.Iterator, reversed bool) bool {
+	if reversed {
+		return it.Prev()
+	}
+	return it.Next()
+}
+
+// bound returns the key that ends a range scan (nil when unbounded): a
+// forward scan stops at keys at or past after(finish), a reversed scan at
+// keys before finish's encoding.
+func bound(c comparator.Comparator, p []byte, pred engine.Predicate) []byte {
+	if len(pred.Finish) == 0 {
+		return nil
+	}
+	enc := c.Encode(append([]byte(nil), p...), pred.Finish)
+	if pred.Reversed {
+		return enc
+	}
+	return after(enc)
+}
+
+func pastFinish(key, bound []byte, reversed bool) bool {
+	if reversed {
+		return bytes.Compare(key, bound) < 0
+	}
+	return bytes.Compare(key, bound) >= 0
+}
+
+// superGroup gathers the stored entries of one super column while a scan
+// passes over them.
+type superGroup struct {
+	enc   []byte // the super column's key prefix: p + encoded name
+	name  []byte
+	tomb  tombstone
+	names [][]byte
+	cells []cell
+}
+
+// live returns the super column with its live subcolumns in ascending
+// order, or false if none is live.
+func (g *superGroup) live(sub comparator.Comparator, rowTomb tombstone, reversed bool) (engine.SuperColumn, bool, error) {
+	shadow := later(rowTomb, g.tomb)
+	sc := engine.SuperColumn{Name: clone(g.name)}
+	for i, cl := range g.cells {
+		if cl.deleted || shadow.shadows(cl.ts) {
+			continue
+		}
+		sc.Columns = append(sc.Columns, engine.Column{Name: clone(g.names[i]), Value: clone(cl.value), Timestamp: cl.ts})
+	}
+	if reversed {
+		for i, j := 0, len(sc.Columns)-1; i < j; i, j = i+1, j-1 {
+			sc.Columns[i], sc.Columns[j] = sc.Columns[j], sc.Columns[i]
+		}
+	}
+	return sc, len(sc.Columns) > 0, nil
+}
+
+// add records the entry at the iterator, which lies under g.enc.
+func (g *superGroup) add(it iterator.Iterator, sub comparator.Comparator) error {
+	rest := it.Key()[len(g.enc):]
+	if len(rest) == 1 && rest[0] == markTombstone {
+		t, err := decodeTombstone(it.Value())
+		g.tomb = t
+		return err
+	}
+	if len(rest) == 0 || rest[0] != markNames {
+		return errCorrupt
+	}
+	name, _, err := sub.Decode(rest[1:])
+	if err != nil {
+		return err
+	}
+	cl, err := decodeCell(it.Value())
+	if err != nil {
+		return err
+	}
+	g.names = append(g.names, clone(name))
+	g.cells = append(g.cells, cell{ts: cl.ts, deleted: cl.deleted, value: clone(cl.value)})
+	return nil
+}
+
+// walkSupers visits the live super columns under prefix p (the names of a
+// Super column family's row) that pred selects, each with all its live
+// subcolumns.
+func walkSupers(it iterator.Iterator, def *schema.ColumnFamily, p []byte, rowTomb tombstone, pred engine.Predicate, visit func(engine.SuperColumn)) error {
+	c, sub := def.Comparator, def.SubComparator
+	// group reads the super column whose entries start at the iterator,
+	// moving in the scan's direction, and leaves the iterator on the first
+	// entry after it (ok is false when the scan ran off the store).
+	group := func(reversed bool) (g superGroup, ok bool, err error) {
+		name, _, err := c.Decode(it.Key()[len(p):])
+		if err != nil {
+			return g, false, err
+		}
+		g = superGroup{name: clone(name), tomb: noTombstone}
+		g.enc = c.Encode(append([]byte(nil), p...), name)
+		ok = true
+		for ok && bytes.HasPrefix(it.Key(), g.enc) {
+			if err := g.add(it, sub); err != nil {
+				return g, false, err
+			}
+			ok = step(it, reversed)
+		}
+		return g, ok, nil
+	}
+	if pred.Names != nil {
+		buf := append([]byte(nil), p...)
+		for _, n := range sortedNames(c, pred.Names) {
+			k := c.Encode(buf[:len(p)], n)
+			if !it.Seek(k) || !bytes.HasPrefix(it.Key(), k) {
+				continue
+			}
+			g, _, err := group(false)
+			if err != nil {
+				return err
+			}
+			if sc, live, _ := g.live(sub, rowTomb, false); live {
+				visit(sc)
+			}
+		}
+		return nil
+	}
+	left := pred.Count
+	finish := bound(c, p, pred)
+	ok := startScan(it, c, p, pred)
+	for ok && bytes.HasPrefix(it.Key(), p) {
+		if finish != nil && pastFinish(it.Key(), finish, pred.Reversed) {
+			break
+		}
+		var g superGroup
+		var err error
+		g, ok, err = group(pred.Reversed)
+		if err != nil {
+			return err
+		}
+		if sc, live, _ := g.live(sub, rowTomb, pred.Reversed); live {
+			visit(sc)
+			if left--; left == 0 {
+				break
+			}
+		}
+	}
+	return nil
+}

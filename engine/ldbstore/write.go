@@ -1,0 +1,226 @@
+package ldbstore
+
+import (
+	"context"
+	"encoding/binary"
+	"hash/maphash"
+	"sort"
+
+	"github.com/syndtr/goleveldb/leveldb"
+
+	"github.com/thriftd/thriftd/engine"
+)
+
+// Apply implements engine.Store. Every row of the call is written in one
+// LevelDB batch, so the whole call is atomic, not only each row.
+//
+// Writes reconcile against what is stored (read, compare, write) under a
+// per-row lock, so LevelDB holds only the winning version of each column.
+// A write shadowed by a row or super column tombstone is dropped.
+func (st *Store) Apply(ctx context.Context, keyspace string, rows []engine.RowMutation) error {
+	if err := st.enter(); err != nil {
+		return err
+	}
+	defer st.leave()
+	unlock := st.lockRows(keyspace, rows)
+	defer unlock()
+
+	w := &writer{st: st, batch: new(leveldb.Batch), staged: map[string][]byte{}, purge: map[string]bool{},
+		now: uint32(st.opts.Now().Unix())}
+	for _, r := range rows {
+		if err := w.row(keyspace, r); err != nil {
+			return err
+		}
+	}
+	if w.batch.Len() == 0 {
+		return nil
+	}
+	return st.db.Write(w.batch, st.writeOptions())
+}
+
+// lockRows takes the stripe locks of every row in rows, in stripe order so
+// that two callers never wait on each other, and returns their release.
+func (st *Store) lockRows(keyspace string, rows []engine.RowMutation) func() {
+	stripes := make([]int, 0, len(rows))
+	seen := map[int]bool{}
+	for _, r := range rows {
+		s := st.stripe(keyspace, r.Key)
+		if !seen[s] {
+			seen[s] = true
+			stripes = append(stripes, s)
+		}
+	}
+	sort.Ints(stripes)
+	for _, s := range stripes {
+		st.locks[s].Lock()
+	}
+	return func() {
+		for _, s := range stripes {
+			st.locks[s].Unlock()
+		}
+	}
+}
+
+func (st *Store) stripe(keyspace, key string) int {
+	var h maphash.Hash
+	h.SetSeed(st.seed)
+	h.WriteString(keyspace)
+	h.WriteByte(0)
+	h.WriteString(key)
+	return int(h.Sum64() % lockStripes)
+}
+
+// writer builds one batch; staged holds what the batch has written so far,
+// so later mutations of the same call reconcile against it.
+type writer struct {
+	st     *Store
+	batch  *leveldb.Batch
+	staged map[string][]byte
+	purge  map[string]bool
+	now    uint32
+}
+
+func (w *writer) get(key []byte) ([]byte, bool, error) {
+	if v, ok := w.staged[string(key)]; ok {
+		return v, true, nil
+	}
+	v, err := w.st.db.Get(key, nil)
+	if err == leveldb.ErrNotFound {
+		return nil, false, nil
+	}
+	return v, err == nil, err
+}
+
+func (w *writer) put(key, value []byte) {
+	w.staged[string(key)] = value
+	w.batch.Put(key, value)
+}
+
+func (w *writer) tombstone(key []byte) (tombstone, error) {
+	v, ok, err := w.get(key)
+	if err != nil || !ok {
+		return noTombstone, err
+	}
+	return decodeTombstone(v)
+}
+
+// notePurge records that row holds a tombstone written now, so Purge
+// visits it once GCGraceSeconds have passed.
+func (w *writer) notePurge(row []byte) {
+	k := binary.BigEndian.AppendUint32([]byte{prefixPurge}, w.now)
+	k = append(k, row[1:]...) // cf id and row key, without the data prefix
+	if !w.purge[string(k)] {
+		w.purge[string(k)] = true
+		w.batch.Put(k, nil)
+	}
+}
+
+// deleteTo raises the tombstone at key to t, if t is later.
+func (w *writer) deleteTo(key, row []byte, t tombstone) (tombstone, error) {
+	cur, err := w.tombstone(key)
+	if err != nil {
+		return cur, err
+	}
+	if cur.set() && cur.at >= t.at {
+		return cur, nil
+	}
+	w.put(key, appendTombstone(nil, t))
+	w.notePurge(row)
+	return t, nil
+}
+
+func (w *writer) row(keyspace string, r engine.RowMutation) error {
+	// Group by column family, keeping the order within each.
+	var order []string
+	byCF := map[string][]engine.Mutation{}
+	for _, m := range r.Mutations {
+		if _, ok := byCF[m.ColumnFamily]; !ok {
+			order = append(order, m.ColumnFamily)
+		}
+		byCF[m.ColumnFamily] = append(byCF[m.ColumnFamily], m)
+	}
+	for _, cf := range order {
+		f, err := w.st.family(keyspace, cf)
+		if err != nil {
+			return err
+		}
+		if err := w.family(f, r.Key, byCF[cf]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *writer) family(f *family, key string, muts []engine.Mutation) error {
+	row := w.st.part.RowKey(append([]byte(nil), f.prefix...), key)
+	// Tombstones first, so that writes in the same mutation reconcile
+	// against them whatever the order (an insert and a deletion with the
+	// same timestamp: the deletion wins).
+	var rowDel *engine.Mutation
+	for i := range muts {
+		if m := &muts[i]; m.Delete && m.SuperColumn == nil && m.Name == nil {
+			rowDel = m // 0.6 set, rather than merged, a mutation's row tombstone
+		}
+	}
+	rowTomb, err := w.tombstone(join(row, markTombstone))
+	if err != nil {
+		return err
+	}
+	if rowDel != nil {
+		if rowTomb, err = w.deleteTo(join(row, markTombstone), row, tombstone{at: rowDel.Timestamp, localTime: w.now}); err != nil {
+			return err
+		}
+	}
+	names := join(row, markNames)
+	for _, m := range muts {
+		if m.Delete && m.SuperColumn != nil && m.Name == nil {
+			sc := f.def.Comparator.Encode(append([]byte(nil), names...), m.SuperColumn)
+			if _, err := w.deleteTo(join(sc, markTombstone), row, tombstone{at: m.Timestamp, localTime: w.now}); err != nil {
+				return err
+			}
+		}
+	}
+	for _, m := range muts {
+		if m.Name == nil {
+			continue
+		}
+		shadow := rowTomb
+		var key []byte
+		if m.SuperColumn != nil {
+			sc := f.def.Comparator.Encode(append([]byte(nil), names...), m.SuperColumn)
+			scTomb, err := w.tombstone(join(sc, markTombstone))
+			if err != nil {
+				return err
+			}
+			shadow = later(shadow, scTomb)
+			key = f.def.SubComparator.Encode(join(sc, markNames), m.Name)
+		} else {
+			key = f.def.Comparator.Encode(append([]byte(nil), names...), m.Name)
+		}
+		if shadow.shadows(m.Timestamp) {
+			continue
+		}
+		next := cell{ts: m.Timestamp, deleted: m.Delete, value: m.Value}
+		if m.Delete {
+			next.value = binary.BigEndian.AppendUint32(nil, w.now)
+		}
+		old, ok, err := w.get(key)
+		if err != nil {
+			return err
+		}
+		if ok {
+			prev, err := decodeCell(old)
+			if err != nil {
+				return err
+			}
+			if !wins(next, prev) {
+				continue
+			}
+		}
+		w.put(key, appendCell(nil, next))
+		if m.Delete {
+			w.notePurge(row)
+		}
+	}
+	return nil
+}
