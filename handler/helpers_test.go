@@ -85,7 +85,7 @@ func withAuth(a Authenticator) envOption { return func(o *Options) { o.Auth = a 
 func newEnv(t testing.TB, opts ...envOption) *testEnv {
 	t.Helper()
 	cfg, sc := testConfig(t)
-	st, err := ldbstore.Open(t.TempDir(), sc, ldbstore.Options{PurgeInterval: -1})
+	st, err := ldbstore.Open(t.TempDir(), sc, ldbstore.Options{PurgeInterval: -1, BlockCacheSize: 1 << 20, WriteBufferSize: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,136 @@
+package handler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/thriftd/thriftd/engine"
+	"github.com/thriftd/thriftd/gen-go/cassandra"
+)
+
+func TestToThrift(t *testing.T) {
+	tests := []struct {
+		err    error
+		want   error
+		wantOK bool
+	}{
+		{nil, nil, true},
+		{invalid("bad %d", 1), &cassandra.InvalidRequestException{Why: "bad 1"}, true},
+		{fmt.Errorf("wrapped: %w", &InvalidRequest{Why: "w"}), &cassandra.InvalidRequestException{Why: "w"}, true},
+		{errNotFound, cassandra.NewNotFoundException(), true},
+		{&AuthenticationError{Why: "a"}, &cassandra.AuthenticationException{Why: "a"}, true},
+		{&AuthorizationError{Why: "z"}, &cassandra.AuthorizationException{Why: "z"}, true},
+		{context.DeadlineExceeded, cassandra.NewTimedOutException(), true},
+		{engine.ErrClosed, nil, false},
+		{errors.New("disk on fire"), nil, false},
+	}
+	for _, tt := range tests {
+		got, ok := toThrift(tt.err)
+		if ok != tt.wantOK || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("toThrift(%v) = %#v, %v; want %#v, %v", tt.err, got, ok, tt.want, tt.wantOK)
+		}
+	}
+}
+
+// TestStorageFailureIsInternal checks that a failing store gives the client
+// a plain error (which the processor sends as INTERNAL_ERROR) that reveals
+// nothing, and the log the method and the cause.
+func TestStorageFailureIsInternal(t *testing.T) {
+	e := newEnv(t)
+	must(t, e.store.Close())
+	calls := map[string]call{
+		"get_slice":        getSlice(ks1, "k", parent("Standard1", nil), all(), one),
+		"insert":           insert(ks1, "k", path("Standard1", nil, b("c")), one),
+		"get_range_slices": rangeSlices(ks1, parent("Standard1", nil), all(), &cassandra.KeyRange{StartKey: strp(""), EndKey: strp(""), Count: 1}, one),
+		"describe_splits": func(ctx context.Context, c cassandra.Cassandra) error {
+			_, err := c.DescribeSplits(ctx, "", "", 10)
+			return err
+		},
+	}
+	for method, f := range calls {
+		err := f(e.ctx, e.c)
+		if err != errInternal {
+			t.Errorf("%s: err = %#v, want errInternal", method, err)
+		}
+		if !strings.Contains(e.log.String(), "method="+method) || !strings.Contains(e.log.String(), engine.ErrClosed.Error()) {
+			t.Errorf("%s: log lacks the method or the cause:\n%s", method, e.log)
+		}
+	}
+}
+
+// TestValidationNeedsNoStore checks that refused requests never reach the
+// store: with the store closed they still get their InvalidRequestException.
+func TestValidationNeedsNoStore(t *testing.T) {
+	e := newEnv(t)
+	must(t, e.store.Close())
+	if got := whyOf(insert(ks1, "", path("Standard1", nil, b("c")), one)(e.ctx, e.c)); got != "Key may not be empty" {
+		t.Errorf("why = %q", got)
+	}
+	if e.log.Len() != 0 {
+		t.Errorf("client error logged:\n%s", e.log)
+	}
+}
+
+func TestDeadlineIsTimedOut(t *testing.T) {
+	e := newEnv(t)
+	for _, k := range []string{"a", "b", "c"} {
+		must(t, e.c.Insert(e.ctx, ks1, k, path("Standard1", nil, b("c")), b("v"), 0, one))
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	_, err := e.c.GetRangeSlices(ctx, ks1, parent("Standard1", nil), all(), &cassandra.KeyRange{StartKey: strp(""), EndKey: strp(""), Count: 10}, one)
+	if _, ok := err.(*cassandra.TimedOutException); !ok {
+		t.Errorf("err = %#v, want TimedOutException", err)
+	}
+}
+
+func TestRpcTimeoutBoundsCalls(t *testing.T) {
+	cfg, sc := testConfig(t)
+	c := *cfg
+	c.RpcTimeoutInMillis = 1234
+	s := New(Options{Schema: sc, Store: newEnv(t).store, Config: &c})
+	ctx, cancel := s.withTimeout(context.Background())
+	defer cancel()
+	deadline, ok := ctx.Deadline()
+	if left := time.Until(deadline); !ok || left > 1234*time.Millisecond || left < time.Second {
+		t.Errorf("deadline in %v (set %v), want about 1.234s", left, ok)
+	}
+	c.RpcTimeoutInMillis = 0
+	s = New(Options{Schema: sc, Store: newEnv(t).store, Config: &c})
+	ctx, cancel = s.withTimeout(context.Background())
+	defer cancel()
+	if _, ok := ctx.Deadline(); ok {
+		t.Error("deadline set with RpcTimeoutInMillis 0")
+	}
+}
+
+// TestPanicIsInternal checks that a panic inside a call is contained.
+func TestPanicIsInternal(t *testing.T) {
+	e := newEnv(t)
+	// A nil Column inside a SuperColumn cannot come off the wire; a Go
+	// caller passing one must not crash the server.
+	err := e.c.BatchInsert(e.ctx, ks1, "k", map[string][]*cassandra.ColumnOrSuperColumn{
+		"Super1": {{SuperColumn: &cassandra.SuperColumn{Name: b("sc"), Columns: []*cassandra.Column{nil}}}},
+	}, one)
+	if err != errInternal {
+		t.Errorf("err = %v, want errInternal", err)
+	}
+	if !strings.Contains(e.log.String(), "method=batch_insert") || !strings.Contains(e.log.String(), "stack=") {
+		t.Errorf("log lacks the method or the stack:\n%s", e.log)
+	}
+}
+
+func TestMissingArguments(t *testing.T) {
+	e := newEnv(t)
+	if got := whyOf(get(ks1, "k", nil, one)(e.ctx, e.c)); got != "Required field 'column_path' was not present!" {
+		t.Errorf("get without path: %q", got)
+	}
+	if got := whyOf(rangeSlices(ks1, parent("Standard1", nil), all(), nil, one)(e.ctx, e.c)); got != "Required field 'range' was not present!" {
+		t.Errorf("get_range_slices without range: %q", got)
+	}
+}
