@@ -1,6 +1,3 @@
-// Package config reads Cassandra 0.6's storage-conf.xml into a Config: every
-// element 0.6 reads, with 0.6's defaults and start-up errors, plus thriftd's
-// own server settings.
 package config
 
 import "time"
@@ -66,7 +63,13 @@ type Config struct {
 
 	// Ignored lists the top-level elements present in the file that 0.6
 	// does not read (e.g. BootstrapFileDirectory), for the start-up log.
+	// Each name appears once, in document order.
 	Ignored []string
+
+	// Warnings are things worth a start-up log line that do not stop
+	// start-up: a repeated element of which only the first is read, an
+	// attribute or nested element that is not read, a deprecated attribute.
+	Warnings []string
 
 	// Server holds thriftd's own settings, which 0.6 did not have.
 	Server Server
@@ -121,6 +124,8 @@ type Server struct {
 	// ShutdownTimeout is how long a shutdown waits for calls in flight.
 	ShutdownTimeout time.Duration
 	// PasswdFile, AccessFile and PasswdMode configure SimpleAuthenticator.
+	// Parse sets PasswdFile and AccessFile to passwd.properties and
+	// access.properties in the configuration file's directory.
 	PasswdFile string
 	AccessFile string
 	PasswdMode string
