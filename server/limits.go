@@ -1,0 +1,169 @@
+package server
+
+import (
+	"context"
+	"encoding/binary"
+
+	"github.com/apache/thrift/lib/go/thrift"
+)
+
+// checkedProtocol is the input protocol of a connection. It guards the
+// lengths that Thrift 0.17 would otherwise trust, and records the first
+// error of any read that can fail on bad data, so that the connection loop
+// knows (together with the transport's own record of I/O errors) whether
+// the input stream is still in step.
+//
+// What the library already checks (via TConfiguration.MaxMessageSize, set
+// to our maximum): string, binary and container lengths that are negative
+// or above the maximum. What it does not, and this type adds:
+//
+//   - a container count must fit in the bytes left in the message, and the
+//     smallest encoding of that many elements must have arrived. The
+//     generated code runs make([]T, 0, count) and make(map[K]V, count)
+//     straight from the header, so without this a 30-byte request could
+//     make the server allocate hundreds of megabytes;
+//   - the name length of an old unversioned binary header, which the library
+//     reads without any check.
+//
+// A string or binary body within the maximum cannot over-read either: the
+// transport confines reads to the current message, and the library grows its
+// buffer only as bytes arrive.
+type checkedProtocol struct {
+	thrift.TProtocol
+	t          *transport
+	maxMessage int64
+	compact    bool
+	err        error // first error returned by any read of the current request
+}
+
+func (p *checkedProtocol) note(err error) error {
+	if err != nil && p.err == nil {
+		p.err = err
+	}
+	return err
+}
+
+// ReadMessageBegin refuses an unversioned header whose name cannot fit in
+// the message before the library starts reading it.
+func (p *checkedProtocol) ReadMessageBegin(ctx context.Context) (string, thrift.TMessageType, int32, error) {
+	if !p.compact {
+		if b, err := p.t.peek(4); err == nil {
+			// A non-negative first word is an unversioned header's name length.
+			if n := int64(int32(binary.BigEndian.Uint32(b))); n >= 0 {
+				if err := p.checkLength("method name", n, p.t.remaining-4); err != nil {
+					return "", 0, 0, p.note(err)
+				}
+			}
+		}
+	}
+	name, typ, seq, err := p.TProtocol.ReadMessageBegin(ctx)
+	return name, typ, seq, p.note(err)
+}
+
+// checkLength checks a byte length against the maximum message size and the
+// bytes left in the message.
+func (p *checkedProtocol) checkLength(what string, n, left int64) error {
+	if n > p.maxMessage {
+		return &limitError{what: what, size: n, limit: p.maxMessage}
+	}
+	if n > left {
+		return &limitError{what: what, size: n, limit: max(left, 0), left: true}
+	}
+	return nil
+}
+
+// checkCount checks a container's element count: each element takes at
+// least minSize bytes on the wire, so count*minSize may not exceed what is
+// left in the message, and those bytes must have arrived before the count
+// is handed on. The generated code's preallocation is then paid for by data
+// actually received, not by a bare header.
+func (p *checkedProtocol) checkCount(what string, count int, minSize int64) error {
+	n := int64(count)
+	if n < 0 {
+		return &limitError{what: what, size: n}
+	}
+	if n > p.maxMessage {
+		return &limitError{what: what, size: n, limit: p.maxMessage}
+	}
+	need := n * minSize
+	if left := p.t.remaining; need > left {
+		return &limitError{what: what, size: n, limit: left, left: true}
+	}
+	return p.t.ensure(need)
+}
+
+// minWireSize is the fewest bytes one value of type t can take on the wire.
+// Unknown types count as one byte; reading them fails later anyway.
+func (p *checkedProtocol) minWireSize(t thrift.TType) int64 {
+	if p.compact {
+		// Compact varints, lengths and collection headers can be one byte;
+		// only doubles are fixed.
+		if t == thrift.DOUBLE {
+			return 8
+		}
+		return 1
+	}
+	switch t {
+	case thrift.I16:
+		return 2
+	case thrift.I32, thrift.STRING:
+		return 4
+	case thrift.I64, thrift.DOUBLE:
+		return 8
+	case thrift.LIST, thrift.SET:
+		return 5
+	case thrift.MAP:
+		return 6
+	default: // BOOL, BYTE, STRUCT (an empty struct is its stop byte)
+		return 1
+	}
+}
+
+func (p *checkedProtocol) ReadListBegin(ctx context.Context) (thrift.TType, int, error) {
+	et, n, err := p.TProtocol.ReadListBegin(ctx)
+	if err == nil {
+		err = p.checkCount("list", n, p.minWireSize(et))
+	}
+	return et, n, p.note(err)
+}
+
+func (p *checkedProtocol) ReadSetBegin(ctx context.Context) (thrift.TType, int, error) {
+	et, n, err := p.TProtocol.ReadSetBegin(ctx)
+	if err == nil {
+		err = p.checkCount("set", n, p.minWireSize(et))
+	}
+	return et, n, p.note(err)
+}
+
+func (p *checkedProtocol) ReadMapBegin(ctx context.Context) (thrift.TType, thrift.TType, int, error) {
+	kt, vt, n, err := p.TProtocol.ReadMapBegin(ctx)
+	if err == nil {
+		err = p.checkCount("map", n, p.minWireSize(kt)+p.minWireSize(vt))
+	}
+	return kt, vt, n, p.note(err)
+}
+
+// Skip must go through this type: the embedded protocol's Skip would call
+// the unchecked methods.
+func (p *checkedProtocol) Skip(ctx context.Context, t thrift.TType) error {
+	return p.note(thrift.SkipDefaultDepth(ctx, p, t))
+}
+
+// The reads below can fail on bad data without the transport failing, so
+// they record their errors too. Failures of the other reads come from the
+// transport, which keeps its own.
+
+func (p *checkedProtocol) ReadFieldBegin(ctx context.Context) (string, thrift.TType, int16, error) {
+	name, t, id, err := p.TProtocol.ReadFieldBegin(ctx)
+	return name, t, id, p.note(err)
+}
+
+func (p *checkedProtocol) ReadString(ctx context.Context) (string, error) {
+	v, err := p.TProtocol.ReadString(ctx)
+	return v, p.note(err)
+}
+
+func (p *checkedProtocol) ReadBinary(ctx context.Context) ([]byte, error) {
+	v, err := p.TProtocol.ReadBinary(ctx)
+	return v, p.note(err)
+}
