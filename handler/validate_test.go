@@ -317,7 +317,7 @@ func TestValidationMessages(t *testing.T) {
 		{"batch_insert: unknown column family", batchInsert(ks1, "k", map[string][]*cassandra.ColumnOrSuperColumn{"Nope": {cosc(col("c", "v", 0))}}, one),
 			"unconfigured columnfamily Nope"},
 		{"batch_insert: both column and super column", batchInsert(ks1, "k", map[string][]*cassandra.ColumnOrSuperColumn{
-			"Super1": {{Column: nil, SuperColumn: &cassandra.SuperColumn{Name: b("sc"), Columns: []*cassandra.Column{lcol(1, "v", 0)}}}},
+			"Super1":    {{Column: nil, SuperColumn: &cassandra.SuperColumn{Name: b("sc"), Columns: []*cassandra.Column{lcol(1, "v", 0)}}}},
 			"Standard1": {{Column: col("c", "v", 0), SuperColumn: &cassandra.SuperColumn{Name: b("sc"), Columns: nil}}},
 		}, one), "ColumnOrSuperColumn in batch_insert must have either a Column or a SuperColumn, not both (column family Standard1)"},
 		{"batch_insert: every item validated before both-fields check", batchInsert(ks1, "k", map[string][]*cassandra.ColumnOrSuperColumn{
