@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -66,7 +67,7 @@ type closeReason struct {
 	phase  phase
 	err    error
 	method string // the request being served, if any
-	stack  []byte // set when a processor panicked
+	stack  []byte // set after a panic
 }
 
 // errShutdown ends a connection because the server is shutting down.
@@ -165,7 +166,7 @@ func (c *conn) serveRequest() closeReason {
 	c.in.err = nil
 	name, _, seq, err := c.in.ReadMessageBegin(c.ctx)
 	if err != nil {
-		return closeReason{phase: phaseRequest, err: c.readFailure()}
+		return closeReason{phase: phaseRequest, err: cmp.Or(c.readFailure(), err)}
 	}
 	c.requests++
 	c.srv.requests.Add(1)

@@ -57,9 +57,9 @@ func FuzzConnection(f *testing.F) {
 		s := New(Options{MaxMessageSize: fuzzMaxMessage, Logger: slogFor(logs)},
 			newTestProcessor(&hooks{noPanics: true}))
 		nc := &fakeConn{in: bytes.NewReader(data)}
-		c, ok := s.track(nc)
-		if !ok {
-			t.Fatal("connection refused")
+		c, err := s.track(nc)
+		if err != nil {
+			t.Fatal(err)
 		}
 
 		var before, after runtime.MemStats

@@ -12,6 +12,11 @@
 // register every method there (generated processors and thrift.WrapProcessor
 // do). The context passed to processor functions carries no deadline; it is
 // cancelled only when the connection is forcibly closed.
+//
+// Programs using this package should set thrift.ServerConnectivityCheckInterval
+// to 0: otherwise every generated processor function starts a goroutine and a
+// ticker per request to poll the transport's IsOpen, which here always
+// reports true; the server watches its connections itself.
 package server
 
 import (
@@ -179,33 +184,36 @@ func (s *Server) Serve(l net.Listener) error {
 		}
 		pause = 0
 		s.accepted.Add(1)
-		c, ok := s.track(nc)
-		if !ok {
+		c, err := s.track(nc)
+		if err != nil {
+			nc.Close()
+			if errors.Is(err, errTooManyConns) {
+				s.refused.Add(1)
+				s.log.Warn("connection refused: too many open connections", "peer", peerOf(nc), "limit", s.opts.MaxConnections)
+			}
 			continue
 		}
 		go c.serve()
 	}
 }
 
-// track registers a freshly accepted connection, or closes it when the server
+var errTooManyConns = errors.New("too many open connections")
+
+// track registers a freshly accepted connection. It fails when the server
 // is shutting down or MaxConnections are already open.
-func (s *Server) track(nc net.Conn) (*conn, bool) {
+func (s *Server) track(nc net.Conn) (*conn, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing {
-		nc.Close()
-		return nil, false
+		return nil, ErrServerClosed
 	}
 	if limit := s.opts.MaxConnections; limit > 0 && len(s.conns) >= limit {
-		nc.Close()
-		s.refused.Add(1)
-		s.log.Warn("connection refused: too many open connections", "peer", peerOf(nc), "limit", limit)
-		return nil, false
+		return nil, errTooManyConns
 	}
 	c := newConn(s, nc)
 	s.conns[c] = struct{}{}
 	s.active++
-	return c, true
+	return c, nil
 }
 
 // untrack forgets a connection whose goroutine is about to end.

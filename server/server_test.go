@@ -575,15 +575,15 @@ func TestRequestTimeout(t *testing.T) {
 // A connection with no request for IdleTimeout is closed; one that keeps
 // calling is not.
 func TestIdleTimeout(t *testing.T) {
-	const idle = 200 * time.Millisecond
+	const idle = 300 * time.Millisecond
 	ts := startServer(t, Options{IdleTimeout: idle}, nil)
 	client, _, peer := dialClient(t, ts.addr, clientKinds[0])
 	ctx := context.Background()
-	for range 6 {
+	for range 10 {
 		if _, err := client.DescribeVersion(ctx); err != nil {
 			t.Fatalf("busy connection closed: %v", err)
 		}
-		time.Sleep(idle / 2)
+		time.Sleep(idle / 6)
 	}
 	start := time.Now()
 	ts.logs.waitRecord(t, map[string]string{"peer": peer, "reason": "idle timeout", "level": "DEBUG"})
@@ -664,7 +664,7 @@ func TestConcurrentConnections(t *testing.T) {
 // Shutdown closes idle connections at once, lets a call in progress finish
 // and deliver its reply, and then Serve returns ErrServerClosed.
 func TestShutdownWaitsForCallInProgress(t *testing.T) {
-	h := &hooks{entered: make(chan string, 1), sleep: 300 * time.Millisecond}
+	h := &hooks{entered: make(chan string, 1), release: make(chan struct{})}
 	logs := &logSink{}
 	s := New(Options{Logger: slogFor(logs)}, newTestProcessor(h))
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -697,12 +697,13 @@ func TestShutdownWaitsForCallInProgress(t *testing.T) {
 		defer cancel()
 		shut <- s.Shutdown(ctx)
 	}()
-	idle.expectClosed(t, 200*time.Millisecond)
+	idle.expectClosed(t, 2*time.Second)
 	select {
 	case <-shut:
 		t.Fatal("Shutdown returned while a call was in progress")
-	default:
+	case <-time.After(50 * time.Millisecond):
 	}
+	close(h.release)
 	if r := <-call; r.err != nil || r.v != "done" {
 		t.Fatalf("call in progress: %q, %v", r.v, r.err)
 	}

@@ -9,6 +9,8 @@ import (
 	"io"
 	"math"
 	"net"
+
+	"github.com/apache/thrift/lib/go/thrift"
 )
 
 // limitError reports a length read off the wire that the server refuses.
@@ -22,6 +24,9 @@ type limitError struct {
 
 func (e *limitError) Error() string {
 	switch {
+	case e.what == "request":
+		// An unframed request states no length; it simply went on too long.
+		return fmt.Sprintf("request exceeds the maximum message size of %d bytes", e.limit)
 	case e.size < 0:
 		return fmt.Sprintf("%s length %d is negative", e.what, e.size)
 	case e.left:
@@ -64,6 +69,8 @@ type transport struct {
 	// reached the socket, after which nothing can be taken back.
 	flushedThisRequest bool
 }
+
+var _ thrift.TRichTransport = (*transport)(nil)
 
 func newTransport(nc net.Conn, maxMessage int64) *transport {
 	t := &transport{nc: nc, maxMessage: maxMessage}
@@ -164,6 +171,7 @@ func (t *transport) overrun() error {
 	if t.framed {
 		return errFrameEnd
 	}
+	// The size is a lower bound: the request had at least one byte too many.
 	return &limitError{what: "request", size: t.maxMessage + 1, limit: t.maxMessage}
 }
 
