@@ -4,17 +4,19 @@ import "time"
 
 // Config is the whole configuration of one thriftd process. Cluster-only
 // settings (seeds, storage port, replication) are kept and reported but
-// change nothing on a single node.
+// change nothing on a single node. Every field is the element of the same
+// name, as written in the file (strings are not trimmed), or 0.6's default
+// when the element is absent or empty; docs/configuration.md describes each.
 type Config struct {
 	// Path is the file the configuration was read from; Text is its content,
 	// returned by get_string_property("config file").
 	Path string
 	Text []byte
 
-	ClusterName          string
-	AutoBootstrap        bool // default false
-	HintedHandoffEnabled bool // default true
-	IndexInterval        int  // default 128
+	ClusterName          string // required, so never ""
+	AutoBootstrap        bool   // default false
+	HintedHandoffEnabled bool   // default true
+	IndexInterval        int    // default 128
 	// Authenticator is a fully qualified class name; default
 	// "org.apache.cassandra.auth.AllowAllAuthenticator".
 	Authenticator string
@@ -23,21 +25,26 @@ type Config struct {
 	Partitioner  string
 	InitialToken string // "" when unset
 
+	// The directories are required (DataFileDirectories has at least one
+	// entry) and kept as written: relative ones resolve against the
+	// working directory, as in 0.6.
 	SavedCachesDirectory string
 	CommitLogDirectory   string
 	DataFileDirectories  []string
-	Seeds                []string
+	// Seeds has at least one entry; host names are kept as written, never
+	// resolved.
+	Seeds []string
 
-	RpcTimeoutInMillis             int // default 2000
-	PhiConvictThreshold            int // default 8
-	CommitLogRotationThresholdInMB int // default 128
-	ListenAddress                  string
-	StoragePort                    int // default 7000
-	ThriftAddress                  string
-	ThriftPort                     int  // default 9160
-	ThriftFramedTransport          bool // default false
-	DiskAccessMode                 string
-	RowWarningThresholdInMB        int64   // default 512
+	RpcTimeoutInMillis             int     // default 2000
+	PhiConvictThreshold            int     // default 8
+	CommitLogRotationThresholdInMB int     // default 128
+	ListenAddress                  string  // "" when unset; never "0.0.0.0"
+	StoragePort                    int     // default 7000
+	ThriftAddress                  string  // "" when unset: ListenAddress
+	ThriftPort                     int     // default 9160
+	ThriftFramedTransport          bool    // default false
+	DiskAccessMode                 string  // auto, mmap, mmap_index_only or standard
+	RowWarningThresholdInMB        int64   // in MB; default 512
 	SlicedBufferSizeInKB           int     // default 64
 	FlushDataBufferSizeInMB        float64 // default 32
 	FlushIndexBufferSizeInMB       float64 // default 8
