@@ -18,7 +18,9 @@
 // crashed instead of explaining (a missing DiskAccessMode or ClusterName,
 // an empty Seed), the error is thriftd's, in the same style. thriftd also
 // refuses a keyspace, or a column family within a keyspace, defined twice,
-// which 0.6 silently merged.
+// which 0.6 accepted with confusing results: the later definition replaced
+// the earlier one, except for the parts 0.6 looked up by name, which came
+// from the first.
 //
 // # What is not done here
 //
