@@ -239,9 +239,9 @@ func validateSlicePredicate(cf *schema.ColumnFamily, superColumn []byte, p *cass
 	return nil
 }
 
-// validateKeyRange is ThriftValidation.validateKeyRange. It needs the
-// partitioner only to compare key tokens; tokens themselves are parsed
-// later, when the range is resolved.
+// validateKeyRange is ThriftValidation.validateKeyRange. Its keys must have
+// gone through javaString. It needs the partitioner only to compare key
+// tokens; token strings are parsed later, when the range is resolved.
 func (v validator) validateKeyRange(r *cassandra.KeyRange) error {
 	if (r.StartKey == nil) != (r.EndKey == nil) {
 		return invalid("start key and end key must either both be non-null, or both be null")
@@ -254,8 +254,7 @@ func (v validator) validateKeyRange(r *cassandra.KeyRange) error {
 	}
 	if r.StartKey != nil {
 		p := v.schema.Partitioner
-		start := p.Token(javaString(*r.StartKey))
-		end := p.Token(javaString(*r.EndKey))
+		start, end := p.Token(*r.StartKey), p.Token(*r.EndKey)
 		if bytes.Compare(start, end) > 0 && len(end) != 0 {
 			if p.Name() == randomPartitioner {
 				return invalid("start key's md5 sorts after end key's md5.  this is not allowed; you probably should not specify end key at all, under RandomPartitioner")
