@@ -44,9 +44,6 @@ func FromConfig(cfg *config.Config) (*Schema, error) {
 }
 
 func lookup(class string) (comparator.Comparator, error) {
-	if class == "" {
-		class = "BytesType"
-	}
 	return comparator.Lookup(class)
 }
 

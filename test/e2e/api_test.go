@@ -1,0 +1,538 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/apache/thrift/lib/go/thrift"
+
+	"github.com/thriftd/thriftd/gen-go/cassandra"
+)
+
+const ks1 = "Keyspace1"
+
+var one = cassandra.ConsistencyLevel_ONE
+
+func col(name, value string, ts int64) *cassandra.Column {
+	return &cassandra.Column{Name: []byte(name), Value: []byte(value), Timestamp: ts}
+}
+
+func path(cf string, sc, c []byte) *cassandra.ColumnPath {
+	return &cassandra.ColumnPath{ColumnFamily: cf, SuperColumn: sc, Column: c}
+}
+
+func long(v int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(v)) }
+
+func all() *cassandra.SlicePredicate {
+	return &cassandra.SlicePredicate{SliceRange: &cassandra.SliceRange{Start: []byte{}, Finish: []byte{}, Count: 1000}}
+}
+
+// names renders a get_slice result as "name=value" pairs (super columns as
+// name{...}) so expectations read like the spec.
+func names(cs []*cassandra.ColumnOrSuperColumn) string {
+	var out []string
+	render := func(c *cassandra.Column) string {
+		n := string(c.Name)
+		if len(c.Name) == 8 && (c.Name[0] == 0 || c.Name[0] == 0xff) {
+			n = "#" + itoa(int64(binary.BigEndian.Uint64(c.Name)))
+		}
+		return n + "=" + string(c.Value)
+	}
+	for _, c := range cs {
+		switch {
+		case c.Column != nil:
+			out = append(out, render(c.Column))
+		case c.SuperColumn != nil:
+			var subs []string
+			for _, s := range c.SuperColumn.Columns {
+				subs = append(subs, render(s))
+			}
+			out = append(out, string(c.SuperColumn.Name)+"{"+strings.Join(subs, " ")+"}")
+		default:
+			out = append(out, "<empty>")
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+func itoa(v int64) string {
+	neg := v < 0
+	u := uint64(v)
+	if neg {
+		u = uint64(-v)
+	}
+	var b []byte
+	for {
+		b = append([]byte{byte('0' + u%10)}, b...)
+		u /= 10
+		if u == 0 {
+			break
+		}
+	}
+	if neg {
+		b = append([]byte{'-'}, b...)
+	}
+	return string(b)
+}
+
+// why returns the InvalidRequestException message of err, failing the test
+// for any other outcome.
+func why(t *testing.T, err error) string {
+	t.Helper()
+	var ire *cassandra.InvalidRequestException
+	if !errors.As(err, &ire) {
+		t.Fatalf("want InvalidRequestException, got %T %v", err, err)
+	}
+	return ire.Why
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAPI calls every method of the interface over both framings.
+func TestAPI(t *testing.T) {
+	n := start(t, fixture("storage-conf-0.6-test.xml"))
+	for _, framed := range []bool{false, true} {
+		name := "unframed"
+		if framed {
+			name = "framed"
+		}
+		t.Run(name, func(t *testing.T) {
+			c := n.client(framed)
+			key := "key-" + name
+			testMeta(t, c)
+			testStandard(t, c, key)
+			testSuper(t, c, key)
+			testBatches(t, c, key)
+			testRanges(t, c, name)
+		})
+	}
+}
+
+func testMeta(t *testing.T, c *cassandra.CassandraClient) {
+	v, err := c.DescribeVersion(ctx)
+	must(t, err)
+	if v != "2.2.0" {
+		t.Errorf("describe_version = %q", v)
+	}
+	cn, err := c.DescribeClusterName(ctx)
+	must(t, err)
+	if cn != "Test Cluster" {
+		t.Errorf("describe_cluster_name = %q", cn)
+	}
+	p, err := c.DescribePartitioner(ctx)
+	must(t, err)
+	if p != "org.apache.cassandra.dht.CollatingOrderPreservingPartitioner" {
+		t.Errorf("describe_partitioner = %q", p)
+	}
+	kss, err := c.DescribeKeyspaces(ctx)
+	must(t, err)
+	sort.Strings(kss)
+	if strings.Join(kss, ",") != "Keyspace1,Keyspace2,Keyspace3,Keyspace4,system" {
+		t.Errorf("describe_keyspaces = %v", kss)
+	}
+	desc, err := c.DescribeKeyspace(ctx, ks1)
+	must(t, err)
+	if got := desc["Super1"]; got["Type"] != "Super" || got["CompareWith"] != "org.apache.cassandra.db.marshal.BytesType" ||
+		got["CompareSubcolumnsWith"] != "org.apache.cassandra.db.marshal.LongType" ||
+		got["Desc"] != "Keyspace1.Super1\nColumn Family Type: Super\nColumns Sorted By: org.apache.cassandra.db.marshal.BytesType\n" || len(got) != 4 {
+		t.Errorf("describe_keyspace Super1 = %q", got)
+	}
+	if got := desc["StandardLong1"]; got["Type"] != "Standard" || got["CompareWith"] != "org.apache.cassandra.db.marshal.LongType" || len(got) != 3 {
+		t.Errorf("describe_keyspace StandardLong1 = %q", got)
+	}
+	if len(desc) != 10 {
+		t.Errorf("describe_keyspace has %d column families, want 10", len(desc))
+	}
+	sys, err := c.DescribeKeyspace(ctx, "system")
+	must(t, err)
+	if sys["LocationInfo"]["Desc"] != "persistent metadata for the local node" || sys["HintsColumnFamily"]["Type"] != "Super" {
+		t.Errorf("describe_keyspace system = %q", sys)
+	}
+	_, err = c.DescribeKeyspace(ctx, "NoSuchKeyspace")
+	var nfe *cassandra.NotFoundException
+	if !errors.As(err, &nfe) {
+		t.Errorf("describe_keyspace of an unknown keyspace: %v", err)
+	}
+	ring, err := c.DescribeRing(ctx, ks1)
+	must(t, err)
+	if len(ring) != 1 || ring[0].StartToken != ring[0].EndToken || len(ring[0].Endpoints) != 1 || ring[0].Endpoints[0] != "127.0.0.1" {
+		t.Errorf("describe_ring = %v", ring)
+	}
+	_, err = c.DescribeRing(ctx, "system")
+	if w := why(t, err); w != "There is no ring for the keyspace: system" {
+		t.Errorf("describe_ring(system): %q", w)
+	}
+	if s, err := c.GetStringProperty(ctx, "version"); err != nil || s != "2.2.0" {
+		t.Errorf("get_string_property(version) = %q, %v", s, err)
+	}
+	if s, err := c.GetStringProperty(ctx, "cluster name"); err != nil || s != "Test Cluster" {
+		t.Errorf("get_string_property(cluster name) = %q, %v", s, err)
+	}
+	text, _ := os.ReadFile(fixture("storage-conf-0.6-test.xml"))
+	if s, err := c.GetStringProperty(ctx, "config file"); err != nil || s != string(text) {
+		t.Errorf("get_string_property(config file) differs from the file: %v", err)
+	}
+	if s, err := c.GetStringProperty(ctx, "token map"); err != nil || !strings.HasPrefix(s, `{"Token(bytes[`) || !strings.HasSuffix(s, `"127.0.0.1"}`) {
+		t.Errorf("get_string_property(token map) = %q, %v", s, err)
+	}
+	if s, err := c.GetStringProperty(ctx, "nonsense"); err != nil || s != "?" {
+		t.Errorf("get_string_property(nonsense) = %q, %v", s, err)
+	}
+	l, err := c.GetStringListProperty(ctx, "keyspaces")
+	must(t, err)
+	if len(l) != 5 {
+		t.Errorf("get_string_list_property(keyspaces) = %v", l)
+	}
+	if l, err := c.GetStringListProperty(ctx, "nonsense"); err != nil || len(l) != 0 {
+		t.Errorf("get_string_list_property(nonsense) = %v, %v", l, err)
+	}
+	// AllowAllAuthenticator: login succeeds and is not needed.
+	must(t, c.Login(ctx, ks1, &cassandra.AuthenticationRequest{Credentials: map[string]string{}}))
+}
+
+func testStandard(t *testing.T, c *cassandra.CassandraClient, key string) {
+	must(t, c.Insert(ctx, ks1, key, path("Standard1", nil, []byte("c1")), []byte("value1"), 0, one))
+	must(t, c.Insert(ctx, ks1, key, path("Standard1", nil, []byte("c2")), []byte("value2"), 0, one))
+	got, err := c.Get(ctx, ks1, key, path("Standard1", nil, []byte("c1")), one)
+	must(t, err)
+	if string(got.Column.Value) != "value1" || got.Column.Timestamp != 0 || got.SuperColumn != nil {
+		t.Errorf("get = %v", got)
+	}
+	_, err = c.Get(ctx, ks1, key, path("Standard1", nil, []byte("c3")), one)
+	var nfe *cassandra.NotFoundException
+	if !errors.As(err, &nfe) {
+		t.Errorf("get of a missing column: %v", err)
+	}
+	s, err := c.GetSlice(ctx, ks1, key, &cassandra.ColumnParent{ColumnFamily: "Standard1"}, all(), one)
+	must(t, err)
+	if names(s) != "c1=value1 c2=value2" {
+		t.Errorf("get_slice = %s", names(s))
+	}
+	s, err = c.GetSlice(ctx, ks1, key, &cassandra.ColumnParent{ColumnFamily: "Standard1"},
+		&cassandra.SlicePredicate{SliceRange: &cassandra.SliceRange{Start: []byte{}, Finish: []byte{}, Reversed: true, Count: 1}}, one)
+	must(t, err)
+	if names(s) != "c2=value2" {
+		t.Errorf("reversed get_slice = %s", names(s))
+	}
+	s, err = c.GetSlice(ctx, ks1, key, &cassandra.ColumnParent{ColumnFamily: "Standard1"},
+		&cassandra.SlicePredicate{ColumnNames: [][]byte{[]byte("c2"), []byte("c0"), []byte("c1")}}, one)
+	must(t, err)
+	if names(s) != "c1=value1 c2=value2" {
+		t.Errorf("get_slice by names = %s", names(s))
+	}
+	cnt, err := c.GetCount(ctx, ks1, key, &cassandra.ColumnParent{ColumnFamily: "Standard1"}, one)
+	must(t, err)
+	if cnt != 2 {
+		t.Errorf("get_count = %d", cnt)
+	}
+	mg, err := c.Multiget(ctx, ks1, []string{key, "nobody"}, path("Standard1", nil, []byte("c1")), one)
+	must(t, err)
+	if len(mg) != 2 || string(mg[key].Column.Value) != "value1" || mg["nobody"].Column != nil || mg["nobody"].SuperColumn != nil {
+		t.Errorf("multiget = %v", mg)
+	}
+	ms, err := c.MultigetSlice(ctx, ks1, []string{key, "nobody"}, &cassandra.ColumnParent{ColumnFamily: "Standard1"}, all(), one)
+	must(t, err)
+	if len(ms) != 2 || names(ms[key]) != "c1=value1 c2=value2" || len(ms["nobody"]) != 0 {
+		t.Errorf("multiget_slice = %v", ms)
+	}
+	// remove: a column, then the row; an older insert stays deleted.
+	must(t, c.Remove(ctx, ks1, key, path("Standard1", nil, []byte("c1")), 1, one))
+	s, _ = c.GetSlice(ctx, ks1, key, &cassandra.ColumnParent{ColumnFamily: "Standard1"}, all(), one)
+	if names(s) != "c2=value2" {
+		t.Errorf("after removing c1: %s", names(s))
+	}
+	must(t, c.Remove(ctx, ks1, key, path("Standard1", nil, nil), 5, one))
+	must(t, c.Insert(ctx, ks1, key, path("Standard1", nil, []byte("c3")), []byte("old"), 5, one))
+	s, _ = c.GetSlice(ctx, ks1, key, &cassandra.ColumnParent{ColumnFamily: "Standard1"}, all(), one)
+	if names(s) != "" {
+		t.Errorf("after removing the row: %s", names(s))
+	}
+	must(t, c.Insert(ctx, ks1, key, path("Standard1", nil, []byte("c3")), []byte("new"), 6, one))
+	s, _ = c.GetSlice(ctx, ks1, key, &cassandra.ColumnParent{ColumnFamily: "Standard1"}, all(), one)
+	if names(s) != "c3=new" {
+		t.Errorf("after resurrecting: %s", names(s))
+	}
+	// LongType orders negative names before positive ones.
+	for _, v := range []int64{3, -3, 0} {
+		must(t, c.Insert(ctx, ks1, key, path("StandardLong1", nil, long(v)), []byte(itoa(v)), 1, one))
+	}
+	s, _ = c.GetSlice(ctx, ks1, key, &cassandra.ColumnParent{ColumnFamily: "StandardLong1"}, all(), one)
+	if names(s) != "#-3=-3 #0=0 #3=3" {
+		t.Errorf("LongType order: %s", names(s))
+	}
+}
+
+func testSuper(t *testing.T, c *cassandra.CassandraClient, key string) {
+	for _, sc := range []struct {
+		name string
+		subs []int64
+	}{{"sc1", []int64{4}}, {"sc2", []int64{5, 6}}} {
+		for _, s := range sc.subs {
+			must(t, c.Insert(ctx, ks1, key, path("Super1", []byte(sc.name), long(s)), []byte("value"+itoa(s)), 0, one))
+		}
+	}
+	got, err := c.Get(ctx, ks1, key, path("Super1", []byte("sc2"), nil), one)
+	must(t, err)
+	if names([]*cassandra.ColumnOrSuperColumn{got}) != "sc2{#5=value5 #6=value6}" {
+		t.Errorf("get super column = %s", names([]*cassandra.ColumnOrSuperColumn{got}))
+	}
+	got, err = c.Get(ctx, ks1, key, path("Super1", []byte("sc2"), long(6)), one)
+	must(t, err)
+	if got.Column == nil || string(got.Column.Value) != "value6" {
+		t.Errorf("get subcolumn = %v", got)
+	}
+	s, err := c.GetSlice(ctx, ks1, key, &cassandra.ColumnParent{ColumnFamily: "Super1"},
+		&cassandra.SlicePredicate{SliceRange: &cassandra.SliceRange{Start: []byte{}, Finish: []byte{}, Reversed: true, Count: 10}}, one)
+	must(t, err)
+	if names(s) != "sc2{#5=value5 #6=value6} sc1{#4=value4}" {
+		t.Errorf("reversed super slice = %s", names(s))
+	}
+	for _, tc := range []struct {
+		parent *cassandra.ColumnParent
+		want   int32
+	}{{&cassandra.ColumnParent{ColumnFamily: "Super1"}, 2}, {&cassandra.ColumnParent{ColumnFamily: "Super1", SuperColumn: []byte("sc2")}, 2}, {&cassandra.ColumnParent{ColumnFamily: "Standard2"}, 0}} {
+		n, err := c.GetCount(ctx, ks1, key, tc.parent, one)
+		must(t, err)
+		if n != tc.want {
+			t.Errorf("get_count(%v) = %d, want %d", tc.parent, n, tc.want)
+		}
+	}
+	must(t, c.Remove(ctx, ks1, key, path("Super1", []byte("sc2"), long(5)), 1, one))
+	must(t, c.Remove(ctx, ks1, key, path("Super1", []byte("sc1"), nil), 1, one))
+	s, _ = c.GetSlice(ctx, ks1, key, &cassandra.ColumnParent{ColumnFamily: "Super1"}, all(), one)
+	if names(s) != "sc2{#6=value6}" {
+		t.Errorf("after removes: %s", names(s))
+	}
+}
+
+func testBatches(t *testing.T, c *cassandra.CassandraClient, key string) {
+	must(t, c.BatchInsert(ctx, ks1, key+"-b", map[string][]*cassandra.ColumnOrSuperColumn{
+		"Standard1": {{Column: col("a", "1", 1)}, {Column: col("b", "2", 1)}},
+		"Super1":    {{SuperColumn: &cassandra.SuperColumn{Name: []byte("sc"), Columns: []*cassandra.Column{{Name: long(1), Value: []byte("x"), Timestamp: 1}}}}},
+	}, one))
+	must(t, c.BatchMutate(ctx, ks1, map[string]map[string][]*cassandra.Mutation{
+		key + "-b": {
+			"Standard1": {
+				{Deletion: &cassandra.Deletion{Timestamp: 2, Predicate: &cassandra.SlicePredicate{ColumnNames: [][]byte{[]byte("a")}}}},
+				{ColumnOrSupercolumn: &cassandra.ColumnOrSuperColumn{Column: col("c", "3", 2)}},
+			},
+			"Super1": {{Deletion: &cassandra.Deletion{Timestamp: 2}}},
+		},
+		key + "-c": {"Standard1": {{ColumnOrSupercolumn: &cassandra.ColumnOrSuperColumn{Column: col("z", "26", 2)}}}},
+	}, one))
+	ms, err := c.MultigetSlice(ctx, ks1, []string{key + "-b", key + "-c"}, &cassandra.ColumnParent{ColumnFamily: "Standard1"}, all(), one)
+	must(t, err)
+	if names(ms[key+"-b"]) != "b=2 c=3" || names(ms[key+"-c"]) != "z=26" {
+		t.Errorf("after batch_mutate: %v / %v", names(ms[key+"-b"]), names(ms[key+"-c"]))
+	}
+	s, _ := c.GetSlice(ctx, ks1, key+"-b", &cassandra.ColumnParent{ColumnFamily: "Super1"}, all(), one)
+	if len(s) != 0 {
+		t.Errorf("Super1 row after its deletion: %s", names(s))
+	}
+	// One invalid mutation among many: nothing is applied.
+	err = c.BatchMutate(ctx, ks1, map[string]map[string][]*cassandra.Mutation{
+		key + "-d": {"Standard1": {
+			{ColumnOrSupercolumn: &cassandra.ColumnOrSuperColumn{Column: col("ok", "1", 1)}},
+			{ColumnOrSupercolumn: &cassandra.ColumnOrSuperColumn{Column: col("", "1", 1)}},
+		}},
+	}, one)
+	if w := why(t, err); w != "column name must not be empty" {
+		t.Errorf("batch_mutate with an empty name: %q", w)
+	}
+	s, _ = c.GetSlice(ctx, ks1, key+"-d", &cassandra.ColumnParent{ColumnFamily: "Standard1"}, all(), one)
+	if len(s) != 0 {
+		t.Errorf("a rejected batch_mutate wrote %s", names(s))
+	}
+}
+
+func testRanges(t *testing.T, c *cassandra.CassandraClient, prefix string) {
+	for _, k := range []string{"a", "b", "c", "d", "e"} {
+		must(t, c.Insert(ctx, "Keyspace2", prefix+k, path("Standard1", nil, []byte("c")), []byte(k), 1, one))
+	}
+	must(t, c.Remove(ctx, "Keyspace2", prefix+"b", path("Standard1", nil, nil), 2, one))
+	keys := func(ks []*cassandra.KeySlice) string {
+		var out []string
+		for _, k := range ks {
+			out = append(out, strings.TrimPrefix(k.Key, prefix)+":"+names(k.Columns))
+		}
+		return strings.Join(out, " ")
+	}
+	rs, err := c.GetRangeSlices(ctx, "Keyspace2", &cassandra.ColumnParent{ColumnFamily: "Standard1"}, all(),
+		&cassandra.KeyRange{StartKey: thrift.StringPtr(prefix + "a"), EndKey: thrift.StringPtr(prefix + "d"), Count: 100}, one)
+	must(t, err)
+	if keys(rs) != "a:c=a b: c:c=c d:c=d" {
+		t.Errorf("get_range_slices by keys = %s", keys(rs))
+	}
+	rs, err = c.GetRangeSlice(ctx, "Keyspace2", &cassandra.ColumnParent{ColumnFamily: "Standard1"}, all(), prefix+"c", prefix+"e", 2, one)
+	must(t, err)
+	if keys(rs) != "c:c=c d:c=d" {
+		t.Errorf("get_range_slice = %s", keys(rs))
+	}
+	_, err = c.GetRangeSlices(ctx, "Keyspace2", &cassandra.ColumnParent{ColumnFamily: "Standard1"}, all(),
+		&cassandra.KeyRange{StartKey: thrift.StringPtr(prefix + "d"), EndKey: thrift.StringPtr(prefix + "a"), Count: 100}, one)
+	if w := why(t, err); w != "start key must sort before (or equal to) finish key in your partitioner!" {
+		t.Errorf("reversed key range: %q", w)
+	}
+	splits, err := c.DescribeSplits(ctx, "", "", 2)
+	must(t, err)
+	if len(splits) < 2 {
+		t.Errorf("describe_splits = %v", splits)
+	}
+}
+
+// TestValidationMessages checks 0.6's exact messages over the wire.
+func TestValidationMessages(t *testing.T) {
+	n := start(t, fixture("storage-conf-0.6-test.xml"))
+	c := n.client(false)
+	parent := &cassandra.ColumnParent{ColumnFamily: "Standard1"}
+	for _, tc := range []struct {
+		name string
+		call func() error
+		want string
+	}{
+		{"empty key", func() error { _, err := c.Get(ctx, ks1, "", path("Standard1", nil, []byte("c")), one); return err }, "Key may not be empty"},
+		{"unknown keyspace", func() error { _, err := c.Get(ctx, "Nope", "k", path("Standard1", nil, []byte("c")), one); return err }, "Keyspace Nope does not exist in this schema."},
+		{"unknown cf", func() error { _, err := c.Get(ctx, ks1, "k", path("Nope", nil, []byte("c")), one); return err }, "unconfigured columnfamily Nope"},
+		{"empty cf", func() error { _, err := c.Get(ctx, ks1, "k", path("", nil, []byte("c")), one); return err }, "non-empty columnfamily is required"},
+		{"standard with super column", func() error {
+			_, err := c.Get(ctx, ks1, "k", path("Standard1", []byte("sc"), []byte("c")), one)
+			return err
+		}, "supercolumn parameter is invalid for standard CF Standard1"},
+		{"standard without column", func() error { _, err := c.Get(ctx, ks1, "k", path("Standard1", nil, nil), one); return err }, "column parameter is not optional for standard CF Standard1"},
+		{"super without super column", func() error { _, err := c.Get(ctx, ks1, "k", path("Super1", nil, nil), one); return err }, "supercolumn parameter is not optional for super CF Super1"},
+		{"bad long", func() error {
+			_, err := c.Get(ctx, ks1, "k", path("StandardLong1", nil, []byte("abc")), one)
+			return err
+		}, "A long is exactly 8 bytes"},
+		{"bad utf8", func() error {
+			_, err := c.Get(ctx, ks1, "k", path("Super4", []byte("sc"), []byte{0xc3, 0x28}), one)
+			return err
+		}, "invalid UTF8 bytes [-61, 40]"},
+		{"CL zero read", func() error {
+			_, err := c.Get(ctx, ks1, "k", path("Standard1", nil, []byte("c")), cassandra.ConsistencyLevel_ZERO)
+			return err
+		}, "Consistency level zero may not be applied to read operations"},
+		{"CL any read", func() error {
+			_, err := c.GetSlice(ctx, ks1, "k", parent, all(), cassandra.ConsistencyLevel_ANY)
+			return err
+		}, "Consistency level any may not be applied to read operations"},
+		{"both predicate fields", func() error {
+			_, err := c.GetSlice(ctx, ks1, "k", parent, &cassandra.SlicePredicate{ColumnNames: [][]byte{[]byte("a")}, SliceRange: all().SliceRange}, one)
+			return err
+		}, "predicate column_names and slice_range may not both be present"},
+		{"no predicate", func() error {
+			_, err := c.GetSlice(ctx, ks1, "k", parent, &cassandra.SlicePredicate{}, one)
+			return err
+		}, "predicate column_names and slice_range may not both be null"},
+		{"negative count", func() error {
+			_, err := c.GetSlice(ctx, ks1, "k", parent, &cassandra.SlicePredicate{SliceRange: &cassandra.SliceRange{Start: []byte{}, Finish: []byte{}, Count: -1}}, one)
+			return err
+		}, "get_slice requires non-negative count"},
+		{"range order", func() error {
+			_, err := c.GetSlice(ctx, ks1, "k", parent, &cassandra.SlicePredicate{SliceRange: &cassandra.SliceRange{Start: []byte("b"), Finish: []byte("a"), Count: 1}}, one)
+			return err
+		}, "range finish must come after start in the order of traversal"},
+		{"key range half given", func() error {
+			_, err := c.GetRangeSlices(ctx, ks1, parent, all(), &cassandra.KeyRange{StartKey: thrift.StringPtr("a"), Count: 10}, one)
+			return err
+		}, "start key and end key must either both be non-null, or both be null"},
+		{"key range empty", func() error {
+			_, err := c.GetRangeSlices(ctx, ks1, parent, all(), &cassandra.KeyRange{Count: 10}, one)
+			return err
+		}, "exactly one of {start key, end key} or {start token, end token} must be specified"},
+		{"range count", func() error {
+			_, err := c.GetRangeSlices(ctx, ks1, parent, all(), &cassandra.KeyRange{StartKey: thrift.StringPtr(""), EndKey: thrift.StringPtr(""), Count: 0}, one)
+			return err
+		}, "maxRows must be positive"},
+		{"remove column of super cf", func() error {
+			return c.Remove(ctx, ks1, "k", path("Super1", nil, long(1)), 1, one)
+		}, "A column cannot be specified without specifying a super column for removal on super CF Super1"},
+		{"slice range deletion", func() error {
+			return c.BatchMutate(ctx, ks1, map[string]map[string][]*cassandra.Mutation{"k": {"Standard1": {{Deletion: &cassandra.Deletion{Timestamp: 1, Predicate: all()}}}}}, one)
+		}, "Deletion does not yet support SliceRange predicates."},
+		{"mutation with both", func() error {
+			return c.BatchMutate(ctx, ks1, map[string]map[string][]*cassandra.Mutation{"k": {"Standard1": {{
+				ColumnOrSupercolumn: &cassandra.ColumnOrSuperColumn{Column: col("a", "b", 1)}, Deletion: &cassandra.Deletion{Timestamp: 1}}}}}, one)
+		}, "Mutation may have either a ColumnOrSuperColumn or a Deletion, but not both"},
+		{"long key", func() error {
+			return c.Insert(ctx, ks1, strings.Repeat("k", 65536), path("Standard1", nil, []byte("c")), []byte("v"), 1, one)
+		}, "Encoded key length of 65536 is longer than maximum of 65535"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := why(t, tc.call()); got != tc.want {
+				t.Errorf("why = %q\nwant  %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestDataSurvivesRestart writes, stops thriftd cleanly, starts it on the
+// same data and reads everything back.
+func TestDataSurvivesRestart(t *testing.T) {
+	n := start(t, fixture("storage-conf-0.6-default.xml"))
+	c := n.client(false)
+	var want []string
+	for i := 0; i < 200; i++ {
+		k := "row" + itoa(int64(i))
+		want = append(want, k)
+		must(t, c.Insert(ctx, ks1, k, path("Standard1", nil, []byte("c")), []byte(k), 1, one))
+	}
+	n.Restart()
+	c = n.client(true)
+	rs, err := c.MultigetSlice(ctx, ks1, want, &cassandra.ColumnParent{ColumnFamily: "Standard1"}, all(), one)
+	must(t, err)
+	for _, k := range want {
+		if names(rs[k]) != "c="+k {
+			t.Fatalf("after restart, row %s = %q", k, names(rs[k]))
+		}
+	}
+}
+
+// TestSimpleAuthenticator logs in with the fixture property files.
+func TestSimpleAuthenticator(t *testing.T) {
+	text, err := os.ReadFile(fixture("storage-conf-0.6-test.xml"))
+	must(t, err)
+	conf := filepath.Join(t.TempDir(), "storage-conf.xml")
+	auth := bytes.Replace(text, []byte("<Keyspaces>"), []byte("<Authenticator>org.apache.cassandra.auth.SimpleAuthenticator</Authenticator>\n   <Keyspaces>"), 1)
+	must(t, os.WriteFile(conf, auth, 0o644))
+	n := start(t, conf, "-passwd", fixture("passwd.properties"), "-access", fixture("access.properties"))
+	c := n.client(false)
+	_, err = c.GetSlice(ctx, ks1, "k", &cassandra.ColumnParent{ColumnFamily: "Standard1"}, all(), one)
+	if w := why(t, err); w != "Login is required before any other API calls" {
+		t.Errorf("before login: %q", w)
+	}
+	creds := func(u, p string) *cassandra.AuthenticationRequest {
+		return &cassandra.AuthenticationRequest{Credentials: map[string]string{"username": u, "password": p}}
+	}
+	err = c.Login(ctx, ks1, creds("Grace Hopper", "wrong"))
+	var authn *cassandra.AuthenticationException
+	if !errors.As(err, &authn) || authn.Why != "Given password in password mode PLAIN could not be validated for user Grace Hopper" {
+		t.Errorf("wrong password: %v", err)
+	}
+	err = c.Login(ctx, ks1, creds("bob", "builder42"))
+	var authz *cassandra.AuthorizationException
+	if !errors.As(err, &authz) || authz.Why != "User bob could not be authorized to use keyspace Keyspace1" {
+		t.Errorf("bob on Keyspace1: %v", err)
+	}
+	must(t, c.Login(ctx, ks1, creds("Grace Hopper", "cobol1959")))
+	if _, err := c.GetSlice(ctx, ks1, "k", &cassandra.ColumnParent{ColumnFamily: "Standard1"}, all(), one); err != nil {
+		t.Errorf("after login: %v", err)
+	}
+	// Login belongs to the connection.
+	other := n.client(true)
+	_, err = other.GetSlice(ctx, ks1, "k", &cassandra.ColumnParent{ColumnFamily: "Standard1"}, all(), one)
+	if w := why(t, err); w != "Login is required before any other API calls" {
+		t.Errorf("second connection: %q", w)
+	}
+}
