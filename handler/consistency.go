@@ -12,17 +12,10 @@ func knownConsistencyLevel(cl cassandra.ConsistencyLevel) bool {
 }
 
 // rejectUnknownConsistencyLevel refuses a consistency_level that is not in
-// the IDL's enum. Go's generated code passes such a value through as a
-// plain number, where 0.6's decoder turned it into null: every call but
-// remove then failed decoding with TApplicationException PROTOCOL_ERROR
-// "Required field 'consistency_level' was not present!", and remove failed
-// later with INTERNAL_ERROR.
-//
-// thriftd answers InvalidRequestException everywhere. Calls whose argument
-// is required check it first, where 0.6's decoder did; remove checks it
-// after its validation, where 0.6 failed. Answering PROTOCOL_ERROR instead
-// for the required ones would have to happen in the server, before the
-// handler is called.
+// the IDL's enum. Over the wire, argsReader already answers such a value
+// with 0.6's PROTOCOL_ERROR for every call whose argument is required, so
+// this check speaks for remove (0.6 failed inside it; thriftd answers IRE,
+// after validation, where 0.6 failed) and for callers of Connection.
 func rejectUnknownConsistencyLevel(cl cassandra.ConsistencyLevel) error {
 	if !knownConsistencyLevel(cl) {
 		return invalid("Unknown consistency level %d", int64(cl))

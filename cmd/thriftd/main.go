@@ -21,7 +21,6 @@ import (
 
 	"github.com/thriftd/thriftd/config"
 	"github.com/thriftd/thriftd/engine/ldbstore"
-	"github.com/thriftd/thriftd/gen-go/cassandra"
 	"github.com/thriftd/thriftd/handler"
 	"github.com/thriftd/thriftd/schema"
 	"github.com/thriftd/thriftd/server"
@@ -207,7 +206,7 @@ func run(f *flags, log *slog.Logger) error {
 		IdleTimeout:    cfg.Server.IdleTimeout,
 		RequestTimeout: cfg.Server.RequestTimeout,
 		Logger:         log,
-	}, func(net.Conn) thrift.TProcessor { return cassandra.NewCassandraProcessor(svc.Connection()) })
+	}, func(net.Conn) thrift.TProcessor { return svc.Processor() })
 
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
