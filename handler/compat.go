@@ -119,20 +119,20 @@ type frame struct {
 	spec    *sspec // struct frames; nil for an unknown struct
 	elem    *ftype // container frames: the element (or map value) shape
 	isStruc bool
-	cur     *field         // the field being read
-	seen    map[int16]bool // fields read with the right type
-	invalid map[int16]bool // enum fields read with a value the enum lacks
-	stopped bool           // the struct's STOP has been read
-	pending []field        // omitted fields still to be supplied before STOP
+	cur     *field  // the field being read
+	seen    bitset  // fields read with the right type
+	invalid bitset  // enum fields read with a value the enum lacks
+	stopped bool    // the struct's STOP has been read
+	pending []field // omitted fields still to be supplied before STOP
 }
 
 // argsReader is a TProtocol that decodes one method's arguments as 0.6 did.
 type argsReader struct {
 	thrift.TProtocol
 	root    *sspec
-	stack   []*frame
-	inject  *field // the supplied field whose value is read next
-	problem string // 0.6's PROTOCOL_ERROR message, once one is found
+	stack   []frame // reused across structs: one frame per nesting level
+	inject  *field  // the supplied field whose value is read next
+	problem string  // 0.6's PROTOCOL_ERROR message, once one is found
 }
 
 var errRequired = errors.New("required field missing")
@@ -141,7 +141,17 @@ func (r *argsReader) top() *frame {
 	if len(r.stack) == 0 {
 		return nil
 	}
-	return r.stack[len(r.stack)-1]
+	return &r.stack[len(r.stack)-1]
+}
+
+// bitset holds field ids; every id in the IDL is below 64.
+type bitset uint64
+
+func (b bitset) has(id int16) bool { return id >= 0 && id < 64 && b&(1<<id) != 0 }
+func (b *bitset) add(id int16) {
+	if id >= 0 && id < 64 {
+		*b |= 1 << id
+	}
 }
 
 // childShape is the shape of the next struct or container to be read.
@@ -162,7 +172,7 @@ func (r *argsReader) childShape() *ftype {
 
 func (r *argsReader) ReadStructBegin(ctx context.Context) (string, error) {
 	name, err := r.TProtocol.ReadStructBegin(ctx)
-	fr := &frame{isStruc: true, seen: map[int16]bool{}, invalid: map[int16]bool{}}
+	fr := frame{isStruc: true}
 	if sh := r.childShape(); sh != nil && sh.t == thrift.STRUCT {
 		fr.spec = sh.st
 	}
@@ -182,7 +192,7 @@ func (r *argsReader) pop() {
 }
 
 func (r *argsReader) pushContainer() {
-	fr := &frame{}
+	fr := frame{}
 	if sh := r.childShape(); sh != nil {
 		fr.elem = sh.elem
 	}
@@ -235,7 +245,7 @@ func (r *argsReader) ReadFieldBegin(ctx context.Context) (string, thrift.TType, 
 		if err != nil || t != thrift.STOP {
 			f.cur = f.spec.field(id)
 			if f.cur != nil && f.cur.typ.t == t {
-				f.seen[id] = true
+				f.seen.add(id)
 			} else {
 				f.cur = nil
 			}
@@ -245,13 +255,13 @@ func (r *argsReader) ReadFieldBegin(ctx context.Context) (string, thrift.TType, 
 		// refused, in declaration order (Java's validate()).
 		f.stopped = true
 		for _, fd := range f.spec.fields {
-			if f.seen[fd.id] && !f.invalid[fd.id] {
+			if f.seen.has(fd.id) && !f.invalid.has(fd.id) {
 				continue
 			}
 			switch {
-			case f.invalid[fd.id] && fd.required && r.problem == "":
+			case f.invalid.has(fd.id) && fd.required && r.problem == "":
 				r.problem = fmt.Sprintf("Required field '%s' was not present! Struct: %s", fd.name, f.spec.name)
-			case f.invalid[fd.id]:
+			case f.invalid.has(fd.id):
 			case fd.def != nil:
 				f.pending = append(f.pending, fd)
 			case fd.required && r.problem == "":
@@ -296,7 +306,7 @@ func (r *argsReader) ReadI32(ctx context.Context) (int32, error) {
 	v, err := r.TProtocol.ReadI32(ctx)
 	if f := r.top(); err == nil && f != nil && f.isStruc && f.cur != nil && f.cur.enum {
 		if v < int32(cassandra.ConsistencyLevel_ZERO) || v > int32(cassandra.ConsistencyLevel_ANY) {
-			f.invalid[f.cur.id] = true // Java decoded an unknown value as null
+			f.invalid.add(f.cur.id) // Java decoded an unknown value as null
 		}
 	}
 	return v, err
