@@ -11,7 +11,9 @@ class Cassandra
       @bytes =
         case value
         when Long then value.to_s
-        when Integer then [value].pack("q>")
+        when Integer
+          raise RangeError, "#{value} does not fit a signed 64-bit long" unless value.bit_length < 64
+          [value].pack("q>")
         when String
           raise ArgumentError, "a long is exactly 8 bytes, not #{value.bytesize}" unless value.bytesize == 8
           value.b
