@@ -1,0 +1,259 @@
+// Command thriftd-bench measures thriftd side by side with the two limits
+// it runs on, from one run on one machine:
+//
+//   - thriftd itself, loaded by thriftd-stress over loopback TCP;
+//   - the RPC ceiling: a no-op server built from the same Thrift library and
+//     the same server package (framing, bounded input), answering with
+//     prebuilt results of the same shapes, loaded the same way;
+//   - the storage ceiling: the same reads and writes done in-process on raw
+//     goleveldb with thriftd's key layout.
+//
+// For each operation and connection count it prints thriftd's throughput
+// and p99 latency, both ceilings, and thriftd as a fraction of the lower
+// one; then thriftd's peak RSS and the latency of a 100-column slice from
+// the middle of a wide row. Load generator and servers share the machine,
+// so every figure is relative to the same CPUs. With -load-columns it also
+// loads a large data set into a fresh thriftd, reading it back in full.
+//
+// Run it with test/bench (make bench), which builds the binaries.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+)
+
+type options struct {
+	thriftd, stress, config string
+	short                   bool
+	duration                time.Duration
+	keys, valueSize         int
+	conns                   []int
+	wide                    int
+	loadColumns             int
+	loadValueSize           int
+	keep                    bool
+	tmp                     string
+}
+
+func main() {
+	var o options
+	var conns, noopAddr string
+	flag.StringVar(&o.thriftd, "thriftd", "bin/thriftd", "the thriftd binary")
+	flag.StringVar(&o.stress, "stress", "bin/thriftd-stress", "the thriftd-stress binary")
+	flag.StringVar(&o.config, "config", "storage-conf.xml", "configuration thriftd serves (its Keyspace1 is used)")
+	flag.BoolVar(&o.short, "short", false, "a run of seconds that proves the benchmark works; its figures mean nothing")
+	flag.DurationVar(&o.duration, "duration", 3*time.Second, "measuring time of each figure")
+	flag.IntVar(&o.keys, "keys", 5000, "rows of 100 columns loaded for the reads")
+	flag.IntVar(&o.valueSize, "S", 32, "bytes per column value")
+	flag.StringVar(&conns, "conns", "1,8,32", "connection counts")
+	flag.IntVar(&o.wide, "wide", 1_000_000, "columns of the wide row (0: skip)")
+	flag.IntVar(&o.loadColumns, "load-columns", 0, "also load this many columns (100 per row) into a fresh thriftd, then read them back")
+	flag.IntVar(&o.loadValueSize, "load-value-size", 32, "bytes per value for -load-columns")
+	flag.BoolVar(&o.keep, "keep", false, "keep the data directories")
+	flag.StringVar(&o.tmp, "tmp", "", "directory for the data directories (default: the system's)")
+	flag.StringVar(&noopAddr, "serve-noop", "", "internal: run the no-op server on this address")
+	flag.Parse()
+	if noopAddr != "" {
+		if err := serveNoop(noopAddr, o.valueSize); err != nil {
+			fmt.Fprintln(os.Stderr, "no-op server:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	for _, c := range strings.Split(conns, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(c))
+		if err != nil || n <= 0 {
+			fmt.Fprintf(os.Stderr, "thriftd-bench: bad -conns %q\n", conns)
+			os.Exit(2)
+		}
+		o.conns = append(o.conns, n)
+	}
+	if o.short {
+		o.duration, o.keys, o.wide = 200*time.Millisecond, 200, 20_000
+		o.loadColumns = min(o.loadColumns, 20_000)
+	}
+	if err := run(&o); err != nil {
+		fmt.Fprintln(os.Stderr, "thriftd-bench:", err)
+		os.Exit(1)
+	}
+}
+
+// op is one benchmarked request shape.
+type op struct {
+	name string
+	// args are thriftd-stress's for this shape.
+	args []string
+	// raw is the same work on the raw store.
+	raw storageOp
+}
+
+const (
+	readCF  = 1 // Standard1: the preloaded rows the reads use
+	writeCF = 2 // Standard2: where the write benchmarks write
+)
+
+func operations(keys int) []op {
+	key := func(rng *rand.Rand) string { return benchKey(rng.IntN(keys), keys) }
+	return []op{
+		{"insert (1 column)", []string{"-o", "insert", "-c", "1", "-cf", "Standard2", "-now"},
+			func(s *rawStore, rng *rand.Rand, _ int) error { return s.write(writeCF, []string{key(rng)}, 1) }},
+		{"get_slice (10 of 100 columns)", []string{"-o", "read", "-c", "100", "-slice", "10", "-r"},
+			func(s *rawStore, rng *rand.Rand, _ int) error {
+				return expect(s.slice(readCF, key(rng), 10))(10)
+			}},
+		{"multiget_slice (10 keys × 10 columns)", []string{"-o", "multiget", "-multiget", "10", "-c", "100", "-slice", "10", "-r"},
+			func(s *rawStore, rng *rand.Rand, _ int) error {
+				ks := make([]string, 10)
+				for i := range ks {
+					ks[i] = key(rng)
+				}
+				return expect(s.multi(readCF, ks, 10))(100)
+			}},
+		{"batch_mutate (100 columns)", []string{"-o", "batch", "-c", "100", "-cf", "Standard2", "-now"},
+			func(s *rawStore, rng *rand.Rand, _ int) error { return s.write(writeCF, []string{key(rng)}, 100) }},
+		{"get_range_slices (100 rows × 10 columns)", []string{"-o", "rangeslice", "-g", "100", "-c", "100", "-slice", "10"},
+			func(s *rawStore, rng *rand.Rand, _ int) error {
+				// Near the end of the ring a page is shorter, as for thriftd.
+				n, err := s.scan(readCF, key(rng), 100, 10)
+				if err == nil && n == 0 {
+					err = fmt.Errorf("range read found no rows")
+				}
+				return err
+			}},
+	}
+}
+
+func expect(n int, err error) func(want int) error {
+	return func(want int) error {
+		if err == nil && n != want {
+			err = fmt.Errorf("read %d columns, want %d", n, want)
+		}
+		return err
+	}
+}
+
+// result is one line of the table.
+type result struct {
+	op                 string
+	conns              int
+	thriftd            *summary
+	rpc, storage, best float64
+}
+
+func run(o *options) error {
+	tmp, err := os.MkdirTemp(o.tmp, "thriftd-bench")
+	if err != nil {
+		return err
+	}
+	if !o.keep {
+		defer os.RemoveAll(tmp)
+	}
+	command := "thriftd-bench " + strings.Join(os.Args[1:], " ")
+	fmt.Printf("# thriftd benchmark\n\n%s\n\n", machine(command))
+
+	if o.loadColumns > 0 {
+		return loadAndReadBack(o, filepath.Join(tmp, "load"))
+	}
+
+	srv, err := startThriftd(o.thriftd, o.config, filepath.Join(tmp, "thriftd"))
+	if err != nil {
+		return err
+	}
+	defer srv.stop()
+	noop, err := startNoop(o.valueSize)
+	if err != nil {
+		return err
+	}
+	defer noop.stop()
+	raw, err := openRaw(filepath.Join(tmp, "raw"), o.valueSize, 100)
+	if err != nil {
+		return err
+	}
+	defer raw.close()
+
+	// The rows every read uses: o.keys rows of 100 columns, in both stores.
+	t0 := time.Now()
+	n := strconv.Itoa(o.keys)
+	if _, err := stress(o.stress, srv, "-o", "batch", "-c", "100", "-n", n, "-t", "8", "-S", strconv.Itoa(o.valueSize), "-now"); err != nil {
+		return err
+	}
+	if err := raw.load(readCF, o.keys, 100); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "loaded %d rows of 100 columns in %v\n", o.keys, time.Since(t0).Round(time.Millisecond))
+
+	var results []result
+	for _, b := range operations(o.keys) {
+		for _, c := range o.conns {
+			args := append([]string{"-n", n, "-t", strconv.Itoa(c), "-S", strconv.Itoa(o.valueSize), "-duration", o.duration.String()}, b.args...)
+			r := result{op: b.name, conns: c}
+			if r.thriftd, err = stress(o.stress, srv, args...); err != nil {
+				return err
+			}
+			rpc, err := stress(o.stress, noop, args...)
+			if err != nil {
+				return err
+			}
+			r.rpc = rpc.OpsPerSec
+			if r.storage, err = runStorage(raw, b.raw, c, o.duration); err != nil {
+				return fmt.Errorf("%s on raw goleveldb: %w", b.name, err)
+			}
+			r.best = min(r.rpc, r.storage)
+			fmt.Fprintf(os.Stderr, "%-44s %3d conns: thriftd %8.0f ops/s  rpc %8.0f  storage %8.0f  %3.0f%%\n",
+				b.name, c, r.thriftd.OpsPerSec, r.rpc, r.storage, 100*r.thriftd.OpsPerSec/r.best)
+			results = append(results, r)
+		}
+	}
+	_, peak := srv.memory()
+	printTable(results)
+	fmt.Printf("\nthriftd peak RSS (VmHWM) over the whole run: %.0f MB\n", float64(peak)/(1<<20))
+
+	if o.wide > 0 {
+		if err := wideRow(srv, o.wide); err != nil {
+			return err
+		}
+	}
+	_, peak = srv.memory()
+	fmt.Printf("\nthriftd peak RSS (VmHWM) at the end: %.0f MB\n", float64(peak)/(1<<20))
+	return nil
+}
+
+func printTable(results []result) {
+	fmt.Printf("| operation | conns | thriftd ops/s | thriftd p99 ms | RPC ceiling ops/s | storage ceiling ops/s | thriftd / lower ceiling |\n")
+	fmt.Printf("|---|---:|---:|---:|---:|---:|---:|\n")
+	for _, r := range results {
+		fmt.Printf("| %s | %d | %.0f | %.2f | %.0f | %.0f | %.0f%% |\n",
+			r.op, r.conns, r.thriftd.OpsPerSec, r.thriftd.P99Ms, r.rpc, r.storage, 100*r.thriftd.OpsPerSec/r.best)
+	}
+}
+
+// machine describes where and how the benchmark ran.
+func machine(command string) string {
+	model := "unknown CPU"
+	if raw, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(raw), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+				model = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	mem := ""
+	if raw, err := os.ReadFile("/proc/meminfo"); err == nil {
+		f := strings.Fields(strings.SplitN(string(raw), "\n", 2)[0])
+		if len(f) >= 2 {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			mem = fmt.Sprintf(", %.1f GB RAM", float64(kb)/(1<<20))
+		}
+	}
+	return fmt.Sprintf("- date: %s\n- machine: %d CPUs (%s)%s, %s/%s, %s; load generator, servers and raw store share these CPUs\n- command: `%s`",
+		time.Now().UTC().Format("2006-01-02 15:04 UTC"), runtime.NumCPU(), model, mem, runtime.GOOS, runtime.GOARCH, runtime.Version(), command)
+}

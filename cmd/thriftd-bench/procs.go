@@ -1,0 +1,177 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// process is a server the benchmark started.
+type process struct {
+	name string
+	cmd  *exec.Cmd
+	addr string
+}
+
+// startThriftd runs thriftd on config with data in dir, on a free loopback
+// port, and waits for its "thriftd is serving" line.
+func startThriftd(bin, config, dir string, extra ...string) (*process, error) {
+	args := append([]string{"-config", config, "-listen", "127.0.0.1:0", "-data", dir, "-log-format", "json"}, extra...)
+	cmd := exec.Command(bin, args...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		sent := false
+		for sc.Scan() {
+			var line struct{ Msg, Listen, Level string }
+			if json.Unmarshal(sc.Bytes(), &line) != nil {
+				continue
+			}
+			if !sent && line.Msg == "thriftd is serving" {
+				addr <- line.Listen
+				sent = true
+			} else if line.Level == "WARN" || line.Level == "ERROR" {
+				fmt.Fprintf(os.Stderr, "thriftd: %s\n", sc.Text())
+			}
+		}
+		if !sent {
+			close(addr)
+		}
+	}()
+	select {
+	case a, ok := <-addr:
+		if !ok {
+			cmd.Wait()
+			return nil, fmt.Errorf("thriftd exited before serving (%v)", cmd.ProcessState)
+		}
+		return &process{name: "thriftd", cmd: cmd, addr: a}, nil
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		cmd.Wait()
+		return nil, fmt.Errorf("thriftd did not start serving within 30s")
+	}
+}
+
+// startNoop runs this program as the no-op server.
+func startNoop(valueSize int) (*process, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(self, "-serve-noop", "127.0.0.1:0", "-S", strconv.Itoa(valueSize))
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		return nil, fmt.Errorf("no-op server did not start: %w", err)
+	}
+	return &process{name: "no-op", cmd: cmd, addr: strings.TrimSpace(line)}, nil
+}
+
+// stop ends the process with SIGTERM (thriftd closes its store cleanly).
+func (p *process) stop() {
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { p.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		p.cmd.Process.Kill()
+		<-done
+	}
+}
+
+// memory returns the process's resident set now and at its peak, in bytes
+// (VmRSS and VmHWM of /proc/PID/status).
+func (p *process) memory() (rss, peak int64) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	if err != nil {
+		return 0, 0
+	}
+	for _, l := range strings.Split(string(raw), "\n") {
+		f := strings.Fields(l)
+		if len(f) < 2 {
+			continue
+		}
+		kb, _ := strconv.ParseInt(f[1], 10, 64)
+		switch f[0] {
+		case "VmRSS:":
+			rss = kb << 10
+		case "VmHWM:":
+			peak = kb << 10
+		}
+	}
+	return rss, peak
+}
+
+func (p *process) port() string {
+	_, port, _ := strings.Cut(p.addr, ":")
+	return port
+}
+
+// summary is thriftd-stress's -json output.
+type summary struct {
+	Ops       uint64  `json:"ops"`
+	Errors    uint64  `json:"errors"`
+	Seconds   float64 `json:"seconds"`
+	OpsPerSec float64 `json:"ops_per_sec"`
+	P50Ms     float64 `json:"p50_ms"`
+	P99Ms     float64 `json:"p99_ms"`
+	P999Ms    float64 `json:"p999_ms"`
+}
+
+// stress runs thriftd-stress against p and returns its summary.
+func stress(bin string, p *process, args ...string) (*summary, error) {
+	args = append([]string{"-d", "127.0.0.1", "-p", p.port(), "-json", "-i", "3600"}, args...)
+	cmd := exec.Command(bin, args...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("thriftd-stress %s against %s: %v: %s", strings.Join(args, " "), p.name, err, errOut.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	var s summary
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &s); err != nil {
+		return nil, fmt.Errorf("thriftd-stress output: %v", err)
+	}
+	if s.Errors > 0 || s.Ops == 0 {
+		return nil, fmt.Errorf("thriftd-stress %s against %s: %d ops, %d errors: %s", strings.Join(args, " "), p.name, s.Ops, s.Errors, errOut.String())
+	}
+	return &s, nil
+}
+
+// dirSize is the bytes of the files under dir.
+func dirSize(dir string) int64 {
+	var n int64
+	filepath.Walk(dir, func(_ string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() {
+			n += fi.Size()
+		}
+		return nil
+	})
+	return n
+}
