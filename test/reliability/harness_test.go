@@ -187,7 +187,7 @@ func (n *node) records(want map[string]string) []map[string]any {
 	for _, r := range n.logs {
 		ok := true
 		for k, v := range want {
-			if fmt.Sprint(r[k]) != v {
+			if logValue(r[k]) != v {
 				ok = false
 				break
 			}
@@ -199,16 +199,25 @@ func (n *node) records(want map[string]string) []map[string]any {
 	return out
 }
 
+// logValue renders a decoded JSON value as it was written: numbers
+// without an exponent.
+func logValue(v any) string {
+	if f, ok := v.(float64); ok {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	return fmt.Sprint(v)
+}
+
 // waitLog waits up to d for a log record matching want.
-func (n *node) waitLog(d time.Duration, want map[string]string) map[string]any {
-	n.t.Helper()
+func (n *node) waitLog(t testing.TB, d time.Duration, want map[string]string) map[string]any {
+	t.Helper()
 	deadline := time.Now().Add(d)
 	for {
 		if rs := n.records(want); len(rs) > 0 {
 			return rs[len(rs)-1]
 		}
 		if time.Now().After(deadline) {
-			n.t.Fatalf("no log record %v within %v; log:\n%s", want, d, n.tail(40))
+			t.Fatalf("no log record %v within %v; log:\n%s", want, d, n.tail(40))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
