@@ -54,6 +54,7 @@ func parseFlags(args []string) (*flags, error) {
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&f.logFormat, "log-format", "text", "text or json")
 	fs.BoolVar(&f.repair, "repair", false, "recover a damaged LevelDB store in the data directory, then exit")
+	fs.Func("pprof", "serve Go's runtime profiles on HOST:PORT under /debug/pprof/ (loopback only; default off)", servePprof)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}

@@ -1,0 +1,31 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"time"
+)
+
+// servePprof serves Go's runtime profiles (CPU, heap, allocations,
+// goroutines, mutex and block contention) under /debug/pprof/ on addr, for
+// `go tool pprof`; see the Performance section of the README. It is off
+// unless -pprof is given, and should listen on loopback only: profiles
+// reveal the process's internals. The listener lives as long as the
+// process; a failure to listen is reported as a flag error.
+func servePprof(addr string) error {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("cannot listen for profiles: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(l)
+	return nil
+}
