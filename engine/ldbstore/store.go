@@ -132,17 +132,27 @@ func Open(dir string, s *schema.Schema, o Options) (*Store, error) {
 		case isLockError(err):
 			return nil, fmt.Errorf("%s: %w (%v)", dir, ErrLocked, err)
 		case lerrors.IsCorrupted(err):
-			return nil, fmt.Errorf("%s: the LevelDB store is corrupted (%v); run `thriftd -repair` on it to recover what is intact", dir, err)
+			return nil, errDamaged(dir, err)
 		}
 		return nil, fmt.Errorf("open data directory %s: %w", dir, err)
+	}
+	if err := checkTables(db, dir); err != nil {
+		db.Close()
+		return nil, err
 	}
 	st := &Store{db: db, dir: dir, opts: o, part: s.Partitioner, cfs: map[cfName]*family{}, byID: map[uint32]*family{}, seed: maphash.MakeSeed(), stop: make(chan struct{})}
 	if err := st.loadSchema(s); err != nil {
 		db.Close()
+		if isCorrupted(err) {
+			return nil, errDamaged(dir, err)
+		}
 		return nil, err
 	}
 	if err := st.loadToken(); err != nil {
 		db.Close()
+		if isCorrupted(err) {
+			return nil, errDamaged(dir, err)
+		}
 		return nil, err
 	}
 	if o.Sync == Periodic {
