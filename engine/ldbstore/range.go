@@ -24,7 +24,7 @@ func (st *Store) Range(ctx context.Context, keyspace string, b engine.Bounds, q 
 	if err != nil {
 		return nil, err
 	}
-	it := st.db.NewIterator(nil, nil)
+	it := newCursor(st.db.NewIterator(nil, nil))
 	defer it.Release()
 	var rows []engine.Row
 	err = st.walkRows(it, f, b, func(key string, row []byte) error {
@@ -85,7 +85,7 @@ func (st *Store) Splits(ctx context.Context, b engine.Bounds, keysPerSplit int) 
 	if keysPerSplit <= 0 {
 		keysPerSplit = 1
 	}
-	it := st.db.NewIterator(nil, nil)
+	it := newCursor(st.db.NewIterator(nil, nil))
 	defer it.Release()
 	seen := map[string]bool{}
 	var tokens []partitioner.Token

@@ -22,7 +22,7 @@ func (st *Store) Get(ctx context.Context, keyspace, key string, q engine.Query) 
 	if err != nil {
 		return engine.Row{}, err
 	}
-	it := st.db.NewIterator(nil, nil)
+	it := newCursor(st.db.NewIterator(nil, nil))
 	defer it.Release()
 	row := st.part.RowKey(append([]byte(nil), f.prefix...), key)
 	out, err := readRow(it, f, row, q)
@@ -43,7 +43,7 @@ func (st *Store) Count(ctx context.Context, keyspace, key, cf string, superColum
 	if err != nil {
 		return 0, err
 	}
-	it := st.db.NewIterator(nil, nil)
+	it := newCursor(st.db.NewIterator(nil, nil))
 	defer it.Release()
 	row := st.part.RowKey(append([]byte(nil), f.prefix...), key)
 	n := 0
