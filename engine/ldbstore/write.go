@@ -1,12 +1,14 @@
 package ldbstore
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"hash/maphash"
 	"sort"
 
 	"github.com/syndtr/goleveldb/leveldb"
+	"github.com/syndtr/goleveldb/leveldb/util"
 
 	"github.com/thriftd/thriftd/engine"
 )
@@ -78,17 +80,64 @@ type writer struct {
 	staged map[string][]byte
 	purge  map[string]bool
 	now    uint32
+	// stored holds what prefetch read of the keys it was given; a nil
+	// value means the key is not stored.
+	stored map[string][]byte
 }
 
 func (w *writer) get(key []byte) ([]byte, bool, error) {
 	if v, ok := w.staged[string(key)]; ok {
 		return v, true, nil
 	}
+	if v, ok := w.stored[string(key)]; ok {
+		return v, v != nil, nil
+	}
 	v, err := w.st.db.Get(key, nil)
 	if err == leveldb.ErrNotFound {
 		return nil, false, nil
 	}
 	return v, err == nil, err
+}
+
+// prefetchMin is the number of columns of one row from which prefetch
+// reads them all in one ordered walk rather than one Get each. A Get
+// searches every level of the LevelDB tree for its key; the walk seeks
+// once and then mostly steps to the next entry, since a row's columns lie
+// side by side. Below this size the iterator's set-up costs more than it
+// saves.
+const prefetchMin = 16
+
+// prefetch reads the stored values of keys, all in the row whose data
+// prefix is row, into w.stored. The caller holds the row's lock, so they
+// stay current until the batch is written.
+func (w *writer) prefetch(row []byte, keys [][]byte) error {
+	sorted := append([][]byte(nil), keys...)
+	sort.Slice(sorted, func(i, j int) bool { return bytes.Compare(sorted[i], sorted[j]) < 0 })
+	it := w.st.db.NewIterator(&util.Range{Start: sorted[0], Limit: after(row)}, nil)
+	defer it.Release()
+	if w.stored == nil {
+		w.stored = make(map[string][]byte, len(keys))
+	}
+	// A few steps forward are cheaper than a seek, which repositions every
+	// level of the tree.
+	const maxSteps = 8
+	ok := it.Seek(sorted[0])
+	for i, k := range sorted {
+		if i > 0 {
+			for n := 0; ok && n < maxSteps && bytes.Compare(it.Key(), k) < 0; n++ {
+				ok = it.Next()
+			}
+			if ok && bytes.Compare(it.Key(), k) < 0 {
+				ok = it.Seek(k)
+			}
+		}
+		if ok && bytes.Equal(it.Key(), k) {
+			w.stored[string(k)] = clone(it.Value())
+		} else {
+			w.stored[string(k)] = nil
+		}
+	}
+	return it.Error()
 }
 
 func (w *writer) put(key, value []byte) {
@@ -172,6 +221,9 @@ func (w *writer) family(f *family, key string, muts []engine.Mutation) error {
 		}
 	}
 	names := join(row, markNames)
+	if err := w.prefetchColumns(f, names, row, muts); err != nil {
+		return err
+	}
 	for _, m := range muts {
 		if m.Delete && m.SuperColumn != nil && m.Name == nil {
 			sc := f.def.Comparator.Encode(append([]byte(nil), names...), m.SuperColumn)
@@ -223,4 +275,34 @@ func (w *writer) family(f *family, key string, muts []engine.Mutation) error {
 		}
 	}
 	return nil
+}
+
+// prefetchColumns prefetches the stored versions of the columns and
+// subcolumns muts writes or deletes, when there are enough of them.
+func (w *writer) prefetchColumns(f *family, names, row []byte, muts []engine.Mutation) error {
+	n := 0
+	for _, m := range muts {
+		if m.Name != nil {
+			n++
+		}
+	}
+	if n < prefetchMin {
+		return nil
+	}
+	keys := make([][]byte, 0, n)
+	for _, m := range muts {
+		if m.Name != nil {
+			keys = append(keys, w.columnKey(f, names, m))
+		}
+	}
+	return w.prefetch(row, keys)
+}
+
+// columnKey is where the column or subcolumn m names is stored.
+func (w *writer) columnKey(f *family, names []byte, m engine.Mutation) []byte {
+	if m.SuperColumn != nil {
+		sc := f.def.Comparator.Encode(append([]byte(nil), names...), m.SuperColumn)
+		return f.def.SubComparator.Encode(join(sc, markNames), m.Name)
+	}
+	return f.def.Comparator.Encode(append([]byte(nil), names...), m.Name)
 }
