@@ -40,7 +40,7 @@ type options struct {
 	loadColumns             int
 	loadValueSize           int
 	keep                    bool
-	tmp                     string
+	tmp, command            string
 }
 
 func main() {
@@ -59,6 +59,7 @@ func main() {
 	flag.IntVar(&o.loadValueSize, "load-value-size", 32, "bytes per value for -load-columns")
 	flag.BoolVar(&o.keep, "keep", false, "keep the data directories")
 	flag.StringVar(&o.tmp, "tmp", "", "directory for the data directories (default: the system's)")
+	flag.StringVar(&o.command, "command", "", "how the run was started, for the report's header (default: this command line)")
 	flag.StringVar(&noopAddr, "serve-noop", "", "internal: run the no-op server on this address")
 	flag.Parse()
 	if noopAddr != "" {
@@ -156,7 +157,10 @@ func run(o *options) error {
 	if !o.keep {
 		defer os.RemoveAll(tmp)
 	}
-	command := "thriftd-bench " + strings.Join(os.Args[1:], " ")
+	command := o.command
+	if command == "" {
+		command = strings.Join(os.Args, " ")
+	}
 	fmt.Printf("# thriftd benchmark\n\n%s\n\n", machine(command))
 
 	if o.loadColumns > 0 {
