@@ -210,6 +210,7 @@ type options struct {
 	readRatio    float64
 	duration     time.Duration
 	clockStamps  bool
+	randomValues bool
 	json         bool
 	timeout      time.Duration
 }
@@ -247,6 +248,7 @@ func parseOptions(args []string) (*options, error) {
 	fs.Float64Var(&o.readRatio, "mix", 0.5, "fraction of reads in -o mixed (the rest are inserts)")
 	fs.DurationVar(&o.duration, "duration", 0, "run for this long, cycling through the keys (default: each key once, as py_stress)")
 	fs.BoolVar(&o.clockStamps, "now", false, "timestamp writes with the clock in microseconds (py_stress wrote 0)")
+	fs.BoolVar(&o.randomValues, "random-values", false, "write random, incompressible values, each column its own (py_stress repeated one MD5 in hex)")
 	fs.BoolVar(&o.json, "json", false, "print the final summary as one JSON object")
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "socket timeout")
 	if err := fs.Parse(args); err != nil {

@@ -31,6 +31,9 @@ type worker struct {
 	first, end, next int
 	keyWidth         int
 	value            []byte
+	// pool is where -random-values takes each value from, at a random
+	// offset, so that no two columns share their bytes.
+	pool []byte
 	columnNames      [][]byte
 	superNames       [][]byte
 	// rangeStart is where the next get_range_slices call starts.
@@ -49,6 +52,12 @@ func newWorker(o *options, id int, rec *recorder) (*worker, error) {
 		value:    workerValue(id, o.columnSize),
 	}
 	w.next = w.first
+	if o.randomValues {
+		w.pool = make([]byte, 1<<20+o.columnSize)
+		for i := range w.pool {
+			w.pool[i] = byte(w.rng.Uint32())
+		}
+	}
 	for i := range o.columns {
 		w.columnNames = append(w.columnNames, []byte("C"+strconv.Itoa(i)))
 	}
@@ -202,7 +211,12 @@ func (w *worker) columns() []*cassandra.Column {
 	ts := w.timestamp()
 	cols := make([]*cassandra.Column, len(w.columnNames))
 	for i, n := range w.columnNames {
-		cols[i] = &cassandra.Column{Name: n, Value: w.value, Timestamp: ts}
+		v := w.value
+		if w.pool != nil {
+			off := w.rng.IntN(len(w.pool) - w.o.columnSize + 1)
+			v = w.pool[off : off+w.o.columnSize]
+		}
+		cols[i] = &cassandra.Column{Name: n, Value: v, Timestamp: ts}
 	}
 	return cols
 }
