@@ -112,7 +112,7 @@ func loadAndReadBack(o *options, dir string) error {
 		}
 	}()
 	t0 := time.Now()
-	s, err := stress(o.stress, srv, "-o", "batch", "-c", "100", "-n", strconv.Itoa(rows), "-t", "8", "-S", strconv.Itoa(o.loadValueSize), "-now")
+	s, err := stress(o.stress, srv, "-o", "batch", "-c", "100", "-n", strconv.Itoa(rows), "-t", "8", "-S", strconv.Itoa(o.loadValueSize), "-now", "-random-values")
 	if err != nil {
 		close(stop)
 		return err
@@ -120,7 +120,7 @@ func loadAndReadBack(o *options, dir string) error {
 	load := time.Since(t0)
 	_, hwmLoad := srv.memory()
 	raw := int64(rows) * 100 * int64(o.loadValueSize)
-	fmt.Printf("load: %d rows × 100 columns of %d-byte values (%.2f GB of values) in %v: %.0f columns/s, %.1f MB/s of values; batch_mutate p99 %.2f ms; on disk %.2f GB\n",
+	fmt.Printf("load: %d rows × 100 columns of %d-byte random values (%.2f GB of values) in %v: %.0f columns/s, %.1f MB/s of values; batch_mutate p99 %.2f ms; on disk %.2f GB\n",
 		rows, o.loadValueSize, float64(raw)/1e9, load.Round(time.Second), float64(rows*100)/load.Seconds(), float64(raw)/1e6/load.Seconds(), s.P99Ms, float64(dirSize(dir))/1e9)
 	fmt.Printf("thriftd peak RSS while loading: %.0f MB (VmHWM)\n", float64(hwmLoad)/(1<<20))
 
