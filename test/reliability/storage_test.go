@@ -79,11 +79,12 @@ func twoTables(t *testing.T, n *node, count int) (older, newer string) {
 }
 
 // refusesToStart checks that thriftd does not start and that its log
-// names the cause and the way out.
+// says each of says (the cause, and the way out).
 func refusesToStart(t *testing.T, n *node, says ...string) {
 	t.Helper()
 	if err := n.tryStart(); err == nil {
-		t.Fatalf("thriftd started on a damaged store")
+		n.Stop()
+		t.Fatalf("thriftd started")
 	}
 	logs := n.Logs()
 	for _, s := range says {
@@ -235,4 +236,42 @@ func TestStorageFaults(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestSchemaDrift: data written under one configuration is not served
+// under a configuration that would misread it (spec 16.9); thriftd says
+// what changed, and starts again under the original configuration.
+func TestSchemaDrift(t *testing.T) {
+	n := startNode(t, fixture(testConf))
+	c := n.client(true)
+	if err := c.Insert(ctx, ks1, "k", &cassandra.ColumnPath{ColumnFamily: "StandardLong1", Column: long(7)}, []byte("v"), 1, one); err != nil {
+		t.Fatal(err)
+	}
+	n.Stop()
+	changes := []struct {
+		name  string
+		edits []string
+		says  []string
+	}{
+		{"comparator", []string{`<ColumnFamily CompareWith="LongType" Name="StandardLong1"/>`, `<ColumnFamily CompareWith="UTF8Type" Name="StandardLong1"/>`},
+			[]string{"Keyspace1.StandardLong1", "CompareWith", "LongType", "UTF8Type"}},
+		{"subcomparator", []string{`CompareSubcolumnsWith="UTF8Type" Name="Super4"`, `CompareSubcolumnsWith="BytesType" Name="Super4"`},
+			[]string{"Keyspace1.Super4", "CompareSubcolumnsWith", "UTF8Type", "BytesType"}},
+		{"column type", []string{`<ColumnFamily ColumnType="Super" CompareSubcolumnsWith="LongType" Name="Super2"/>`, `<ColumnFamily Name="Super2"/>`},
+			[]string{"Keyspace1.Super2", "Super", "Standard"}},
+		{"partitioner", []string{"org.apache.cassandra.dht.CollatingOrderPreservingPartitioner", "org.apache.cassandra.dht.RandomPartitioner"},
+			[]string{"CollatingOrderPreservingPartitioner", "RandomPartitioner", "Partitioner"}},
+	}
+	for _, ch := range changes {
+		t.Run(ch.name, func(t *testing.T) {
+			drifted := &node{t: t, config: writeConfig(t, testConf, ch.edits...), Data: n.Data}
+			refusesToStart(t, drifted, ch.says...)
+		})
+	}
+	// Nothing was changed by the refused starts.
+	n.start()
+	got, err := n.client(false).Get(ctx, ks1, "k", &cassandra.ColumnPath{ColumnFamily: "StandardLong1", Column: long(7)}, one)
+	if err != nil || string(got.Column.Value) != "v" {
+		t.Errorf("after the refused starts: %v %v", got, err)
+	}
 }
