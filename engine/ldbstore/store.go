@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/syndtr/goleveldb/leveldb"
@@ -94,9 +95,13 @@ type Store struct {
 	seed  maphash.Seed
 	locks [lockStripes]sync.Mutex
 
-	// calls counts calls in flight so Close can wait for them.
+	// calls counts calls in flight so Close can wait for them. Its write
+	// lock also guards replacing db after a write failure (recover.go).
 	mu     sync.RWMutex
 	closed bool
+
+	failed    atomic.Bool  // a write failed; writes need a reopen
+	lastRetry atomic.Int64 // unix nanoseconds of the last reopen attempt
 
 	stop chan struct{}
 	done sync.WaitGroup
@@ -122,11 +127,7 @@ var ErrLocked = errors.New("data directory is in use by another process")
 // changed type or comparator; the error names what changed.
 func Open(dir string, s *schema.Schema, o Options) (*Store, error) {
 	o.fill()
-	db, err := leveldb.OpenFile(dir, &opt.Options{
-		Filter:             filter.NewBloomFilter(10),
-		BlockCacheCapacity: o.BlockCacheSize,
-		WriteBuffer:        o.WriteBufferSize,
-	})
+	db, err := openLevelDB(dir, o)
 	if err != nil {
 		switch {
 		case isLockError(err):
@@ -164,6 +165,14 @@ func Open(dir string, s *schema.Schema, o Options) (*Store, error) {
 		go st.purgeLoop()
 	}
 	return st, nil
+}
+
+func openLevelDB(dir string, o Options) (*leveldb.DB, error) {
+	return leveldb.OpenFile(dir, &opt.Options{
+		Filter:             filter.NewBloomFilter(10),
+		BlockCacheCapacity: o.BlockCacheSize,
+		WriteBuffer:        o.WriteBufferSize,
+	})
 }
 
 func isLockError(err error) bool {
@@ -319,12 +328,17 @@ func (st *Store) loadToken() error {
 // created and kept since, as 0.6 kept it in system.LocationInfo.
 func (st *Store) Token() partitioner.Token { return st.token }
 
-// enter marks a call in flight; it fails once the store is closing.
+// enter marks a call in flight; it fails once the store is closing, and
+// while a reopen after a write failure has not succeeded.
 func (st *Store) enter() error {
 	st.mu.RLock()
 	if st.closed {
 		st.mu.RUnlock()
 		return engine.ErrClosed
+	}
+	if st.db == nil {
+		st.mu.RUnlock()
+		return st.errUnavailable()
 	}
 	return nil
 }
@@ -343,6 +357,9 @@ func (st *Store) Close() error {
 	st.mu.Unlock()
 	close(st.stop)
 	st.done.Wait()
+	if st.db == nil {
+		return st.errUnavailable()
+	}
 	err := st.db.Put(metaSync, nil, &opt.WriteOptions{Sync: true})
 	if cerr := st.db.Close(); err == nil {
 		err = cerr
@@ -362,7 +379,14 @@ func (st *Store) syncLoop() {
 		case <-st.stop:
 			return
 		case <-t.C:
-			if err := st.db.Put(metaSync, nil, &opt.WriteOptions{Sync: true}); err != nil {
+			st.resumeWrites()
+			if st.enter() != nil {
+				continue
+			}
+			err := st.db.Put(metaSync, nil, &opt.WriteOptions{Sync: true})
+			st.leave()
+			if err != nil {
+				st.noteWriteError(err)
 				st.opts.Logger.Error("periodic commit log sync failed", "dir", st.dir, "err", err)
 			}
 		}

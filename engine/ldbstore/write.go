@@ -20,6 +20,7 @@ import (
 // per-row lock, so LevelDB holds only the winning version of each column.
 // A write shadowed by a row or super column tombstone is dropped.
 func (st *Store) Apply(ctx context.Context, keyspace string, rows []engine.RowMutation) error {
+	st.resumeWrites()
 	if err := st.enter(); err != nil {
 		return err
 	}
@@ -37,7 +38,9 @@ func (st *Store) Apply(ctx context.Context, keyspace string, rows []engine.RowMu
 	if w.batch.Len() == 0 {
 		return nil
 	}
-	return st.db.Write(w.batch, st.writeOptions())
+	err := st.db.Write(w.batch, st.writeOptions())
+	st.noteWriteError(err)
+	return err
 }
 
 // lockRows takes the stripe locks of every row in rows, in stripe order so
