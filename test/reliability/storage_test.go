@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/thrift/lib/go/thrift"
 
@@ -273,5 +274,95 @@ func TestSchemaDrift(t *testing.T) {
 	got, err := n.client(false).Get(ctx, ks1, "k", &cassandra.ColumnPath{ColumnFamily: "StandardLong1", Column: long(7)}, one)
 	if err != nil || string(got.Column.Value) != "v" {
 		t.Errorf("after the refused starts: %v %v", got, err)
+	}
+}
+
+// smallDisk mounts a tmpfs of size bytes for the test, or skips the test
+// where mounting is not permitted.
+func smallDisk(t *testing.T, size int) string {
+	dir := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", fmt.Sprintf("size=%d", size), "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a small tmpfs to fill (needs root): %v %s", err, out)
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
+			t.Errorf("umount %s: %v %s", dir, err, out)
+		}
+	})
+	return dir
+}
+
+// TestDiskFull fills the disk under thriftd: writes fail with an error the
+// client sees, thriftd keeps serving reads, and writes succeed again once
+// space is freed, without a restart.
+func TestDiskFull(t *testing.T) {
+	disk := smallDisk(t, 32<<20)
+	// Ballast to delete later, so that space comes back: more than the
+	// journal that fills the rest, since reopening writes it into a table.
+	ballast := filepath.Join(disk, "ballast")
+	if err := os.WriteFile(ballast, make([]byte, 20<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	n := newNode(t, fixture(testConf))
+	n.Data = filepath.Join(disk, "data")
+	n.start()
+	c := n.client(true)
+	p := func(i int) *cassandra.ColumnPath {
+		return &cassandra.ColumnPath{ColumnFamily: "Standard1", Column: []byte(fmt.Sprint(i))}
+	}
+	rng := rand.NewChaCha8([32]byte{1})
+	val := func() []byte {
+		v := make([]byte, 256<<10)
+		rng.Read(v)
+		return v
+	}
+	var ae thrift.TApplicationException
+	written := 0
+	for ; ; written++ {
+		err := c.Insert(ctx, ks1, "k", p(written), val(), 1, one)
+		if err == nil {
+			continue
+		}
+		if !errors.As(err, &ae) || ae.TypeId() != thrift.INTERNAL_ERROR {
+			t.Fatalf("write %d on a full disk: %v (%T), want TApplicationException INTERNAL_ERROR", written, err, err)
+		}
+		t.Logf("write %d on a full disk: %v", written, err)
+		break
+	}
+	if written == 0 {
+		t.Fatal("not one write fitted")
+	}
+	n.waitLog(t, 5*time.Second, map[string]string{"level": "ERROR", "msg": "internal error", "method": "insert"})
+	// Still serving: a read of what was acknowledged, on a new connection.
+	c = n.client(false)
+	if got, err := c.Get(ctx, ks1, "k", p(0), one); err != nil || len(got.Column.Value) != 256<<10 {
+		t.Fatalf("read on a full disk: %v", err)
+	}
+	if err := os.Remove(ballast); err != nil {
+		t.Fatal(err)
+	}
+	// Space is back: writes succeed again, without a restart.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		err := c.Insert(ctx, ks1, "k2", p(0), []byte("after"), 1, one)
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("writes still fail 30s after space came back: %v\nstore log: %v", err, n.records(map[string]string{"dir": n.Data}))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	for i := range written {
+		if _, err := c.Get(ctx, ks1, "k", p(i), one); err != nil {
+			t.Errorf("acknowledged write %d lost after the disk filled: %v", i, err)
+		}
+	}
+	// And the store is sound after a restart.
+	n.Stop()
+	n.start()
+	got, err := n.client(true).Get(ctx, ks1, "k2", p(0), one)
+	if err != nil || string(got.Column.Value) != "after" {
+		t.Errorf("after restart: %v %v", got, err)
 	}
 }
