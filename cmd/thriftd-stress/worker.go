@@ -33,9 +33,9 @@ type worker struct {
 	value            []byte
 	// pool is where -random-values takes each value from, at a random
 	// offset, so that no two columns share their bytes.
-	pool []byte
-	columnNames      [][]byte
-	superNames       [][]byte
+	pool        []byte
+	columnNames [][]byte
+	superNames  [][]byte
 	// rangeStart is where the next get_range_slices call starts.
 	rangeStart string
 }
