@@ -455,3 +455,22 @@ func TestApplyIsAtomicAcrossRows(t *testing.T) {
 	}
 	expect(t, get(t, st, "Standard1", "k1", nil, all(10)), "")
 }
+
+// A write older than a stored tombstone is kept on disk but never read, and
+// Purge removes it with the tombstone, so it cannot come back to life.
+func TestShadowedWritesNeverResurrect(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	st := open(t, t.TempDir(), testSchema(t, "OrderPreservingPartitioner"), Options{GCGrace: time.Hour, Now: func() time.Time { return now }})
+	defer st.Close()
+	apply(t, st, del("Standard1", "k", nil, nil, 10), del("Super1", "k", []byte("sc"), nil, 10))
+	apply(t, st, put("Standard1", "k", "old", "v", 5), putSub("Super1", "k", "sc", 1, "v", 5))
+	apply(t, st, put("Standard1", "k", "new", "v", 11))
+	expect(t, get(t, st, "Standard1", "k", nil, all(10)), "new=v@11")
+	expect(t, get(t, st, "Super1", "k", nil, all(10)), "")
+	now = now.Add(2 * time.Hour)
+	if _, err := st.Purge(ctx); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, get(t, st, "Standard1", "k", nil, all(10)), "new=v@11")
+	expect(t, get(t, st, "Super1", "k", nil, all(10)), "")
+}

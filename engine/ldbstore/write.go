@@ -214,11 +214,13 @@ func (w *writer) family(f *family, key string, muts []engine.Mutation) error {
 			rowDel = m // 0.6 set, rather than merged, a mutation's row tombstone
 		}
 	}
-	rowTomb, err := w.tombstone(join(row, markTombstone))
-	if err != nil {
-		return err
-	}
+	// Only tombstones this mutation writes are looked at. A write shadowed
+	// by an older stored tombstone is stored anyway: reads filter it out
+	// and Purge removes it, and skipping the lookup spares every write a
+	// LevelDB read.
+	rowTomb := noTombstone
 	if rowDel != nil {
+		var err error
 		if rowTomb, err = w.deleteTo(join(row, markTombstone), row, tombstone{at: rowDel.Timestamp, localTime: w.now}); err != nil {
 			return err
 		}
@@ -227,12 +229,18 @@ func (w *writer) family(f *family, key string, muts []engine.Mutation) error {
 	if err := w.prefetchColumns(f, names, row, muts); err != nil {
 		return err
 	}
+	var scTombs map[string]tombstone // super column tombstones this mutation writes
 	for _, m := range muts {
 		if m.Delete && m.SuperColumn != nil && m.Name == nil {
 			sc := f.def.Comparator.Encode(append([]byte(nil), names...), m.SuperColumn)
-			if _, err := w.deleteTo(join(sc, markTombstone), row, tombstone{at: m.Timestamp, localTime: w.now}); err != nil {
+			t, err := w.deleteTo(join(sc, markTombstone), row, tombstone{at: m.Timestamp, localTime: w.now})
+			if err != nil {
 				return err
 			}
+			if scTombs == nil {
+				scTombs = map[string]tombstone{}
+			}
+			scTombs[string(m.SuperColumn)] = t
 		}
 	}
 	for _, m := range muts {
@@ -243,11 +251,9 @@ func (w *writer) family(f *family, key string, muts []engine.Mutation) error {
 		var key []byte
 		if m.SuperColumn != nil {
 			sc := f.def.Comparator.Encode(append([]byte(nil), names...), m.SuperColumn)
-			scTomb, err := w.tombstone(join(sc, markTombstone))
-			if err != nil {
-				return err
+			if t, ok := scTombs[string(m.SuperColumn)]; ok {
+				shadow = later(shadow, t)
 			}
-			shadow = later(shadow, scTomb)
 			key = f.def.SubComparator.Encode(join(sc, markNames), m.Name)
 		} else {
 			key = f.def.Comparator.Encode(append([]byte(nil), names...), m.Name)
