@@ -35,6 +35,7 @@ type flags struct {
 	maxMessageMB, maxConnections int
 	idleTimeout, requestTimeout  time.Duration
 	logLevel, logFormat          string
+	pprof                        string
 	repair                       bool
 }
 
@@ -54,7 +55,7 @@ func parseFlags(args []string) (*flags, error) {
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&f.logFormat, "log-format", "text", "text or json")
 	fs.BoolVar(&f.repair, "repair", false, "recover a damaged LevelDB store in the data directory, then exit")
-	fs.Func("pprof", "serve Go's runtime profiles on HOST:PORT under /debug/pprof/ (loopback only; default off)", servePprof)
+	fs.StringVar(&f.pprof, "pprof", "", "serve Go's runtime profiles on HOST:PORT under /debug/pprof/ (loopback only; default off)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -151,6 +152,14 @@ func run(f *flags, log *slog.Logger) error {
 	}
 	if f.repair {
 		return repair(dataDir, log)
+	}
+	if f.pprof != "" {
+		prof, err := servePprof(f.pprof)
+		if err != nil {
+			return err
+		}
+		defer prof.Close()
+		log.Info("serving runtime profiles", "addr", f.pprof)
 	}
 	s, err := schema.FromConfig(cfg)
 	if err != nil {

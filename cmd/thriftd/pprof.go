@@ -12,12 +12,12 @@ import (
 // goroutines, mutex and block contention) under /debug/pprof/ on addr, for
 // `go tool pprof`; see the Performance section of the README. It is off
 // unless -pprof is given, and should listen on loopback only: profiles
-// reveal the process's internals. The listener lives as long as the
-// process; a failure to listen is reported as a flag error.
-func servePprof(addr string) error {
+// reveal the process's internals. The caller closes the returned server
+// when thriftd stops.
+func servePprof(addr string) (*http.Server, error) {
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
-		return fmt.Errorf("cannot listen for profiles: %w", err)
+		return nil, fmt.Errorf("-pprof: cannot listen for profiles: %w", err)
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
@@ -27,5 +27,5 @@ func servePprof(addr string) error {
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(l)
-	return nil
+	return srv, nil
 }
