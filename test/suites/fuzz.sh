@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Runs every Go fuzz target of the repository briefly (FUZZTIME each,
+# default 2s): the connection layer (server), the argument decoding of
+# every method end to end (test/fuzz), and the decoders of configuration,
+# comparators, partitioners and keys. `go test ./...` already runs each
+# target's seed corpus; this explores beyond it. New failing inputs are
+# written to the package's testdata/fuzz directory: check them in with the
+# fix. A longer run of one target:
+#   go test ./test/fuzz -run '^$' -fuzz '^FuzzBatchMutate$' -fuzztime 10m
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+fuzztime=${FUZZTIME:-2s}
+packages=$(git grep -l '^func Fuzz' -- '*_test.go' | xargs -n1 dirname | sort -u)
+for pkg in $packages; do
+	for target in $(go test -list '^Fuzz' "./$pkg" | grep '^Fuzz'); do
+		echo "fuzz ./$pkg $target ($fuzztime)"
+		go test "./$pkg" -run '^$' -fuzz "^$target\$" -fuzztime "$fuzztime" -parallel 2 >/tmp/fuzz.$$.log 2>&1 || {
+			cat /tmp/fuzz.$$.log
+			rm -f /tmp/fuzz.$$.log
+			exit 1
+		}
+	done
+done
+rm -f /tmp/fuzz.$$.log
