@@ -291,6 +291,24 @@ func (n *node) fds() int {
 	return len(es)
 }
 
+// sockets counts thriftd's open sockets (the listener and connections),
+// leaving out the files LevelDB opens and closes as it flushes and compacts.
+func (n *node) sockets() int {
+	n.t.Helper()
+	dir := fmt.Sprintf("/proc/%d/fd", n.pid())
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		n.t.Fatal(err)
+	}
+	count := 0
+	for _, e := range es {
+		if target, err := os.Readlink(filepath.Join(dir, e.Name())); err == nil && strings.HasPrefix(target, "socket:") {
+			count++
+		}
+	}
+	return count
+}
+
 // run runs thriftd to completion with extra arguments (and the node's
 // configuration and data directory) and returns its exit error and output.
 func (n *node) run(extra ...string) (string, error) {
