@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/binary"
+	"io"
 
 	"github.com/apache/thrift/lib/go/thrift"
 )
@@ -159,11 +160,51 @@ func (p *checkedProtocol) ReadFieldBegin(ctx context.Context) (string, thrift.TT
 }
 
 func (p *checkedProtocol) ReadString(ctx context.Context) (string, error) {
+	if b, ok, err := p.readBody(ctx); ok {
+		return string(b), err
+	}
 	v, err := p.TProtocol.ReadString(ctx)
 	return v, p.note(err)
 }
 
 func (p *checkedProtocol) ReadBinary(ctx context.Context) ([]byte, error) {
+	if b, ok, err := p.readBody(ctx); ok {
+		return b, err
+	}
 	v, err := p.TProtocol.ReadBinary(ctx)
 	return v, p.note(err)
+}
+
+// smallBody is the largest string or binary read into a buffer of its
+// exact size before its bytes have arrived.
+const smallBody = 4096
+
+// readBody reads a binary-protocol string or binary into one buffer of its
+// exact size. The library instead grows a bytes.Buffer from 512 bytes for
+// every value, which was the largest allocation of a write-heavy load. It
+// only does so when the body is small or already buffered, so a length
+// claimed ahead of its bytes still costs no more memory than has arrived.
+// ok is false when the caller should let the library read the value (the
+// compact protocol, or a large body still in flight); the length has then
+// not been consumed.
+func (p *checkedProtocol) readBody(ctx context.Context) (b []byte, ok bool, err error) {
+	if p.compact {
+		return nil, false, nil
+	}
+	head, err := p.t.peek(4)
+	if err != nil {
+		return nil, false, nil
+	}
+	n := int64(int32(binary.BigEndian.Uint32(head)))
+	if n < 0 || n > p.t.remaining-4 || (n > smallBody && int(n) > p.t.br.Buffered()-4) {
+		return nil, false, nil // the library reports bad lengths; big bodies grow as they arrive
+	}
+	if _, err := p.TProtocol.ReadI32(ctx); err != nil {
+		return nil, true, p.note(err)
+	}
+	b = make([]byte, n)
+	if _, err := io.ReadFull(p.t, b); err != nil {
+		return nil, true, p.note(thrift.NewTProtocolException(err))
+	}
+	return b, true, nil
 }
