@@ -413,16 +413,21 @@ func (g *replyGate) Flush(ctx context.Context) error {
 }
 
 // compatFunction runs a generated processor function with 0.6's argument
-// decoding.
+// decoding. It belongs to one connection, whose calls come one at a time,
+// so its reader and gate are reused from call to call.
 type compatFunction struct {
 	name string
 	spec *sspec
 	fn   thrift.TProcessorFunction
+	r    argsReader
+	gate replyGate
 }
 
 func (c *compatFunction) Process(ctx context.Context, seq int32, in, out thrift.TProtocol) (bool, thrift.TException) {
-	r := &argsReader{TProtocol: in, root: c.spec}
-	ok, err := c.fn.Process(ctx, seq, r, &replyGate{TProtocol: out, r: r})
+	r := &c.r
+	*r = argsReader{TProtocol: in, root: c.spec, stack: r.stack[:0]}
+	c.gate = replyGate{TProtocol: out, r: r}
+	ok, err := c.fn.Process(ctx, seq, r, &c.gate)
 	if r.problem == "" {
 		return ok, err
 	}
