@@ -6,12 +6,14 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/thriftd/thriftd/internal/testenv"
 )
 
 // TestRepositoryDefaultConfig loads the storage-conf.xml thriftd ships
 // with and checks it is the stock 0.6 schema with thriftd's local paths.
 func TestRepositoryDefaultConfig(t *testing.T) {
-	path := filepath.Join(repoRoot(t), "storage-conf.xml")
+	path := filepath.Join(testenv.RepoRoot(), "storage-conf.xml")
 	c, err := Load(path)
 	if err != nil {
 		t.Fatal(err)
@@ -46,8 +48,8 @@ func TestRepositoryDefaultConfig(t *testing.T) {
 		check(t, f.name, f.got, f.want)
 	}
 	want := DefaultServer()
-	want.PasswdFile = filepath.Join(repoRoot(t), "passwd.properties")
-	want.AccessFile = filepath.Join(repoRoot(t), "access.properties")
+	want.PasswdFile = filepath.Join(testenv.RepoRoot(), "passwd.properties")
+	want.AccessFile = filepath.Join(testenv.RepoRoot(), "access.properties")
 	check(t, "Server", c.Server, want)
 
 	// Every stock 0.6 element is present (uncommented).
@@ -62,7 +64,7 @@ func TestRepositoryDefaultConfig(t *testing.T) {
 // file shows commented out and checks that the values it documents are
 // the defaults.
 func TestRepositoryDefaultConfigDocumentedDefaults(t *testing.T) {
-	path := filepath.Join(repoRoot(t), "storage-conf.xml")
+	path := filepath.Join(testenv.RepoRoot(), "storage-conf.xml")
 	text, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

@@ -6,8 +6,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -15,34 +13,12 @@ import (
 	"github.com/thriftd/thriftd/config"
 	"github.com/thriftd/thriftd/engine/ldbstore"
 	"github.com/thriftd/thriftd/gen-go/cassandra"
+	"github.com/thriftd/thriftd/internal/testenv"
 	"github.com/thriftd/thriftd/schema"
 )
 
-// repoRoot is the directory holding go.mod.
-func repoRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
-}
-
-// fixture is the path of a file in the shared fixtures directory beside
-// the repository.
-func fixture(t testing.TB, name string) string {
-	t.Helper()
-	return filepath.Join(repoRoot(t), "..", "shared", "fixtures", name)
-}
+// fixture is the path of a file in the shared fixtures directory.
+func fixture(t testing.TB, name string) string { return testenv.Fixture(name) }
 
 var (
 	fixtureOnce   sync.Once

@@ -3,15 +3,13 @@ package main
 import (
 	"net"
 	"path/filepath"
-	"runtime"
 	"testing"
 	"time"
+
+	"github.com/thriftd/thriftd/internal/testenv"
 )
 
-func fixture(t *testing.T, name string) string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "fixtures", name)
-}
+func fixture(t *testing.T, name string) string { return testenv.Fixture(name) }
 
 func TestSettingsComeFromTheFileUnlessFlagsSayOtherwise(t *testing.T) {
 	conf := fixture(t, "storage-conf-0.6-test.xml")

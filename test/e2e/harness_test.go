@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -21,6 +20,7 @@ import (
 	"github.com/apache/thrift/lib/go/thrift"
 
 	"github.com/thriftd/thriftd/gen-go/cassandra"
+	"github.com/thriftd/thriftd/internal/testenv"
 )
 
 var (
@@ -30,31 +30,16 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	_, file, _, _ := runtime.Caller(0)
-	repoRoot = filepath.Join(filepath.Dir(file), "..", "..")
-	fixtures = filepath.Join(repoRoot, "..", "shared", "fixtures")
-	code, err := func() (int, error) {
-		thriftdBin = os.Getenv("THRIFTD_BIN")
-		if thriftdBin == "" {
-			dir, err := os.MkdirTemp("", "thriftd-e2e")
-			if err != nil {
-				return 0, err
-			}
-			defer os.RemoveAll(dir)
-			thriftdBin = filepath.Join(dir, "thriftd")
-			build := exec.Command("go", "build", "-race", "-o", thriftdBin, "./cmd/thriftd")
-			build.Dir = repoRoot
-			build.Stdout, build.Stderr = os.Stdout, os.Stderr
-			if err := build.Run(); err != nil {
-				return 0, fmt.Errorf("building thriftd: %w", err)
-			}
-		}
-		return m.Run(), nil
-	}()
+	repoRoot = testenv.RepoRoot()
+	fixtures = filepath.Dir(testenv.Fixture("x"))
+	bin, cleanup, err := testenv.Thriftd(true)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	thriftdBin = bin
+	code := m.Run()
+	cleanup()
 	os.Exit(code)
 }
 

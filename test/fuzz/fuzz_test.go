@@ -36,6 +36,7 @@ import (
 	"github.com/thriftd/thriftd/engine/ldbstore"
 	"github.com/thriftd/thriftd/gen-go/cassandra"
 	"github.com/thriftd/thriftd/handler"
+	"github.com/thriftd/thriftd/internal/testenv"
 	"github.com/thriftd/thriftd/schema"
 	"github.com/thriftd/thriftd/server"
 )
@@ -85,7 +86,7 @@ type env struct {
 }
 
 func newEnv(f *testing.F) *env {
-	path := filepath.Join(repoRoot(f), "..", "shared", "fixtures", "storage-conf-0.6-test.xml")
+	path := filepath.Join(testenv.RepoRoot(), "..", "shared", "fixtures", "storage-conf-0.6-test.xml")
 	cfg, err := config.Load(path)
 	if err != nil {
 		f.Fatal(err)
@@ -229,23 +230,6 @@ func (h *errorLog) take() string {
 	s := h.first
 	h.first = ""
 	return s
-}
-
-func repoRoot(t testing.TB) string {
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
 }
 
 // encodeArgs is the binary encoding of an argument struct, as the

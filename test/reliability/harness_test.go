@@ -16,7 +16,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,6 +26,7 @@ import (
 	"github.com/apache/thrift/lib/go/thrift"
 
 	"github.com/thriftd/thriftd/gen-go/cassandra"
+	"github.com/thriftd/thriftd/internal/testenv"
 )
 
 var (
@@ -38,33 +38,18 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	_, file, _, _ := runtime.Caller(0)
-	repoRoot = filepath.Join(filepath.Dir(file), "..", "..")
-	fixtures = filepath.Join(repoRoot, "..", "shared", "fixtures")
-	code, err := func() (int, error) {
-		thriftdBin = os.Getenv("THRIFTD_BIN")
-		if thriftdBin == "" {
-			dir, err := os.MkdirTemp("", "thriftd-reliability")
-			if err != nil {
-				return 0, err
-			}
-			defer os.RemoveAll(dir)
-			thriftdBin = filepath.Join(dir, "thriftd")
-			// Built without the race detector: these tests measure the
-			// process (memory, timing of kills), which the detector distorts.
-			build := exec.Command("go", "build", "-o", thriftdBin, "./cmd/thriftd")
-			build.Dir = repoRoot
-			build.Stdout, build.Stderr = os.Stdout, os.Stderr
-			if err := build.Run(); err != nil {
-				return 0, fmt.Errorf("building thriftd: %w", err)
-			}
-		}
-		return m.Run(), nil
-	}()
+	repoRoot = testenv.RepoRoot()
+	fixtures = filepath.Dir(testenv.Fixture("x"))
+	// Built without the race detector: these tests measure the process
+	// (memory, timing of kills), which the detector distorts.
+	bin, cleanup, err := testenv.Thriftd(false)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	thriftdBin = bin
+	code := m.Run()
+	cleanup()
 	os.Exit(code)
 }
 
