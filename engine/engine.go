@@ -129,6 +129,11 @@ type Store interface {
 	// Get reads one row.
 	Get(ctx context.Context, keyspace, key string, q Query) (Row, error)
 
+	// GetMany reads the same Query from several rows, all from one
+	// consistent view of the store; rows[i] is the row of keys[i]. Keys
+	// may repeat.
+	GetMany(ctx context.Context, keyspace string, keys []string, q Query) ([]Row, error)
+
 	// Count returns how many live items a Query with an unbounded range
 	// would return: live columns, live subcolumns of superColumn, or super
 	// columns with at least one live subcolumn.

@@ -59,24 +59,44 @@ func (c *conn) multiget(ctx context.Context, keyspace string, keys []string, pat
 	if err := checkReadConsistency(cl); err != nil {
 		return nil, err
 	}
-	out := make(map[string]*cassandra.ColumnOrSuperColumn, len(keys))
-	for _, key := range keys {
-		if _, done := out[key]; done {
-			continue
-		}
-		r, err := c.s.lookup(ctx, keyspace, key, cf, path)
-		if err != nil {
-			return nil, err
-		}
-		out[key] = r
+	uniq := distinct(keys)
+	rows, err := c.s.store.GetMany(ctx, keyspace, uniq, lookupQuery(cf, path))
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]*cassandra.ColumnOrSuperColumn, len(uniq))
+	for i, key := range uniq {
+		out[key] = lookupResult(rows[i])
 	}
 	return out, nil
+}
+
+// distinct returns keys without repeats, in first-seen order.
+func distinct(keys []string) []string {
+	seen := make(map[string]bool, len(keys))
+	out := make([]string, 0, len(keys))
+	for _, k := range keys {
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // lookup reads what a validated ColumnPath names, as 0.6's multigetInternal
 // did: the named column or subcolumn, or the named super column with all
 // its live subcolumns. Nothing live gives an empty ColumnOrSuperColumn.
 func (s *Service) lookup(ctx context.Context, keyspace, key string, cf *schema.ColumnFamily, path *cassandra.ColumnPath) (*cassandra.ColumnOrSuperColumn, error) {
+	row, err := s.store.Get(ctx, keyspace, key, lookupQuery(cf, path))
+	if err != nil {
+		return nil, err
+	}
+	return lookupResult(row), nil
+}
+
+// lookupQuery selects what a validated ColumnPath names.
+func lookupQuery(cf *schema.ColumnFamily, path *cassandra.ColumnPath) engine.Query {
 	q := engine.Query{ColumnFamily: cf.Name}
 	if path.Column != nil {
 		q.SuperColumn = path.SuperColumn
@@ -84,14 +104,16 @@ func (s *Service) lookup(ctx context.Context, keyspace, key string, cf *schema.C
 	} else {
 		q.Names = [][]byte{path.SuperColumn}
 	}
-	row, err := s.store.Get(ctx, keyspace, key, q)
-	if err != nil {
-		return nil, err
-	}
+	return q
+}
+
+// lookupResult is the one item a lookupQuery found, or an empty
+// ColumnOrSuperColumn.
+func lookupResult(row engine.Row) *cassandra.ColumnOrSuperColumn {
 	if items := thriftifyRow(row); len(items) > 0 {
-		return items[0], nil
+		return items[0]
 	}
-	return &cassandra.ColumnOrSuperColumn{}, nil
+	return &cassandra.ColumnOrSuperColumn{}
 }
 
 // validateSliceRequest is the shared head of get_slice and multiget_slice:
@@ -144,17 +166,14 @@ func (c *conn) multigetSlice(ctx context.Context, keyspace string, keys []string
 	if err != nil {
 		return nil, err
 	}
-	q := sliceQuery(cf, parent.SuperColumn, pred)
-	out := make(map[string][]*cassandra.ColumnOrSuperColumn, len(keys))
-	for _, key := range keys {
-		if _, done := out[key]; done {
-			continue
-		}
-		row, err := c.s.store.Get(ctx, keyspace, key, q)
-		if err != nil {
-			return nil, err
-		}
-		out[key] = thriftifyRow(row)
+	uniq := distinct(keys)
+	rows, err := c.s.store.GetMany(ctx, keyspace, uniq, sliceQuery(cf, parent.SuperColumn, pred))
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string][]*cassandra.ColumnOrSuperColumn, len(uniq))
+	for i, key := range uniq {
+		out[key] = thriftifyRow(rows[i])
 	}
 	return out, nil
 }

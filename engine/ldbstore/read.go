@@ -33,6 +33,38 @@ func (st *Store) Get(ctx context.Context, keyspace, key string, q engine.Query) 
 	return out, it.Error()
 }
 
+// GetMany implements engine.Store with one iterator, which is one
+// snapshot, visiting the rows in storage order.
+func (st *Store) GetMany(ctx context.Context, keyspace string, keys []string, q engine.Query) ([]engine.Row, error) {
+	if err := st.enter(); err != nil {
+		return nil, err
+	}
+	defer st.leave()
+	f, err := st.family(keyspace, q.ColumnFamily)
+	if err != nil {
+		return nil, err
+	}
+	rowKeys := make([][]byte, len(keys))
+	order := make([]int, len(keys))
+	for i, k := range keys {
+		rowKeys[i] = st.part.RowKey(append([]byte(nil), f.prefix...), k)
+		order[i] = i
+	}
+	sort.Slice(order, func(a, b int) bool { return bytes.Compare(rowKeys[order[a]], rowKeys[order[b]]) < 0 })
+	it := newCursor(st.db.NewIterator(nil, nil))
+	defer it.Release()
+	out := make([]engine.Row, len(keys))
+	for _, i := range order {
+		r, err := readRow(it, f, rowKeys[i], q)
+		if err != nil {
+			return nil, err
+		}
+		r.Key = keys[i]
+		out[i] = r
+	}
+	return out, it.Error()
+}
+
 // Count implements engine.Store.
 func (st *Store) Count(ctx context.Context, keyspace, key, cf string, superColumn []byte) (int, error) {
 	if err := st.enter(); err != nil {

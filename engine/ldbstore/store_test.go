@@ -474,3 +474,36 @@ func TestShadowedWritesNeverResurrect(t *testing.T) {
 	expect(t, get(t, st, "Standard1", "k", nil, all(10)), "new=v@11")
 	expect(t, get(t, st, "Super1", "k", nil, all(10)), "")
 }
+
+func TestGetManyAnswersAsGetDoes(t *testing.T) {
+	st := open(t, t.TempDir(), testSchema(t, "RandomPartitioner"), Options{})
+	defer st.Close()
+	for i := 0; i < 30; i++ {
+		k := fmt.Sprintf("k%d", i)
+		apply(t, st, put("Standard1", k, "a", k, 1), put("Standard1", k, "b", k, 2), putSub("Super1", k, "sc", int64(i), k, 1))
+	}
+	keys := []string{"k7", "missing", "k3", "k29", "k7", "k0"}
+	for _, q := range []engine.Query{
+		{ColumnFamily: "Standard1", Predicate: all(10)},
+		{ColumnFamily: "Standard1", Predicate: engine.Predicate{Reversed: true, Count: 1}},
+		{ColumnFamily: "Standard1", Predicate: engine.Predicate{Names: [][]byte{[]byte("b")}}},
+		{ColumnFamily: "Super1", Predicate: all(10)},
+	} {
+		rows, err := st.GetMany(ctx, ks, keys, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) != len(keys) {
+			t.Fatalf("%d rows for %d keys", len(rows), len(keys))
+		}
+		for i, k := range keys {
+			one, err := st.Get(ctx, ks, k, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rows[i].Key != k || render(rows[i]) != render(one) {
+				t.Errorf("%+v key %s: GetMany %q, Get %q", q.Predicate, k, render(rows[i]), render(one))
+			}
+		}
+	}
+}
