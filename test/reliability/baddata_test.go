@@ -49,7 +49,7 @@ func cosc(cf string, c *cassandra.Column) map[string][]*cassandra.Mutation {
 // exact InvalidRequestException, and nothing is written.
 func TestBadData(t *testing.T) {
 	n := startNode(t, badDataConfig(t))
-	c := n.client(true)
+	c := n.Client(true)
 
 	ts := int64(1)
 	path := func(cf string, sc, col []byte) *cassandra.ColumnPath {

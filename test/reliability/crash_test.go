@@ -283,7 +283,7 @@ func (l *ledger) writeUntilKilled(t *testing.T, n *node, writers int, seq *int64
 		}()
 	}
 	time.Sleep(killAfter)
-	n.kill()
+	n.Kill()
 	wg.Wait()
 	return fresh
 }
@@ -306,8 +306,8 @@ func crashCycles(t *testing.T, conf string, cycles int) {
 	)
 	const writers = 4
 	for cycle := 0; cycle < cycles; cycle++ {
-		n.start()
-		c := n.client(true)
+		n.Start()
+		c := n.Client(true)
 		// What the previous cycle wrote, and the overwritten rows.
 		l.check(t, c, previous)
 		if t.Failed() {
@@ -325,8 +325,8 @@ func crashCycles(t *testing.T, conf string, cycles int) {
 	}
 	// Finally everything, from every cycle: a later crash must not lose an
 	// earlier write either.
-	n.start()
-	l.check(t, n.client(false), all)
+	n.Start()
+	l.check(t, n.Client(false), all)
 	t.Logf("%d kill cycles, %d acknowledged fresh writes, overwrite generations %v", cycles, acked, l.acked)
 	if acked == 0 {
 		t.Fatal("no write was acknowledged: the test checked nothing")

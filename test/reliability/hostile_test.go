@@ -12,6 +12,7 @@ import (
 	"github.com/apache/thrift/lib/go/thrift"
 
 	"github.com/thriftd/thriftd/gen-go/cassandra"
+	"github.com/thriftd/thriftd/internal/testenv"
 )
 
 // goodClient calls thriftd in a loop on its own connection until stopped,
@@ -159,7 +160,7 @@ func hostileCases(t *testing.T) []hostileCase {
 // closed with a log line naming it; thriftd's peak memory stays bounded.
 func TestHostileInput(t *testing.T) {
 	n := startNode(t, fixture(testConf), "-request-timeout", "3s")
-	base := n.status("VmHWM")
+	base := n.Status("VmHWM")
 	good := startGoodClient(t, n, "bystander", 2*time.Second)
 
 	t.Run("cases", func(t *testing.T) {
@@ -199,8 +200,8 @@ func TestHostileInput(t *testing.T) {
 				for k, v := range tc.log {
 					want[k] = v
 				}
-				rec := n.waitLog(t, 5*time.Second, want)
-				if tc.size != "" && logValue(rec["size"]) != tc.size && !strings.Contains(fmt.Sprint(rec["err"]), tc.size) {
+				rec := n.WaitLog(t, 5*time.Second, want)
+				if tc.size != "" && testenv.LogValue(rec["size"]) != tc.size && !strings.Contains(fmt.Sprint(rec["err"]), tc.size) {
 					t.Errorf("the log line does not name the size %s: %v", tc.size, rec)
 				}
 				if out.exception != nil {
@@ -256,17 +257,17 @@ func TestHostileInput(t *testing.T) {
 	})
 
 	good.finish(t, "bystander", 2*time.Second)
-	peak := n.status("VmHWM")
+	peak := n.Status("VmHWM")
 	t.Logf("thriftd peak RSS (VmHWM): %d KiB after start-up, %d KiB after the hostile input", base, peak)
 	const bound = 256 << 10 // KiB
 	if peak > bound {
 		t.Errorf("peak RSS %d KiB exceeds %d KiB", peak, bound)
 	}
 	// thriftd is still healthy.
-	if v, err := n.client(false).DescribeVersion(ctx); err != nil || v != "2.2.0" {
+	if v, err := n.Client(false).DescribeVersion(ctx); err != nil || v != "2.2.0" {
 		t.Errorf("describe_version after the hostile input: %q %v", v, err)
 	}
-	if n.records(map[string]string{"level": "ERROR"}) != nil {
-		t.Errorf("errors logged:\n%v", n.records(map[string]string{"level": "ERROR"}))
+	if n.Records(map[string]string{"level": "ERROR"}) != nil {
+		t.Errorf("errors logged:\n%v", n.Records(map[string]string{"level": "ERROR"}))
 	}
 }

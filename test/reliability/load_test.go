@@ -21,10 +21,10 @@ func TestManyConnections(t *testing.T) {
 	// The default -max-connections (4096) is below the long version's count.
 	n := startNode(t, fixture(testConf), "-max-connections", fmt.Sprint(idle+busy+1))
 	// One call first, so that everything opened lazily is open.
-	if _, err := n.client(false).DescribeVersion(ctx); err != nil {
+	if _, err := n.Client(false).DescribeVersion(ctx); err != nil {
 		t.Fatal(err)
 	}
-	fdsBefore, socketsBefore, threadsBefore := n.fds(), n.sockets(), n.status("Threads")
+	fdsBefore, socketsBefore, threadsBefore := n.FDs(), n.Sockets(), n.Status("Threads")
 
 	idlers := make([]*client, idle)
 	for i := range idlers {
@@ -70,14 +70,14 @@ func TestManyConnections(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	open, socketsOpen := n.fds(), n.sockets()
+	open, socketsOpen := n.FDs(), n.Sockets()
 	// The idle connections are still served.
 	for i, c := range idlers {
 		if v, err := c.DescribeVersion(ctx); err != nil || v != "2.2.0" {
 			t.Fatalf("idle connection %d: %q %v", i, v, err)
 		}
 	}
-	rss := n.status("VmHWM")
+	rss := n.Status("VmHWM")
 	for _, c := range idlers {
 		c.Close()
 	}
@@ -85,14 +85,14 @@ func TestManyConnections(t *testing.T) {
 	var socketsAfter int
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		socketsAfter = n.sockets()
+		socketsAfter = n.Sockets()
 		if socketsAfter <= socketsBefore || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Logf("%d idle + %d busy connections (%d calls each): fds %d before, %d with the idle ones open, %d after (sockets %d, %d, %d); threads %d before, %d after; peak RSS %d KiB",
-		idle, busy, 2*calls, fdsBefore, open, n.fds(), socketsBefore, socketsOpen, socketsAfter, threadsBefore, n.status("Threads"), rss)
+		idle, busy, 2*calls, fdsBefore, open, n.FDs(), socketsBefore, socketsOpen, socketsAfter, threadsBefore, n.Status("Threads"), rss)
 	if socketsOpen < socketsBefore+idle {
 		t.Errorf("only %d sockets with %d connections open: the count does not see connections", socketsOpen, idle)
 	}
@@ -110,7 +110,7 @@ func TestLimits(t *testing.T) {
 		n := startNode(t, fixture(testConf), "-max-connections", "20")
 		var cs []*client
 		for range 20 {
-			c := n.client(true)
+			c := n.Client(true)
 			if _, err := c.DescribeVersion(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -121,11 +121,11 @@ func TestLimits(t *testing.T) {
 		if out := extra.await(t, true, 5*time.Second); !out.closed || out.exception != nil {
 			t.Errorf("connection 21: %+v, want closed", out)
 		}
-		n.waitLog(t, 5*time.Second, map[string]string{"msg": "connection refused: too many open connections", "peer": extra.peer(), "limit": "20"})
+		n.WaitLog(t, 5*time.Second, map[string]string{"msg": "connection refused: too many open connections", "peer": extra.peer(), "limit": "20"})
 		// A slot freed is a slot usable.
 		cs[0].Close()
 		time.Sleep(200 * time.Millisecond)
-		if _, err := n.client(false).DescribeVersion(ctx); err != nil {
+		if _, err := n.Client(false).DescribeVersion(ctx); err != nil {
 			t.Errorf("after one client left: %v", err)
 		}
 	})
@@ -139,9 +139,9 @@ func TestLimits(t *testing.T) {
 		if took := time.Since(began); took < 900*time.Millisecond || took > 5*time.Second {
 			t.Errorf("idle connection closed after %v, want about 1s", took)
 		}
-		n.waitLog(t, 5*time.Second, map[string]string{"msg": "connection closed", "reason": "idle timeout", "peer": c.peer()})
+		n.WaitLog(t, 5*time.Second, map[string]string{"msg": "connection closed", "reason": "idle timeout", "peer": c.peer()})
 		// A connection in use is not idle.
-		cl := n.client(true)
+		cl := n.Client(true)
 		for range 4 {
 			time.Sleep(500 * time.Millisecond)
 			if _, err := cl.DescribeVersion(ctx); err != nil {
@@ -152,7 +152,7 @@ func TestLimits(t *testing.T) {
 	t.Run("max message size", func(t *testing.T) {
 		n := startNode(t, fixture(testConf), "-max-message-mb", "1")
 		p := &cassandra.ColumnPath{ColumnFamily: "Standard1", Column: []byte("c")}
-		if err := n.client(true).Insert(ctx, ks1, "small", p, make([]byte, 1000_000), 1, one); err != nil {
+		if err := n.Client(true).Insert(ctx, ks1, "small", p, make([]byte, 1000_000), 1, one); err != nil {
 			t.Errorf("a 1,000,000-byte value under a 1 MiB limit: %v", err)
 		}
 		c := dialRaw(t, n.Addr)
@@ -160,6 +160,6 @@ func TestLimits(t *testing.T) {
 		if out := c.await(t, true, 5*time.Second); !out.closed {
 			t.Errorf("a 1,100,000-byte frame: %+v, want closed", out)
 		}
-		n.waitLog(t, 5*time.Second, map[string]string{"msg": "connection closed", "reason": "size limit exceeded", "what": "frame", "peer": c.peer(), "limit": fmt.Sprint(1 << 20)})
+		n.WaitLog(t, 5*time.Second, map[string]string{"msg": "connection closed", "reason": "size limit exceeded", "what": "frame", "peer": c.peer(), "limit": fmt.Sprint(1 << 20)})
 	})
 }

@@ -66,11 +66,11 @@ func tables(t *testing.T, dir string) []string {
 // opens a store).
 func twoTables(t *testing.T, n *node, count int) (older, newer string) {
 	for _, prefix := range []string{"a", "b"} {
-		n.start()
-		fill(t, n.client(true), prefix, count)
+		n.Start()
+		fill(t, n.Client(true), prefix, count)
 		n.Stop()
 	}
-	n.start()
+	n.Start()
 	n.Stop()
 	ts := tables(t, n.Data)
 	if len(ts) < 2 {
@@ -83,7 +83,7 @@ func twoTables(t *testing.T, n *node, count int) (older, newer string) {
 // says each of says (the cause, and the way out).
 func refusesToStart(t *testing.T, n *node, says ...string) {
 	t.Helper()
-	if err := n.tryStart(); err == nil {
+	if err := n.TryStart(); err == nil {
 		n.Stop()
 		t.Fatalf("thriftd started")
 	}
@@ -97,7 +97,7 @@ func refusesToStart(t *testing.T, n *node, says ...string) {
 
 func repair(t *testing.T, n *node) {
 	t.Helper()
-	out, err := n.run("-repair")
+	out, err := n.Run("-repair")
 	if err != nil {
 		t.Fatalf("thriftd -repair: %v\n%s", err, out)
 	}
@@ -109,7 +109,7 @@ func TestStorageFaults(t *testing.T) {
 
 	t.Run("directory in use", func(t *testing.T) {
 		n := startNode(t, fixture(testConf))
-		out, err := n.run()
+		out, err := n.Run()
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) {
 			t.Fatalf("a second thriftd on the same data directory: %v\n%s", err, out)
@@ -117,7 +117,7 @@ func TestStorageFaults(t *testing.T) {
 		if !strings.Contains(out, "data directory is in use by another process") || !strings.Contains(out, n.Data) {
 			t.Errorf("the second thriftd does not say why it stopped:\n%s", out)
 		}
-		if _, err := n.client(false).DescribeVersion(ctx); err != nil {
+		if _, err := n.Client(false).DescribeVersion(ctx); err != nil {
 			t.Errorf("the first thriftd: %v", err)
 		}
 	})
@@ -131,8 +131,8 @@ func TestStorageFaults(t *testing.T) {
 		}
 		refusesToStart(t, n, "damaged", filepath.Base(newer), "thriftd -repair")
 		repair(t, n)
-		n.start()
-		c := n.client(true)
+		n.Start()
+		c := n.Client(true)
 		// The older table is intact: all of it is back. What the damaged
 		// table held is lost (LevelDB cannot find the blocks of a table
 		// whose index is gone).
@@ -151,7 +151,7 @@ func TestStorageFaults(t *testing.T) {
 		// everything), so the last one holds no record read at start-up:
 		// only the start-up check of every table file can notice it.
 		n := startNode(t, fixture(testConf))
-		c := n.client(true)
+		c := n.Client(true)
 		for _, p := range []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"} {
 			fill(t, c, p, 2000)
 		}
@@ -180,8 +180,8 @@ func TestStorageFaults(t *testing.T) {
 		fi, _ := f.Stat()
 		f.WriteAt([]byte(strings.Repeat("\xde\xad", 50)), fi.Size()/3)
 		f.Close()
-		n.start()
-		c := n.client(true)
+		n.Start()
+		c := n.Client(true)
 		var ae thrift.TApplicationException
 		damaged := 0
 		for i := range keys {
@@ -193,18 +193,18 @@ func TestStorageFaults(t *testing.T) {
 				t.Fatalf("reading a damaged block: %v", err)
 			}
 			damaged++
-			c = n.client(true)
+			c = n.Client(true)
 		}
 		if damaged == 0 {
 			t.Fatal("no read saw the damage")
 		}
-		if len(n.records(map[string]string{"level": "ERROR", "msg": "internal error"})) == 0 {
+		if len(n.Records(map[string]string{"level": "ERROR", "msg": "internal error"})) == 0 {
 			t.Error("reads of a damaged block are not logged as errors")
 		}
 		n.Stop()
 		repair(t, n)
-		n.start()
-		c = n.client(true)
+		n.Start()
+		c = n.Client(true)
 		a, b := readable(t, c, "a", keys), readable(t, c, "b", keys)
 		t.Logf("%d reads failed on the damaged block; after repair %d of %d keys of the intact table and %d of %d of the damaged one are readable", damaged, a, keys, b, keys)
 		if a != keys {
@@ -229,8 +229,8 @@ func TestStorageFaults(t *testing.T) {
 		}
 		refusesToStart(t, n, "damaged", "thriftd -repair")
 		repair(t, n)
-		n.start()
-		c := n.client(false)
+		n.Start()
+		c := n.Client(false)
 		for _, prefix := range []string{"a", "b"} {
 			if got := readable(t, c, prefix, keys); got != keys {
 				t.Errorf("after repairing the manifest %d of %d keys %s... readable", got, keys, prefix)
@@ -244,7 +244,7 @@ func TestStorageFaults(t *testing.T) {
 // what changed, and starts again under the original configuration.
 func TestSchemaDrift(t *testing.T) {
 	n := startNode(t, fixture(testConf))
-	c := n.client(true)
+	c := n.Client(true)
 	if err := c.Insert(ctx, ks1, "k", &cassandra.ColumnPath{ColumnFamily: "StandardLong1", Column: long(7)}, []byte("v"), 1, one); err != nil {
 		t.Fatal(err)
 	}
@@ -265,13 +265,14 @@ func TestSchemaDrift(t *testing.T) {
 	}
 	for _, ch := range changes {
 		t.Run(ch.name, func(t *testing.T) {
-			drifted := &node{t: t, config: writeConfig(t, testConf, ch.edits...), Data: n.Data}
+			drifted := newNode(t, writeConfig(t, testConf, ch.edits...))
+			drifted.Data = n.Data
 			refusesToStart(t, drifted, ch.says...)
 		})
 	}
 	// Nothing was changed by the refused starts.
-	n.start()
-	got, err := n.client(false).Get(ctx, ks1, "k", &cassandra.ColumnPath{ColumnFamily: "StandardLong1", Column: long(7)}, one)
+	n.Start()
+	got, err := n.Client(false).Get(ctx, ks1, "k", &cassandra.ColumnPath{ColumnFamily: "StandardLong1", Column: long(7)}, one)
 	if err != nil || string(got.Column.Value) != "v" {
 		t.Errorf("after the refused starts: %v %v", got, err)
 	}
@@ -305,8 +306,8 @@ func TestDiskFull(t *testing.T) {
 	}
 	n := newNode(t, fixture(testConf))
 	n.Data = filepath.Join(disk, "data")
-	n.start()
-	c := n.client(true)
+	n.Start()
+	c := n.Client(true)
 	p := func(i int) *cassandra.ColumnPath {
 		return &cassandra.ColumnPath{ColumnFamily: "Standard1", Column: []byte(fmt.Sprint(i))}
 	}
@@ -332,9 +333,9 @@ func TestDiskFull(t *testing.T) {
 	if written == 0 {
 		t.Fatal("not one write fitted")
 	}
-	n.waitLog(t, 5*time.Second, map[string]string{"level": "ERROR", "msg": "internal error", "method": "insert"})
+	n.WaitLog(t, 5*time.Second, map[string]string{"level": "ERROR", "msg": "internal error", "method": "insert"})
 	// Still serving: a read of what was acknowledged, on a new connection.
-	c = n.client(false)
+	c = n.Client(false)
 	if got, err := c.Get(ctx, ks1, "k", p(0), one); err != nil || len(got.Column.Value) != 256<<10 {
 		t.Fatalf("read on a full disk: %v", err)
 	}
@@ -349,7 +350,7 @@ func TestDiskFull(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("writes still fail 30s after space came back: %v\nstore log: %v", err, n.records(map[string]string{"dir": n.Data}))
+			t.Fatalf("writes still fail 30s after space came back: %v\nstore log: %v", err, n.Records(map[string]string{"dir": n.Data}))
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -360,8 +361,8 @@ func TestDiskFull(t *testing.T) {
 	}
 	// And the store is sound after a restart.
 	n.Stop()
-	n.start()
-	got, err := n.client(true).Get(ctx, ks1, "k2", p(0), one)
+	n.Start()
+	got, err := n.Client(true).Get(ctx, ks1, "k2", p(0), one)
 	if err != nil || string(got.Column.Value) != "after" {
 		t.Errorf("after restart: %v %v", got, err)
 	}
