@@ -48,25 +48,24 @@ func thriftColumn(c engine.Column) *cassandra.Column {
 	return &cassandra.Column{Name: c.Name, Value: c.Value, Timestamp: c.Timestamp}
 }
 
-// writeMutations converts one ColumnOrSuperColumn into writes, as 0.6's
+// appendWrites appends the writes of one ColumnOrSuperColumn, as 0.6's
 // RowMutation did: a Column writes that column; otherwise every subcolumn of
 // the SuperColumn is written into it, leaving its other subcolumns alone.
 // When both are set the Column wins (batch_mutate's behaviour).
-func writeMutations(cf string, c *cassandra.ColumnOrSuperColumn) []engine.Mutation {
+func appendWrites(dst []engine.Mutation, cf string, c *cassandra.ColumnOrSuperColumn) []engine.Mutation {
 	if c.Column != nil {
-		return []engine.Mutation{{ColumnFamily: cf, Name: c.Column.Name, Value: c.Column.Value, Timestamp: c.Column.Timestamp}}
+		return append(dst, engine.Mutation{ColumnFamily: cf, Name: c.Column.Name, Value: c.Column.Value, Timestamp: c.Column.Timestamp})
 	}
-	ms := make([]engine.Mutation, 0, len(c.SuperColumn.Columns))
 	for _, col := range c.SuperColumn.Columns {
-		ms = append(ms, engine.Mutation{
+		dst = append(dst, engine.Mutation{
 			ColumnFamily: cf, SuperColumn: c.SuperColumn.Name,
 			Name: col.Name, Value: col.Value, Timestamp: col.Timestamp,
 		})
 	}
-	return ms
+	return dst
 }
 
-// deleteMutations converts a validated Deletion (spec 5.11):
+// appendDeletes appends the deletions of a validated Deletion (spec 5.11):
 //
 //	super_column  column_names  effect
 //	unset         unset         delete the row of the column family
@@ -74,11 +73,10 @@ func writeMutations(cf string, c *cassandra.ColumnOrSuperColumn) []engine.Mutati
 //	unset         set           Standard: delete those columns;
 //	                            Super: delete those super columns
 //	set           set           delete those subcolumns of the super column
-func deleteMutations(cf *schema.ColumnFamily, d *cassandra.Deletion) []engine.Mutation {
+func appendDeletes(dst []engine.Mutation, cf *schema.ColumnFamily, d *cassandra.Deletion) []engine.Mutation {
 	if d.Predicate == nil || d.Predicate.ColumnNames == nil {
-		return []engine.Mutation{{ColumnFamily: cf.Name, SuperColumn: d.SuperColumn, Timestamp: d.Timestamp, Delete: true}}
+		return append(dst, engine.Mutation{ColumnFamily: cf.Name, SuperColumn: d.SuperColumn, Timestamp: d.Timestamp, Delete: true})
 	}
-	ms := make([]engine.Mutation, 0, len(d.Predicate.ColumnNames))
 	for _, name := range d.Predicate.ColumnNames {
 		m := engine.Mutation{ColumnFamily: cf.Name, Timestamp: d.Timestamp, Delete: true}
 		if d.SuperColumn == nil && cf.Super {
@@ -86,7 +84,7 @@ func deleteMutations(cf *schema.ColumnFamily, d *cassandra.Deletion) []engine.Mu
 		} else {
 			m.SuperColumn, m.Name = d.SuperColumn, name
 		}
-		ms = append(ms, m)
+		dst = append(dst, m)
 	}
-	return ms
+	return dst
 }

@@ -56,14 +56,18 @@ func (c *conn) batchInsert(ctx context.Context, keyspace, key string, cfmap map[
 			}
 		}
 	}
-	var ms []engine.Mutation
+	n := 0
+	for _, cf := range names {
+		n += len(cfmap[cf])
+	}
+	ms := make([]engine.Mutation, 0, n)
 	for _, cf := range names {
 		for _, item := range cfmap[cf] {
 			if item.Column != nil && item.SuperColumn != nil {
 				// 0.6 failed an assertion here (spec 16.3).
 				return invalid("ColumnOrSuperColumn in batch_insert must have either a Column or a SuperColumn, not both (column family %s)", cf)
 			}
-			ms = append(ms, writeMutations(cf, item)...)
+			ms = appendWrites(ms, cf, item)
 		}
 	}
 	if err := c.s.checkWritable(keyspace); err != nil {
@@ -124,18 +128,22 @@ func (c *conn) batchMutate(ctx context.Context, keyspace string, mutationMap map
 	if err := c.s.checkWritable(keyspace); err != nil {
 		return err
 	}
-	var batch []engine.RowMutation
+	batch := make([]engine.RowMutation, 0, len(keys))
 	for _, key := range keys {
 		byCF := rows[key]
-		var ms []engine.Mutation
+		n := 0
+		for _, list := range byCF {
+			n += len(list)
+		}
+		ms := make([]engine.Mutation, 0, n)
 		for _, cfName := range slices.Sorted(maps.Keys(byCF)) {
 			for _, m := range byCF[cfName] {
 				if m.ColumnOrSupercolumn != nil {
-					ms = append(ms, writeMutations(cfName, m.ColumnOrSupercolumn)...)
+					ms = appendWrites(ms, cfName, m.ColumnOrSupercolumn)
 				} else {
 					// validateDeletion has established that it exists.
 					cf := c.s.schema.ColumnFamily(keyspace, cfName)
-					ms = append(ms, deleteMutations(cf, m.Deletion)...)
+					ms = appendDeletes(ms, cf, m.Deletion)
 				}
 			}
 		}

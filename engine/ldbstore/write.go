@@ -28,7 +28,14 @@ func (st *Store) Apply(ctx context.Context, keyspace string, rows []engine.RowMu
 	unlock := st.lockRows(keyspace, rows)
 	defer unlock()
 
-	w := &writer{st: st, batch: new(leveldb.Batch), staged: map[string][]byte{}, purge: map[string]bool{},
+	size, count := 0, 0
+	for _, r := range rows {
+		count += len(r.Mutations)
+		for _, m := range r.Mutations {
+			size += len(r.Key) + len(m.SuperColumn) + len(m.Name) + len(m.Value) + 48
+		}
+	}
+	w := &writer{st: st, batch: leveldb.MakeBatch(size), staged: make(map[string][]byte, count), purge: map[string]bool{},
 		now: uint32(st.opts.Now().Unix())}
 	for _, r := range rows {
 		if err := w.row(keyspace, r); err != nil {
@@ -182,6 +189,16 @@ func (w *writer) deleteTo(key, row []byte, t tombstone) (tombstone, error) {
 }
 
 func (w *writer) row(keyspace string, r engine.RowMutation) error {
+	if single(r.Mutations) {
+		if len(r.Mutations) == 0 {
+			return nil
+		}
+		f, err := w.st.family(keyspace, r.Mutations[0].ColumnFamily)
+		if err != nil {
+			return err
+		}
+		return w.family(f, r.Key, r.Mutations)
+	}
 	// Group by column family, keeping the order within each.
 	var order []string
 	byCF := map[string][]engine.Mutation{}
@@ -201,6 +218,17 @@ func (w *writer) row(keyspace string, r engine.RowMutation) error {
 		}
 	}
 	return nil
+}
+
+// single reports whether every mutation is of one column family, as most
+// rows of a call are, so they need no regrouping.
+func single(muts []engine.Mutation) bool {
+	for i := 1; i < len(muts); i++ {
+		if muts[i].ColumnFamily != muts[0].ColumnFamily {
+			return false
+		}
+	}
+	return true
 }
 
 func (w *writer) family(f *family, key string, muts []engine.Mutation) error {
