@@ -254,8 +254,26 @@ func (w *writer) family(f *family, key string, muts []engine.Mutation) error {
 		}
 	}
 	names := join(row, markNames)
-	if err := w.prefetchColumns(f, names, row, muts); err != nil {
-		return err
+	// Where each column is stored, encoded once for the prefetch and the
+	// writes; nil for mutations that name no column.
+	keys := make([][]byte, len(muts))
+	named := 0
+	for i, m := range muts {
+		if m.Name != nil {
+			keys[i] = w.columnKey(f, names, m)
+			named++
+		}
+	}
+	if named >= prefetchMin {
+		present := make([][]byte, 0, named)
+		for _, k := range keys {
+			if k != nil {
+				present = append(present, k)
+			}
+		}
+		if err := w.prefetch(row, present); err != nil {
+			return err
+		}
 	}
 	var scTombs map[string]tombstone // super column tombstones this mutation writes
 	for _, m := range muts {
@@ -271,20 +289,16 @@ func (w *writer) family(f *family, key string, muts []engine.Mutation) error {
 			scTombs[string(m.SuperColumn)] = t
 		}
 	}
-	for _, m := range muts {
-		if m.Name == nil {
+	for i, m := range muts {
+		key := keys[i]
+		if key == nil {
 			continue
 		}
 		shadow := rowTomb
-		var key []byte
 		if m.SuperColumn != nil {
-			sc := f.def.Comparator.Encode(append([]byte(nil), names...), m.SuperColumn)
 			if t, ok := scTombs[string(m.SuperColumn)]; ok {
 				shadow = later(shadow, t)
 			}
-			key = f.def.SubComparator.Encode(join(sc, markNames), m.Name)
-		} else {
-			key = f.def.Comparator.Encode(append([]byte(nil), names...), m.Name)
 		}
 		if shadow.shadows(m.Timestamp) {
 			continue
@@ -312,27 +326,6 @@ func (w *writer) family(f *family, key string, muts []engine.Mutation) error {
 		}
 	}
 	return nil
-}
-
-// prefetchColumns prefetches the stored versions of the columns and
-// subcolumns muts writes or deletes, when there are enough of them.
-func (w *writer) prefetchColumns(f *family, names, row []byte, muts []engine.Mutation) error {
-	n := 0
-	for _, m := range muts {
-		if m.Name != nil {
-			n++
-		}
-	}
-	if n < prefetchMin {
-		return nil
-	}
-	keys := make([][]byte, 0, n)
-	for _, m := range muts {
-		if m.Name != nil {
-			keys = append(keys, w.columnKey(f, names, m))
-		}
-	}
-	return w.prefetch(row, keys)
 }
 
 // columnKey is where the column or subcolumn m names is stored.
