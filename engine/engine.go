@@ -131,7 +131,7 @@ type Store interface {
 
 	// GetMany reads the same Query from several rows, all from one
 	// consistent view of the store; rows[i] is the row of keys[i]. Keys
-	// may repeat.
+	// may repeat. It stops with ctx's error once ctx is done.
 	GetMany(ctx context.Context, keyspace string, keys []string, q Query) ([]Row, error)
 
 	// Count returns how many live items a Query with an unbounded range
@@ -142,7 +142,8 @@ type Store interface {
 	// Range reads up to maxRows rows of q.ColumnFamily whose tokens lie in
 	// b, in token order. Every row that has anything stored in that column
 	// family is returned, even when the predicate selects nothing live in
-	// it (0.6's range ghosts), until its tombstones are purged.
+	// it (0.6's range ghosts), until its tombstones are purged. It stops
+	// with ctx's error once ctx is done.
 	Range(ctx context.Context, keyspace string, b Bounds, q Query, maxRows int) ([]Row, error)
 
 	// Splits returns tokens strictly inside b that cut the rows of every

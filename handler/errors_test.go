@@ -89,6 +89,16 @@ func TestDeadlineIsTimedOut(t *testing.T) {
 	}
 }
 
+func TestMultigetPastItsDeadlineIsTimedOut(t *testing.T) {
+	e := newEnv(t)
+	ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	_, err := e.c.MultigetSlice(ctx, ks1, []string{"a", "b"}, parent("Standard1", nil), all(), one)
+	if _, ok := err.(*cassandra.TimedOutException); !ok {
+		t.Errorf("err = %#v, want TimedOutException", err)
+	}
+}
+
 func TestRpcTimeoutBoundsCalls(t *testing.T) {
 	cfg, sc := testConfig(t)
 	c := *cfg

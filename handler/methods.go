@@ -19,16 +19,12 @@ func (c *conn) Login(ctx context.Context, keyspace string, req *cassandra.Authen
 
 func (c *conn) Get(ctx context.Context, keyspace, key string, path *cassandra.ColumnPath, cl cassandra.ConsistencyLevel) (r *cassandra.ColumnOrSuperColumn, err error) {
 	defer c.s.recoverPanic("get", &err)
-	ctx, cancel := c.s.withTimeout(ctx)
-	defer cancel()
 	r, err = c.get(ctx, javaString(keyspace), javaString(key), path, cl)
 	return r, c.s.reply(ctx, "get", err)
 }
 
 func (c *conn) GetSlice(ctx context.Context, keyspace, key string, parent *cassandra.ColumnParent, pred *cassandra.SlicePredicate, cl cassandra.ConsistencyLevel) (r []*cassandra.ColumnOrSuperColumn, err error) {
 	defer c.s.recoverPanic("get_slice", &err)
-	ctx, cancel := c.s.withTimeout(ctx)
-	defer cancel()
 	r, err = c.getSlice(ctx, javaString(keyspace), javaString(key), parent, pred, cl)
 	return r, c.s.reply(ctx, "get_slice", err)
 }
@@ -51,8 +47,6 @@ func (c *conn) MultigetSlice(ctx context.Context, keyspace string, keys []string
 
 func (c *conn) GetCount(ctx context.Context, keyspace, key string, parent *cassandra.ColumnParent, cl cassandra.ConsistencyLevel) (r int32, err error) {
 	defer c.s.recoverPanic("get_count", &err)
-	ctx, cancel := c.s.withTimeout(ctx)
-	defer cancel()
 	r, err = c.getCount(ctx, javaString(keyspace), javaString(key), parent, cl)
 	return r, c.s.reply(ctx, "get_count", err)
 }
@@ -77,29 +71,21 @@ func (c *conn) GetRangeSlices(ctx context.Context, keyspace string, parent *cass
 
 func (c *conn) Insert(ctx context.Context, keyspace, key string, path *cassandra.ColumnPath, value []byte, timestamp int64, cl cassandra.ConsistencyLevel) (err error) {
 	defer c.s.recoverPanic("insert", &err)
-	ctx, cancel := c.s.withTimeout(ctx)
-	defer cancel()
 	return c.s.reply(ctx, "insert", c.insert(ctx, javaString(keyspace), javaString(key), path, value, timestamp, cl))
 }
 
 func (c *conn) BatchInsert(ctx context.Context, keyspace, key string, cfmap map[string][]*cassandra.ColumnOrSuperColumn, cl cassandra.ConsistencyLevel) (err error) {
 	defer c.s.recoverPanic("batch_insert", &err)
-	ctx, cancel := c.s.withTimeout(ctx)
-	defer cancel()
 	return c.s.reply(ctx, "batch_insert", c.batchInsert(ctx, javaString(keyspace), javaString(key), cfmap, cl))
 }
 
 func (c *conn) Remove(ctx context.Context, keyspace, key string, path *cassandra.ColumnPath, timestamp int64, cl cassandra.ConsistencyLevel) (err error) {
 	defer c.s.recoverPanic("remove", &err)
-	ctx, cancel := c.s.withTimeout(ctx)
-	defer cancel()
 	return c.s.reply(ctx, "remove", c.remove(ctx, javaString(keyspace), javaString(key), path, timestamp, cl))
 }
 
 func (c *conn) BatchMutate(ctx context.Context, keyspace string, mutations map[string]map[string][]*cassandra.Mutation, cl cassandra.ConsistencyLevel) (err error) {
 	defer c.s.recoverPanic("batch_mutate", &err)
-	ctx, cancel := c.s.withTimeout(ctx)
-	defer cancel()
 	return c.s.reply(ctx, "batch_mutate", c.batchMutate(ctx, javaString(keyspace), mutations, cl))
 }
 

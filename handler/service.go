@@ -117,7 +117,10 @@ func (c *conn) checkLoginDone() error {
 	return nil
 }
 
-// withTimeout bounds a data call by RpcTimeoutInMillis.
+// withTimeout bounds a call that reads many rows (range reads, multiget)
+// by RpcTimeoutInMillis: the store stops between rows once it runs out.
+// Calls on one row finish in far less and are not given a deadline, which
+// would only cost a timer per call.
 func (s *Service) withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
 	if s.timeout <= 0 {
 		return ctx, func() {}

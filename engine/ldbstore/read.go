@@ -55,6 +55,9 @@ func (st *Store) GetMany(ctx context.Context, keyspace string, keys []string, q 
 	defer it.Release()
 	out := make([]engine.Row, len(keys))
 	for _, i := range order {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		r, err := readRow(it, f, rowKeys[i], q)
 		if err != nil {
 			return nil, err
