@@ -154,12 +154,12 @@ func run(f *flags, log *slog.Logger) error {
 		return repair(dataDir, log)
 	}
 	if f.pprof != "" {
-		prof, err := servePprof(f.pprof)
+		prof, addr, err := servePprof(f.pprof)
 		if err != nil {
 			return err
 		}
 		defer prof.Close()
-		log.Info("serving runtime profiles", "addr", f.pprof)
+		log.Info("serving runtime profiles", "addr", addr.String())
 	}
 	s, err := schema.FromConfig(cfg)
 	if err != nil {

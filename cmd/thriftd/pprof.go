@@ -13,11 +13,12 @@ import (
 // `go tool pprof`; see the Performance section of the README. It is off
 // unless -pprof is given, and should listen on loopback only: profiles
 // reveal the process's internals. The caller closes the returned server
-// when thriftd stops.
-func servePprof(addr string) (*http.Server, error) {
+// when thriftd stops; the address is where it listens (addr may name port
+// 0).
+func servePprof(addr string) (*http.Server, net.Addr, error) {
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("-pprof: cannot listen for profiles: %w", err)
+		return nil, nil, fmt.Errorf("-pprof: cannot listen for profiles: %w", err)
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
@@ -27,5 +28,5 @@ func servePprof(addr string) (*http.Server, error) {
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(l)
-	return srv, nil
+	return srv, l.Addr(), nil
 }

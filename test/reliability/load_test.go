@@ -3,6 +3,7 @@ package reliability
 import (
 	"bytes"
 	"fmt"
+	"net/http"
 	"sync"
 	"testing"
 	"time"
@@ -12,19 +13,21 @@ import (
 
 // TestManyConnections holds 1,000 idle connections open while 64 busy ones
 // write and read; every call is answered, and once all of them disconnect
-// thriftd holds no more file descriptors than before.
+// thriftd holds no more sockets and runs no more goroutines than before.
 func TestManyConnections(t *testing.T) {
 	idle, busy, calls := 1000, 64, 100
 	if longRun {
 		idle, busy, calls = 5000, 256, 1000
 	}
 	// The default -max-connections (4096) is below the long version's count.
-	n := startNode(t, fixture(testConf), "-max-connections", fmt.Sprint(idle+busy+1))
+	n := startNode(t, fixture(testConf), "-max-connections", fmt.Sprint(idle+busy+1), "-pprof", "127.0.0.1:0")
+	profiles := fmt.Sprint(n.WaitLog(t, 5*time.Second, map[string]string{"msg": "serving runtime profiles"})["addr"])
 	// One call first, so that everything opened lazily is open.
 	if _, err := n.Client(false).DescribeVersion(ctx); err != nil {
 		t.Fatal(err)
 	}
 	fdsBefore, socketsBefore, threadsBefore := n.FDs(), n.Sockets(), n.Status("Threads")
+	goroutinesBefore := goroutines(t, profiles)
 
 	idlers := make([]*client, idle)
 	for i := range idlers {
@@ -70,7 +73,7 @@ func TestManyConnections(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	open, socketsOpen := n.FDs(), n.Sockets()
+	open, socketsOpen, goroutinesOpen := n.FDs(), n.Sockets(), goroutines(t, profiles)
 	// The idle connections are still served.
 	for i, c := range idlers {
 		if v, err := c.DescribeVersion(ctx); err != nil || v != "2.2.0" {
@@ -82,17 +85,23 @@ func TestManyConnections(t *testing.T) {
 		c.Close()
 	}
 	// thriftd notices each hang-up at its own pace.
-	var socketsAfter int
+	var socketsAfter, goroutinesAfter int
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		socketsAfter = n.Sockets()
-		if socketsAfter <= socketsBefore || time.Now().After(deadline) {
+		socketsAfter, goroutinesAfter = n.Sockets(), goroutines(t, profiles)
+		if socketsAfter <= socketsBefore && goroutinesAfter <= goroutinesBefore || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	t.Logf("%d idle + %d busy connections (%d calls each): fds %d before, %d with the idle ones open, %d after (sockets %d, %d, %d); threads %d before, %d after; peak RSS %d KiB",
-		idle, busy, 2*calls, fdsBefore, open, n.FDs(), socketsBefore, socketsOpen, socketsAfter, threadsBefore, n.Status("Threads"), rss)
+	t.Logf("%d idle + %d busy connections (%d calls each): fds %d before, %d with the idle ones open, %d after (sockets %d, %d, %d); goroutines %d, %d, %d; threads %d before, %d after; peak RSS %d KiB",
+		idle, busy, 2*calls, fdsBefore, open, n.FDs(), socketsBefore, socketsOpen, socketsAfter, goroutinesBefore, goroutinesOpen, goroutinesAfter, threadsBefore, n.Status("Threads"), rss)
+	if goroutinesOpen < goroutinesBefore+idle {
+		t.Errorf("only %d goroutines with %d connections open: the count does not see connections", goroutinesOpen, idle)
+	}
+	if goroutinesAfter > goroutinesBefore {
+		t.Errorf("goroutines leaked: %d before, %d after every client disconnected", goroutinesBefore, goroutinesAfter)
+	}
 	if socketsOpen < socketsBefore+idle {
 		t.Errorf("only %d sockets with %d connections open: the count does not see connections", socketsOpen, idle)
 	}
@@ -101,6 +110,23 @@ func TestManyConnections(t *testing.T) {
 	if socketsAfter > socketsBefore {
 		t.Errorf("connections leaked: %d sockets before, %d after every client disconnected", socketsBefore, socketsAfter)
 	}
+}
+
+// goroutines reads thriftd's goroutine count from its profile server (the
+// first line of /debug/pprof/goroutine?debug=1 is "goroutine profile:
+// total N").
+func goroutines(t *testing.T, addr string) int {
+	t.Helper()
+	resp, err := http.Get("http://" + addr + "/debug/pprof/goroutine?debug=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var n int
+	if _, err := fmt.Fscanf(resp.Body, "goroutine profile: total %d", &n); err != nil {
+		t.Fatalf("goroutine profile: %v", err)
+	}
+	return n
 }
 
 // TestLimits checks the documented connection limits of the binary:
