@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/thrift/lib/go/thrift"
 
@@ -639,5 +640,47 @@ func TestSimpleAuthenticator(t *testing.T) {
 	_, err = other.GetSlice(ctx, ks1, "k", &cassandra.ColumnParent{ColumnFamily: "Standard1"}, all(), one)
 	if w := why(t, err); w != "Login is required before any other API calls" {
 		t.Errorf("second connection: %q", w)
+	}
+}
+
+// TestTombstonesArePurgedAfterGCGrace deletes a row with GCGraceSeconds 1:
+// until the purge it comes back from range reads as a ghost and shadows
+// older writes; after it (the sweep runs at start-up) it is gone, as 0.6's
+// compaction removed it.
+func TestTombstonesArePurgedAfterGCGrace(t *testing.T) {
+	text, err := os.ReadFile(fixture("storage-conf-0.6-test.xml"))
+	must(t, err)
+	conf := filepath.Join(t.TempDir(), "storage-conf.xml")
+	short := bytes.Replace(text, []byte("</Storage>"), []byte("<GCGraceSeconds>1</GCGraceSeconds>\n</Storage>"), 1)
+	must(t, os.WriteFile(conf, short, 0o644))
+	n := start(t, conf)
+	c := n.client(false)
+	parent := &cassandra.ColumnParent{ColumnFamily: "Standard1"}
+	for _, k := range []string{"gone", "kept"} {
+		must(t, c.Insert(ctx, ks1, k, path("Standard1", nil, []byte("c")), []byte(k), 5, one))
+	}
+	must(t, c.Remove(ctx, ks1, "gone", path("Standard1", nil, nil), 10, one))
+	rows := func() string {
+		rs, err := c.GetRangeSlices(ctx, ks1, parent, all(), &cassandra.KeyRange{StartKey: thrift.StringPtr(""), EndKey: thrift.StringPtr(""), Count: 100}, one)
+		must(t, err)
+		var out []string
+		for _, r := range rs {
+			out = append(out, r.Key+":"+names(r.Columns))
+		}
+		return strings.Join(out, " ")
+	}
+	if got := rows(); got != "gone: kept:c=kept" {
+		t.Fatalf("before the purge: %s", got)
+	}
+	// An older write stays hidden while the deletion is kept.
+	must(t, c.Insert(ctx, ks1, "gone", path("Standard1", nil, []byte("old")), []byte("v"), 9, one))
+	if got := rows(); got != "gone: kept:c=kept" {
+		t.Fatalf("older write after the deletion: %s", got)
+	}
+	time.Sleep(2100 * time.Millisecond)
+	n.Restart()
+	c = n.client(false)
+	if got := rows(); got != "kept:c=kept" {
+		t.Errorf("after GCGraceSeconds and the purge: %s", got)
 	}
 }
