@@ -13,18 +13,8 @@ import (
 // errNotFound when nothing live is there (the only call that raises
 // NotFoundException).
 func (c *conn) get(ctx context.Context, keyspace, key string, path *cassandra.ColumnPath, cl cassandra.ConsistencyLevel) (*cassandra.ColumnOrSuperColumn, error) {
-	if err := firstError(
-		required("column_path", path == nil),
-		rejectUnknownConsistencyLevel(cl),
-		c.checkLoginDone(),
-	); err != nil {
-		return nil, err
-	}
-	cf, err := c.s.v.validateColumnPath(keyspace, path)
+	cf, err := c.validatePathRequest(keyspace, []string{key}, path, cl)
 	if err != nil {
-		return nil, err
-	}
-	if err := firstError(validateKey(key), checkReadConsistency(cl)); err != nil {
 		return nil, err
 	}
 	r, err := c.s.lookup(ctx, keyspace, key, cf, path)
@@ -37,9 +27,10 @@ func (c *conn) get(ctx context.Context, keyspace, key string, path *cassandra.Co
 	return r, nil
 }
 
-// multiget is get for several keys; a key with nothing live maps to an
-// empty ColumnOrSuperColumn.
-func (c *conn) multiget(ctx context.Context, keyspace string, keys []string, path *cassandra.ColumnPath, cl cassandra.ConsistencyLevel) (map[string]*cassandra.ColumnOrSuperColumn, error) {
+// validatePathRequest is the shared head of get and multiget:
+// checkLoginDone, validateColumnPath, then each key, then the consistency
+// level.
+func (c *conn) validatePathRequest(keyspace string, keys []string, path *cassandra.ColumnPath, cl cassandra.ConsistencyLevel) (*schema.ColumnFamily, error) {
 	if err := firstError(
 		required("column_path", path == nil),
 		rejectUnknownConsistencyLevel(cl),
@@ -57,6 +48,16 @@ func (c *conn) multiget(ctx context.Context, keyspace string, keys []string, pat
 		}
 	}
 	if err := checkReadConsistency(cl); err != nil {
+		return nil, err
+	}
+	return cf, nil
+}
+
+// multiget is get for several keys; a key with nothing live maps to an
+// empty ColumnOrSuperColumn.
+func (c *conn) multiget(ctx context.Context, keyspace string, keys []string, path *cassandra.ColumnPath, cl cassandra.ConsistencyLevel) (map[string]*cassandra.ColumnOrSuperColumn, error) {
+	cf, err := c.validatePathRequest(keyspace, keys, path, cl)
+	if err != nil {
 		return nil, err
 	}
 	uniq := distinct(keys)
