@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"testing"
 )
 
 // RepoRoot is the directory holding go.mod.
@@ -47,4 +48,18 @@ func Thriftd(race bool) (path string, cleanup func(), err error) {
 		return "", nil, fmt.Errorf("building thriftd: %w", err)
 	}
 	return path, cleanup, nil
+}
+
+// Main runs a whole-process test package: it finds or builds thriftd (see
+// Thriftd), stores its path in *bin, runs the tests and exits.
+func Main(m *testing.M, race bool, bin *string) {
+	path, cleanup, err := Thriftd(race)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	*bin = path
+	code := m.Run()
+	cleanup()
+	os.Exit(code)
 }

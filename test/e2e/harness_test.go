@@ -4,8 +4,6 @@ package e2e
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"testing"
 
 	"github.com/thriftd/thriftd/gen-go/cassandra"
@@ -17,15 +15,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	bin, cleanup, err := testenv.Thriftd(true)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	thriftdBin = bin
-	code := m.Run()
-	cleanup()
-	os.Exit(code)
+	testenv.Main(m, true, &thriftdBin)
 }
 
 // node is one running thriftd process.

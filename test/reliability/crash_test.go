@@ -165,11 +165,10 @@ func sameCells(got, want []string) bool {
 
 // ledger is what the writers did, across kill cycles.
 type ledger struct {
-	mu    sync.Mutex
-	fresh []op // writes to keys of their own: every acked one must be present in full
-	// gens[w] are writer w's overwrites of its own row: the row must hold
-	// exactly one generation, at least the last acked one and at most the
-	// last attempted one.
+	mu sync.Mutex
+	// acked[w] and attempted[w] are the generations of writer w's
+	// overwrites of its own row: the row must hold exactly one generation,
+	// at least the last acked one and at most the last attempted one.
 	acked, attempted map[int]int64
 }
 

@@ -9,7 +9,6 @@ package reliability
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,15 +27,7 @@ var (
 func TestMain(m *testing.M) {
 	// Built without the race detector: these tests measure the process
 	// (memory, timing of kills), which the detector distorts.
-	bin, cleanup, err := testenv.Thriftd(false)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	thriftdBin = bin
-	code := m.Run()
-	cleanup()
-	os.Exit(code)
+	testenv.Main(m, false, &thriftdBin)
 }
 
 // fixture returns the path of a shared fixture file.
