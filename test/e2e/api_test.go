@@ -427,10 +427,17 @@ func testRanges(t *testing.T, c *cassandra.CassandraClient, prefix string) {
 	if w := why(t, err); w != "start key must sort before (or equal to) finish key in your partitioner!" {
 		t.Errorf("reversed key range: %q", w)
 	}
+	// Five rows and more were written above: two rows a split cuts the
+	// ring between its ends at least twice.
 	splits, err := c.DescribeSplits(ctx, "", "", 2)
 	must(t, err)
-	if len(splits) < 2 {
+	if len(splits) < 4 || splits[0] != "" || splits[len(splits)-1] != "" {
 		t.Errorf("describe_splits = %v", splits)
+	}
+	for i := 2; i < len(splits)-1; i++ {
+		if splits[i-1] >= splits[i] {
+			t.Errorf("describe_splits out of ring order: %v", splits)
+		}
 	}
 }
 
@@ -580,6 +587,19 @@ func TestValidationMessages(t *testing.T) {
 				t.Errorf("why = %q\nwant  %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestPortInUseIsAClearError starts a second thriftd on the first one's
+// port: it must exit with an error naming the address.
+func TestPortInUseIsAClearError(t *testing.T) {
+	n := start(t, fixture("storage-conf-0.6-test.xml"))
+	out, err := n.Run("-listen", n.Addr, "-data", t.TempDir())
+	if err == nil {
+		t.Fatal("a second thriftd started on a port in use")
+	}
+	if !strings.Contains(out, "cannot listen for Thrift clients on "+n.Addr) || !strings.Contains(out, "address already in use") {
+		t.Errorf("the error does not say the port is taken:\n%s", out)
 	}
 }
 
