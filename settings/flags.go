@@ -27,16 +27,6 @@ func AddFlags(fs *flag.FlagSet) *Flags {
 	return fl
 }
 
-// Given reports whether the setting with this key was given as a flag.
-func (fl *Flags) Given(key string) bool {
-	for _, a := range fl.set {
-		if a.f.key == key {
-			return true
-		}
-	}
-	return false
-}
-
 // flagValue is one setting's flag.Value.
 type flagValue struct {
 	f     *field
