@@ -27,6 +27,14 @@ func AddFlags(fs *flag.FlagSet) *Flags {
 	return fl
 }
 
+// Apply sets in s the values given as flags, unchecked: for what is needed
+// before Resolve has succeeded, such as how to log its error.
+func (fl *Flags) Apply(s *Settings) {
+	for _, a := range fl.set {
+		a.f.value(s).Set(a.v)
+	}
+}
+
 // flagValue is one setting's flag.Value.
 type flagValue struct {
 	f     *field

@@ -185,20 +185,24 @@ func TestPrintConfigReadsBack(t *testing.T) {
 }
 
 // TestBadThriftdYAMLStopsStartUp: the error names the file, the line and
-// the key, and thriftd exits with status 2 before opening anything.
+// the key, and thriftd exits with status 1 before opening anything, logging
+// it in the format the flags ask for.
 func TestBadThriftdYAMLStopsStartUp(t *testing.T) {
 	for _, tc := range []struct{ yaml, want string }{
-		{yamlOnly + "admin:\n  tokn_file: t\n", `:11:3: unknown key "admin.tokn_file" (did you mean "admin.token_file"?)`},
-		{strings.Replace(yamlOnly, "1000", "lots", 1), `:6:20: limits.max_connections: want an integer, not "lots"`},
+		{yamlOnly + "admin:\n  tokn_file: t\n", `:11:3: unknown key \"admin.tokn_file\" (did you mean \"admin.token_file\"?)`},
+		{strings.Replace(yamlOnly, "1000", "lots", 1), `:6:20: limits.max_connections: want an integer, not \"lots\"`},
 	} {
-		_, path := configDir(t, tc.yaml)
-		_, stderr, err := runBinary(t, "-config", path)
+		dir, path := configDir(t, tc.yaml)
+		_, stderr, err := runBinary(t, "-config", path, "-log-format", "json")
 		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.ExitCode() != 2 {
-			t.Errorf("exit: %v, want status 2", err)
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+			t.Errorf("exit: %v, want status 1", err)
 		}
-		if want := "thriftd: " + path + tc.want + "\n"; stderr != want {
-			t.Errorf("stderr %q\nwant   %q", stderr, want)
+		if want := `"msg":"thriftd stopped","err":"` + path + tc.want + `"}`; !strings.Contains(stderr, want) {
+			t.Errorf("stderr %s\nwant   %s", stderr, want)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "yamldata")); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("the data directory was created: %v", err)
 		}
 	}
 }

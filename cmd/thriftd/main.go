@@ -65,8 +65,12 @@ func main() {
 		err = served(eff)
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "thriftd:", err)
-		os.Exit(2)
+		// Logged as thriftd would have logged it: by the log flags alone,
+		// since the file may be what is wrong.
+		s := settings.Defaults()
+		c.settings.Apply(&s)
+		newLogger(s.Log).Error("thriftd stopped", "err", err)
+		os.Exit(1)
 	}
 	if c.printConfig {
 		out, err := eff.YAML()
@@ -104,7 +108,8 @@ func served(eff *settings.Effective) error {
 	return nil
 }
 
-// newLogger builds the logger of the log settings, which Resolve checked.
+// newLogger builds the logger of the log settings, which Resolve checked;
+// unchecked ones fall back to info and text.
 func newLogger(s settings.Log) *slog.Logger {
 	var l slog.Level
 	l.UnmarshalText([]byte(s.Level))
