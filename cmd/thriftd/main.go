@@ -12,8 +12,6 @@ import (
 	"net"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"strconv"
 	"syscall"
 	"time"
 
@@ -24,49 +22,37 @@ import (
 	"github.com/thriftd/thriftd/handler"
 	"github.com/thriftd/thriftd/schema"
 	"github.com/thriftd/thriftd/server"
+	"github.com/thriftd/thriftd/settings"
 )
 
 const simpleAuthenticator = "org.apache.cassandra.auth.SimpleAuthenticator"
 
-// flags are the command line; each overrides the configuration file.
-type flags struct {
-	config, listen, data         string
-	passwd, access, passwdMode   string
-	maxMessageMB, maxConnections int
-	idleTimeout, requestTimeout  time.Duration
-	logLevel, logFormat          string
-	pprof                        string
-	repair                       bool
+// command is thriftd's command line: what to do, and the settings flags.
+type command struct {
+	config      string
+	printConfig bool
+	repair      bool
+	settings    *settings.Flags
 }
 
-func parseFlags(args []string) (*flags, error) {
-	f := &flags{}
+func parseFlags(args []string) (*command, error) {
+	c := &command{}
 	fs := flag.NewFlagSet("thriftd", flag.ContinueOnError)
-	fs.StringVar(&f.config, "config", "storage-conf.xml", "the Cassandra 0.6 storage-conf.xml to serve")
-	fs.StringVar(&f.listen, "listen", "", "HOST:PORT for the Thrift port (default: ThriftAddress and ThriftPort from the file)")
-	fs.StringVar(&f.data, "data", "", "directory of the LevelDB store (default: the first DataFileDirectory)")
-	fs.StringVar(&f.passwd, "passwd", "", "SimpleAuthenticator's passwd.properties (default: beside the configuration file)")
-	fs.StringVar(&f.access, "access", "", "SimpleAuthenticator's access.properties (default: beside the configuration file)")
-	fs.StringVar(&f.passwdMode, "passwd-mode", "", "SimpleAuthenticator's password mode, PLAIN or MD5 (default PLAIN)")
-	fs.IntVar(&f.maxMessageMB, "max-message-mb", 0, "largest request accepted, in MiB (default: ThriftMaxMessageLengthInMB, else 16)")
-	fs.IntVar(&f.maxConnections, "max-connections", -1, "most client connections at once, 0 for no limit (default: ThriftMaxConnections, else 4096)")
-	fs.DurationVar(&f.idleTimeout, "idle-timeout", -1, "close connections idle this long, 0 for never (default: ThriftIdleTimeoutInSeconds, else never)")
-	fs.DurationVar(&f.requestTimeout, "request-timeout", -1, "time a started request has to arrive in full (default: ThriftRequestTimeoutInSeconds, else 30s)")
-	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
-	fs.StringVar(&f.logFormat, "log-format", "text", "text or json")
-	fs.BoolVar(&f.repair, "repair", false, "recover a damaged LevelDB store in the data directory, then exit")
-	fs.StringVar(&f.pprof, "pprof", "", "serve Go's runtime profiles on HOST:PORT under /debug/pprof/ (loopback only; default off)")
+	fs.StringVar(&c.config, "config", "storage-conf.xml", "the configuration `FILE`: a thriftd.yaml, or the Cassandra 0.6 storage-conf.xml to serve (told apart by content)")
+	fs.BoolVar(&c.printConfig, "print-config", false, "print the effective configuration (file and flags) as a thriftd.yaml, then exit")
+	fs.BoolVar(&c.repair, "repair", false, "recover a damaged LevelDB store in the data directory, then exit")
+	c.settings = settings.AddFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments: %v", fs.Args())
 	}
-	return f, nil
+	return c, nil
 }
 
 func main() {
-	f, err := parseFlags(os.Args[1:])
+	c, err := parseFlags(os.Args[1:])
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			os.Exit(0)
@@ -74,87 +60,70 @@ func main() {
 		fmt.Fprintln(os.Stderr, "thriftd:", err)
 		os.Exit(2)
 	}
-	log, err := newLogger(f.logLevel, f.logFormat)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "thriftd:", err)
-		os.Exit(2)
+	eff, err := settings.Resolve(c.config, c.settings)
+	if err == nil {
+		err = served(eff)
 	}
-	if err := run(f, log); err != nil {
+	if err != nil {
+		// Logged as thriftd would have logged it: by the log flags alone,
+		// since the file may be what is wrong.
+		s := settings.Defaults()
+		c.settings.Apply(&s)
+		newLogger(s.Log).Error("thriftd stopped", "err", err)
+		os.Exit(1)
+	}
+	if c.printConfig {
+		out, err := eff.YAML()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "thriftd:", err)
+			os.Exit(1)
+		}
+		os.Stdout.Write(out)
+		return
+	}
+	log := newLogger(eff.Log)
+	if c.repair {
+		err = ldbstore.Repair(eff.Data, log)
+	} else {
+		err = run(eff, log)
+	}
+	if err != nil {
 		log.Error("thriftd stopped", "err", err)
 		os.Exit(1)
 	}
 }
 
-func newLogger(level, format string) (*slog.Logger, error) {
+// served refuses settings that this thriftd declares but does not act on,
+// rather than ignoring them: the Cassandra backend and the admin endpoint.
+func served(eff *settings.Effective) error {
+	if len(eff.Cassandra.Hosts) > 0 {
+		return fmt.Errorf("%s: cassandra.hosts: this thriftd serves the embedded LevelDB store only", eff.Origin("cassandra.hosts"))
+	}
+	if l := eff.Admin.Listen; l != "off" && l != settings.Defaults().Admin.Listen {
+		return fmt.Errorf("%s: admin.listen: this thriftd has no admin endpoint (use -admin off, or -pprof for profiles)", eff.Origin("admin.listen"))
+	}
+	if eff.Admin.TokenFile != "" {
+		return fmt.Errorf("%s: admin.token_file: this thriftd has no admin endpoint", eff.Origin("admin.token_file"))
+	}
+	return nil
+}
+
+// newLogger builds the logger of the log settings, which Resolve checked;
+// unchecked ones fall back to info and text.
+func newLogger(s settings.Log) *slog.Logger {
 	var l slog.Level
-	if err := l.UnmarshalText([]byte(level)); err != nil {
-		return nil, fmt.Errorf("-log-level: %v", err)
-	}
+	l.UnmarshalText([]byte(s.Level))
 	o := &slog.HandlerOptions{Level: l}
-	switch format {
-	case "text":
-		return slog.New(slog.NewTextHandler(os.Stderr, o)), nil
-	case "json":
-		return slog.New(slog.NewJSONHandler(os.Stderr, o)), nil
+	if s.Format == "json" {
+		return slog.New(slog.NewJSONHandler(os.Stderr, o))
 	}
-	return nil, fmt.Errorf("-log-format must be text or json, not %q", format)
+	return slog.New(slog.NewTextHandler(os.Stderr, o))
 }
 
-// settings resolves the configuration file and the flags into what run needs.
-func settings(f *flags) (*config.Config, string, string, error) {
-	cfg, err := config.Load(f.config)
-	if err != nil {
-		return nil, "", "", err
-	}
-	srv := &cfg.Server
-	if f.maxMessageMB > 0 {
-		srv.MaxMessageSize = int64(f.maxMessageMB) << 20
-	}
-	if f.maxConnections >= 0 {
-		srv.MaxConnections = f.maxConnections
-	}
-	if f.idleTimeout >= 0 {
-		srv.IdleTimeout = f.idleTimeout
-	}
-	if f.requestTimeout >= 0 {
-		srv.RequestTimeout = f.requestTimeout
-	}
-	dir := filepath.Dir(f.config)
-	srv.PasswdFile = firstOf(f.passwd, srv.PasswdFile, filepath.Join(dir, "passwd.properties"))
-	srv.AccessFile = firstOf(f.access, srv.AccessFile, filepath.Join(dir, "access.properties"))
-	srv.PasswdMode = firstOf(f.passwdMode, srv.PasswdMode, "PLAIN")
-
-	data := f.data
-	if data == "" {
-		data = cfg.DataFileDirectories[0]
-	}
-	listen := f.listen
-	if listen == "" {
-		host := firstOf(cfg.ThriftAddress, cfg.ListenAddress, "localhost")
-		listen = net.JoinHostPort(host, strconv.Itoa(cfg.ThriftPort))
-	}
-	return cfg, data, listen, nil
-}
-
-func firstOf(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
-func run(f *flags, log *slog.Logger) error {
-	cfg, dataDir, listen, err := settings(f)
-	if err != nil {
-		return err
-	}
-	if f.repair {
-		return repair(dataDir, log)
-	}
-	if f.pprof != "" {
-		prof, addr, err := servePprof(f.pprof)
+func run(eff *settings.Effective, log *slog.Logger) error {
+	cfg, dataDir := eff.Storage, eff.Data
+	if eff.Admin.Pprof != "" {
+		prof, addr, err := servePprof(eff.Admin.Pprof)
 		if err != nil {
 			return err
 		}
@@ -178,7 +147,7 @@ func run(f *flags, log *slog.Logger) error {
 	if err := os.MkdirAll(dataDir, 0o755); err != nil {
 		return fmt.Errorf("data directory: %w", err)
 	}
-	store, err := ldbstore.Open(dataDir, s, storeOptions(cfg, log))
+	store, err := ldbstore.Open(dataDir, s, storeOptions(eff, log))
 	if err != nil {
 		return err
 	}
@@ -188,9 +157,9 @@ func run(f *flags, log *slog.Logger) error {
 		}
 	}()
 
-	l, err := net.Listen("tcp", listen)
+	l, err := net.Listen("tcp", eff.Listen)
 	if err != nil {
-		return fmt.Errorf("cannot listen for Thrift clients on %s: %w", listen, err)
+		return fmt.Errorf("cannot listen for Thrift clients on %s: %w", eff.Listen, err)
 	}
 	token := store.Token()
 	if cfg.InitialToken != "" {
@@ -224,9 +193,9 @@ func run(f *flags, log *slog.Logger) error {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()
 	log.Info("thriftd is serving",
-		"listen", l.Addr().String(), "config", cfg.Path, "data", dataDir,
+		"listen", l.Addr().String(), "config", cfg.Path, "settings", eff.File, "data", dataDir,
 		"cluster", cfg.ClusterName, "partitioner", s.Partitioner.Name(),
-		"keyspaces", len(s.Keyspaces), "commit_log_sync", cfg.CommitLogSync,
+		"keyspaces", len(s.Keyspaces), "commit_log_sync", eff.Sync,
 		"authenticator", cfg.Authenticator)
 
 	select {
@@ -245,19 +214,19 @@ func run(f *flags, log *slog.Logger) error {
 	return nil
 }
 
-func storeOptions(cfg *config.Config, log *slog.Logger) ldbstore.Options {
+func storeOptions(eff *settings.Effective, log *slog.Logger) ldbstore.Options {
 	o := ldbstore.Options{
-		GCGrace: time.Duration(cfg.GCGraceSeconds) * time.Second,
+		GCGrace: time.Duration(eff.Storage.GCGraceSeconds) * time.Second,
 		Logger:  log,
 	}
 	if o.GCGrace == 0 {
 		o.GCGrace = time.Nanosecond // GCGraceSeconds 0: purge at once
 	}
-	if cfg.CommitLogSync == "batch" {
+	if eff.Sync == "batch" {
 		o.Sync = ldbstore.Batch
 	} else {
 		o.Sync = ldbstore.Periodic
-		o.SyncPeriod = time.Duration(cfg.CommitLogSyncPeriodInMS) * time.Millisecond
+		o.SyncPeriod = eff.SyncPeriod
 	}
 	return o
 }
@@ -283,8 +252,4 @@ func nodeAddress(a net.Addr) string {
 		return "127.0.0.1"
 	}
 	return tcp.IP.String()
-}
-
-func repair(dir string, log *slog.Logger) error {
-	return ldbstore.Repair(dir, log)
 }

@@ -3,59 +3,83 @@ package main
 import (
 	"net"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/thriftd/thriftd/engine/ldbstore"
 	"github.com/thriftd/thriftd/internal/testenv"
+	"github.com/thriftd/thriftd/settings"
 )
 
 func fixture(t *testing.T, name string) string { return testenv.Fixture(name) }
 
+// resolve parses a command line and resolves its settings, as main does.
+func resolve(t *testing.T, args ...string) *settings.Effective {
+	t.Helper()
+	c, err := parseFlags(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eff, err := settings.Resolve(c.config, c.settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return eff
+}
+
 func TestSettingsComeFromTheFileUnlessFlagsSayOtherwise(t *testing.T) {
 	conf := fixture(t, "storage-conf-0.6-test.xml")
-	f, err := parseFlags([]string{"-config", conf})
-	if err != nil {
-		t.Fatal(err)
+	eff := resolve(t, "-config", conf)
+	if eff.Data != "build/test/cassandra/data" || eff.Listen != "127.0.0.1:9170" {
+		t.Errorf("from the file: data %q, listen %q", eff.Data, eff.Listen)
 	}
-	cfg, data, listen, err := settings(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if data != "build/test/cassandra/data" || listen != "127.0.0.1:9170" {
-		t.Errorf("from the file: data %q, listen %q", data, listen)
-	}
-	if cfg.Server.MaxMessageSize != 16<<20 || cfg.Server.PasswdFile != filepath.Join(filepath.Dir(conf), "passwd.properties") {
-		t.Errorf("defaults: %+v", cfg.Server)
+	if eff.Storage.Server.MaxMessageSize != 16<<20 || eff.Storage.Server.PasswdFile != filepath.Join(filepath.Dir(conf), "passwd.properties") {
+		t.Errorf("defaults: %+v", eff.Storage.Server)
 	}
 
-	f, err = parseFlags([]string{"-config", conf, "-data", "/tmp/x", "-listen", "0.0.0.0:1234",
+	eff = resolve(t, "-config", conf, "-data", "/tmp/x", "-listen", "0.0.0.0:1234",
 		"-max-message-mb", "2", "-max-connections", "0", "-idle-timeout", "5m", "-request-timeout", "1s",
-		"-passwd", "p", "-access", "a", "-passwd-mode", "MD5"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, data, listen, err = settings(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := cfg.Server
-	if data != "/tmp/x" || listen != "0.0.0.0:1234" || s.MaxMessageSize != 2<<20 || s.MaxConnections != 0 ||
+		"-passwd", "p", "-access", "a", "-passwd-mode", "MD5", "-sync", "batch")
+	s := eff.Storage.Server
+	if eff.Data != "/tmp/x" || eff.Listen != "0.0.0.0:1234" || s.MaxMessageSize != 2<<20 || s.MaxConnections != 0 ||
 		s.IdleTimeout != 5*time.Minute || s.RequestTimeout != time.Second || s.PasswdFile != "p" || s.AccessFile != "a" || s.PasswdMode != "MD5" {
-		t.Errorf("flags were not applied: data %q listen %q %+v", data, listen, s)
+		t.Errorf("flags were not applied: data %q listen %q %+v", eff.Data, eff.Listen, s)
+	}
+	if eff.Storage.CommitLogSync != "batch" || storeOptions(eff, nil).Sync != ldbstore.Batch {
+		t.Errorf("-sync batch: CommitLogSync %q, store options %+v", eff.Storage.CommitLogSync, storeOptions(eff, nil))
 	}
 }
 
 func TestDefaultConfigurationListensOnLocalhost(t *testing.T) {
-	f, err := parseFlags([]string{"-config", filepath.Join("..", "..", "storage-conf.xml")})
-	if err != nil {
-		t.Fatal(err)
+	for _, file := range []string{"storage-conf.xml", "thriftd.yaml"} {
+		eff := resolve(t, "-config", filepath.Join("..", "..", file))
+		if filepath.Base(eff.Data) != "data" || eff.Listen != "localhost:9160" {
+			t.Errorf("%s: data %q, listen %q", file, eff.Data, eff.Listen)
+		}
 	}
-	_, data, listen, err := settings(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if data != "var/data" || listen != "localhost:9160" {
-		t.Errorf("default configuration: data %q, listen %q", data, listen)
+}
+
+func TestSettingsThisThriftdDoesNotServeAreRefused(t *testing.T) {
+	conf := fixture(t, "storage-conf-0.6-test.xml")
+	for _, tc := range []struct {
+		args []string
+		want string // "" when accepted
+	}{
+		{nil, ""},
+		{[]string{"-admin", "off"}, ""},
+		{[]string{"-pprof", "127.0.0.1:0"}, ""},
+		{[]string{"-cassandra", "127.0.0.1:9042"}, "-cassandra: cassandra.hosts: this thriftd serves the embedded LevelDB store only"},
+		{[]string{"-admin", "127.0.0.1:9999"}, "-admin: admin.listen: this thriftd has no admin endpoint"},
+		{[]string{"-admin-token-file", "t"}, "-admin-token-file: admin.token_file: this thriftd has no admin endpoint"},
+	} {
+		err := served(resolve(t, append([]string{"-config", conf}, tc.args...)...))
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%v: %v", tc.args, err)
+		case tc.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.want)):
+			t.Errorf("%v: got %v, want %q", tc.args, err, tc.want)
+		}
 	}
 }
 
@@ -72,11 +96,7 @@ func TestNodeAddressIsWhatClientsDial(t *testing.T) {
 }
 
 func TestUnknownAuthenticatorIsRefused(t *testing.T) {
-	f, _ := parseFlags([]string{"-config", fixture(t, "storage-conf-0.6-test.xml")})
-	cfg, _, _, err := settings(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := resolve(t, "-config", fixture(t, "storage-conf-0.6-test.xml")).Storage
 	cfg.Authenticator = "com.example.LdapAuthenticator"
 	if _, err := authenticator(cfg); err == nil {
 		t.Error("an unknown authenticator class was accepted")

@@ -28,6 +28,7 @@ type Node struct {
 	// Data is the data directory it serves.
 	Data  string
 	extra []string
+	exact []string // the whole command line, for NewNodeArgs
 
 	cmd *exec.Cmd
 	// Addr is where it listens, once started.
@@ -48,8 +49,22 @@ func NewNode(t testing.TB, bin, config string, extra ...string) *Node {
 	return n
 }
 
+// NewNodeArgs prepares the thriftd binary bin to run with exactly args,
+// for tests of the command line and configuration files themselves: no
+// configuration, address or data directory is added, and Data is "". The
+// arguments must make thriftd log JSON (Start reads the log) at info level
+// or below.
+func NewNodeArgs(t testing.TB, bin string, args ...string) *Node {
+	n := &Node{t: t, bin: bin, exact: args}
+	t.Cleanup(func() { n.Stop() })
+	return n
+}
+
 // Args is the command line thriftd runs with, extra arguments last.
 func (n *Node) Args(extra ...string) []string {
+	if n.exact != nil {
+		return append(append([]string(nil), n.exact...), extra...)
+	}
 	a := []string{"-config", n.config, "-listen", "127.0.0.1:0", "-data", n.Data, "-log-format", "json", "-log-level", "debug"}
 	a = append(a, n.extra...)
 	return append(a, extra...)

@@ -1,0 +1,111 @@
+package settings
+
+import "time"
+
+// Settings is every setting of thriftd besides the schema, in the manner of
+// an options struct: each field carries in its tags its key in thriftd.yaml
+// (yaml), its command-line flag (flag; none when absent), its default
+// (default, written as on the command line; absent means the zero value)
+// and its help text (help, where {WORD} names the flag's argument). Fields
+// tagged path are file names, which resolve against thriftd.yaml's
+// directory.
+//
+// A field of a struct type is a section of thriftd.yaml (limits:, auth:, ...)
+// holding its own fields' keys. Adding a setting is adding one field here:
+// reading thriftd.yaml, the flag, -print-config, and the tests that the
+// example thriftd.yaml and docs/configuration.md name every key all follow
+// from the tags. Only a value with a meaning beyond its type (a range, a set
+// of words, a dependency on another setting) also needs a line in Validate.
+//
+// Where the default is "" and the help says "default: ... of
+// storage-conf.xml", the value comes from storage-conf.xml; Load and Resolve always fill it in,
+// so a resolved Settings has no such empty field.
+type Settings struct {
+	// StorageConf is the Cassandra 0.6 storage-conf.xml served: the schema,
+	// and the settings of the layer below thriftd.yaml.
+	StorageConf string `yaml:"storage_conf" path:"" default:"storage-conf.xml" help:"the Cassandra 0.6 storage-conf.xml to serve: its schema, and its settings where neither thriftd.yaml nor a flag sets them (on the command line: -config FILE.xml)"`
+	// Listen is the Thrift port's address.
+	Listen string `yaml:"listen" flag:"listen" help:"where Thrift clients connect, {HOST:PORT}; framed and unframed clients are both accepted (default: ThriftAddress and ThriftPort of storage-conf.xml)"`
+	// Data is the directory of the LevelDB store.
+	Data string `yaml:"data" path:"" flag:"data" help:"the LevelDB store's directory {DIR}, created if missing (default: the first DataFileDirectory of storage-conf.xml)"`
+	// Sync is "periodic" or "batch".
+	Sync string `yaml:"sync" flag:"sync" help:"durability {MODE}: periodic (a write reaches the operating system before its reply, and the journal is fsync'ed every sync period) or batch (a write is fsync'ed before its reply) (default: CommitLogSync of storage-conf.xml)"`
+	// SyncPeriod is how often the journal is fsync'ed in periodic mode.
+	SyncPeriod time.Duration `yaml:"sync_period" flag:"sync-period" default:"10s" help:"in periodic mode, fsync the journal every {DURATION} (storage-conf.xml: CommitLogSyncPeriodInMS)"`
+
+	Limits    Limits    `yaml:"limits"`
+	Auth      Auth      `yaml:"auth"`
+	Log       Log       `yaml:"log"`
+	Cassandra Cassandra `yaml:"cassandra"`
+	Admin     Admin     `yaml:"admin"`
+}
+
+// Limits bound what clients may take of the Thrift port.
+type Limits struct {
+	// MaxMessageMB is the largest frame, string, binary or container a
+	// client may send, in MiB.
+	MaxMessageMB int `yaml:"max_message_mb" flag:"max-message-mb" default:"16" help:"accept requests of up to {N} MiB; a larger one closes its connection (storage-conf.xml: ThriftMaxMessageLengthInMB)"`
+	// MaxConnections is the most client connections at once; 0: no limit.
+	MaxConnections int `yaml:"max_connections" flag:"max-connections" default:"4096" help:"serve at most {N} client connections at once, 0 for no limit; one more is closed at once (storage-conf.xml: ThriftMaxConnections)"`
+	// IdleTimeout closes a connection idle this long; 0: never.
+	IdleTimeout time.Duration `yaml:"idle_timeout" flag:"idle-timeout" default:"0s" help:"close a connection idle for this {DURATION} (e.g. 10m), 0 for never (storage-conf.xml: ThriftIdleTimeoutInSeconds)"`
+	// RequestTimeout is the time a started request has to arrive in full;
+	// 0: no bound.
+	RequestTimeout time.Duration `yaml:"request_timeout" flag:"request-timeout" default:"30s" help:"give a started request this {DURATION} to arrive in full, 0 for no bound (storage-conf.xml: ThriftRequestTimeoutInSeconds)"`
+	// ShutdownTimeout is how long a shutdown waits for calls in flight.
+	ShutdownTimeout time.Duration `yaml:"shutdown_timeout" flag:"shutdown-timeout" default:"30s" help:"on SIGINT or SIGTERM, give calls in flight this {DURATION} to finish"`
+}
+
+// Auth locates SimpleAuthenticator's files; the Authenticator element of
+// storage_conf decides whether they are read.
+type Auth struct {
+	PasswdFile string `yaml:"passwd_file" path:"" flag:"passwd" help:"SimpleAuthenticator's users and passwords, a Java properties {FILE} (default: passwd.properties beside storage-conf.xml)"`
+	AccessFile string `yaml:"access_file" path:"" flag:"access" help:"SimpleAuthenticator's keyspace access lists, a Java properties {FILE} (default: access.properties beside storage-conf.xml)"`
+	// PasswdMode is "PLAIN" or "MD5".
+	PasswdMode string `yaml:"passwd_mode" flag:"passwd-mode" default:"PLAIN" help:"how passwords are stored in the passwd file, {MODE} PLAIN or MD5 (lowercase hex)"`
+}
+
+// Log is what thriftd logs (log/slog) to standard error.
+type Log struct {
+	Level  string `yaml:"level" flag:"log-level" default:"info" help:"least severe {LEVEL} logged: debug, info, warn or error"`
+	Format string `yaml:"format" flag:"log-format" default:"text" help:"{FORMAT} of log lines: text or json"`
+}
+
+// Cassandra selects and reaches the Cassandra backend. With Hosts empty,
+// data lives in the embedded LevelDB store and every other field must be
+// left at its default.
+type Cassandra struct {
+	// Hosts are the contact points, HOST:PORT each.
+	Hosts          []string      `yaml:"hosts" flag:"cassandra" help:"store data in the Cassandra cluster reached at {HOST:PORT[,HOST:PORT...]} (CQL native port) instead of the embedded LevelDB store"`
+	KeyspacePrefix string        `yaml:"keyspace_prefix" flag:"cassandra-prefix" help:"{PREFIX} of the name of every CQL keyspace thriftd uses"`
+	Username       string        `yaml:"username" flag:"cassandra-username" help:"{USER} to log in to Cassandra as (default: no login)"`
+	PasswordFile   string        `yaml:"password_file" path:"" flag:"cassandra-password-file" help:"{FILE} whose first line is the Cassandra password"`
+	TLSCA          string        `yaml:"tls_ca" path:"" flag:"cassandra-tls-ca" help:"PEM {FILE} of the certificate authorities to trust; any tls_ setting turns TLS on"`
+	TLSCert        string        `yaml:"tls_cert" path:"" flag:"cassandra-tls-cert" help:"PEM {FILE} of thriftd's client certificate (with tls_key)"`
+	TLSKey         string        `yaml:"tls_key" path:"" flag:"cassandra-tls-key" help:"PEM {FILE} of the client certificate's private key (with tls_cert)"`
+	TLSServerName  string        `yaml:"tls_server_name" flag:"cassandra-tls-server-name" help:"{NAME} the nodes' certificates must carry (default: the host dialled)"`
+	LocalDC        string        `yaml:"local_dc" flag:"cassandra-dc" help:"{NAME} of the local data center, whose nodes are queried first"`
+	Timeout        time.Duration `yaml:"timeout" flag:"cassandra-timeout" default:"10s" help:"{DURATION} one query to Cassandra may take"`
+}
+
+// Admin is thriftd's HTTP endpoint for operators.
+type Admin struct {
+	// Listen is HOST:PORT, or "off".
+	Listen    string `yaml:"listen" flag:"admin" default:"127.0.0.1:9161" help:"where the admin HTTP endpoint listens, {HOST:PORT}, or off"`
+	TokenFile string `yaml:"token_file" path:"" flag:"admin-token-file" help:"{FILE} whose first line is the bearer token the admin endpoint requires (default: none)"`
+	// Pprof is HOST:PORT, or "" for off.
+	Pprof string `yaml:"pprof" flag:"pprof" help:"serve Go's runtime profiles under /debug/pprof/ on {HOST:PORT}, loopback only (default: off)"`
+}
+
+// Defaults returns every setting at its default (its default tag).
+func Defaults() Settings {
+	var s Settings
+	for _, f := range fields() {
+		v, err := f.parse(f.def)
+		if err != nil {
+			panic("settings: the default of " + f.key + ": " + err.Error())
+		}
+		f.value(&s).Set(v)
+	}
+	return s
+}

@@ -1,0 +1,147 @@
+package settings
+
+import (
+	"log/slog"
+	"math"
+	"net"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Validate checks what types cannot: ranges, sets of words, addresses and
+// settings that depend on each other. The error names the first setting at
+// fault and where its value came from.
+func (e *Effective) Validate() error {
+	s := &e.Settings
+	bad := func(key, format string, args ...any) error {
+		return e.Origin(key).errorf(fieldByKey(key), format, args...)
+	}
+	oneOf := func(key, v string, words ...string) error {
+		for _, w := range words {
+			if v == w {
+				return nil
+			}
+		}
+		return bad(key, "want %s, not %q", strings.Join(words, " or "), v)
+	}
+	type check func() error
+	checks := []check{
+		func() error { return nonEmpty(bad, "storage_conf", s.StorageConf) },
+		func() error { return address(bad, "listen", s.Listen, 0) },
+		func() error { return nonEmpty(bad, "data", s.Data) },
+		func() error { return oneOf("sync", s.Sync, "periodic", "batch") },
+		func() error {
+			if s.SyncPeriod < time.Millisecond && (s.Sync == "periodic" || s.SyncPeriod < 0) {
+				return bad("sync_period", "want at least 1ms, not %v", s.SyncPeriod)
+			}
+			return nil
+		},
+		func() error {
+			if n := s.Limits.MaxMessageMB; n < 1 || n > math.MaxInt32 {
+				return bad("limits.max_message_mb", "want a positive number of MiB, not %d", n)
+			}
+			return nil
+		},
+		func() error { return atLeastZero(bad, "limits.max_connections", s.Limits.MaxConnections) },
+		func() error { return atLeastZero(bad, "limits.idle_timeout", s.Limits.IdleTimeout) },
+		func() error { return atLeastZero(bad, "limits.request_timeout", s.Limits.RequestTimeout) },
+		func() error { return atLeastZero(bad, "limits.shutdown_timeout", s.Limits.ShutdownTimeout) },
+		func() error { return nonEmpty(bad, "auth.passwd_file", s.Auth.PasswdFile) },
+		func() error { return nonEmpty(bad, "auth.access_file", s.Auth.AccessFile) },
+		func() error { return oneOf("auth.passwd_mode", s.Auth.PasswdMode, "PLAIN", "MD5") },
+		func() error {
+			var l slog.Level
+			if l.UnmarshalText([]byte(s.Log.Level)) != nil {
+				return bad("log.level", "want debug, info, warn or error, not %q", s.Log.Level)
+			}
+			return nil
+		},
+		func() error { return oneOf("log.format", s.Log.Format, "text", "json") },
+		func() error { return e.validateCassandra(bad) },
+		func() error {
+			if s.Admin.Listen == "off" {
+				return nil
+			}
+			return address(bad, "admin.listen", s.Admin.Listen, 0)
+		},
+		func() error {
+			if s.Admin.Pprof == "" {
+				return nil
+			}
+			return address(bad, "admin.pprof", s.Admin.Pprof, 0)
+		},
+	}
+	for _, c := range checks {
+		if err := c(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type badFunc func(key, format string, args ...any) error
+
+func nonEmpty(bad badFunc, key, v string) error {
+	if v == "" {
+		return bad(key, "must not be empty")
+	}
+	return nil
+}
+
+func atLeastZero[N int | time.Duration](bad badFunc, key string, v N) error {
+	if v < 0 {
+		return bad(key, "must be 0 or more, not %v", v)
+	}
+	return nil
+}
+
+// address checks HOST:PORT, with a port from minPort to 65535; the host
+// may be empty (every interface). Port 0 asks for any free port.
+func address(bad badFunc, key, v string, minPort uint64) error {
+	_, port, err := net.SplitHostPort(v)
+	if err != nil {
+		return bad(key, "want HOST:PORT, not %q", v)
+	}
+	if n, err := strconv.ParseUint(port, 10, 16); err != nil || n < minPort {
+		return bad(key, "want HOST:PORT with a port number from %d to 65535, not %q", minPort, v)
+	}
+	return nil
+}
+
+func (e *Effective) validateCassandra(bad badFunc) error {
+	c := &e.Cassandra
+	if len(c.Hosts) == 0 {
+		// The backend is LevelDB: a Cassandra setting would do nothing.
+		def := Defaults()
+		for _, f := range fields() {
+			if !strings.HasPrefix(f.key, "cassandra.") {
+				continue
+			}
+			if !reflect.DeepEqual(f.value(&e.Settings).Interface(), f.value(&def).Interface()) {
+				return bad(f.key, "is set, but cassandra.hosts is empty: the Cassandra settings need the Cassandra backend (-cassandra HOST:PORT)")
+			}
+		}
+		return nil
+	}
+	for _, h := range c.Hosts {
+		if err := address(bad, "cassandra.hosts", h, 1); err != nil {
+			return err
+		}
+	}
+	if (c.TLSCert == "") != (c.TLSKey == "") {
+		key := "cassandra.tls_key"
+		if c.TLSKey != "" {
+			key = "cassandra.tls_cert"
+		}
+		return bad(key, "must be set too: a client certificate needs both tls_cert and tls_key")
+	}
+	if c.PasswordFile != "" && c.Username == "" {
+		return bad("cassandra.password_file", "is set, but cassandra.username is empty")
+	}
+	if c.Timeout <= 0 {
+		return bad("cassandra.timeout", "must be positive, not %v", c.Timeout)
+	}
+	return nil
+}
