@@ -124,6 +124,15 @@ type frame struct {
 	invalid bitset  // enum fields read with a value the enum lacks
 	stopped bool    // the struct's STOP has been read
 	pending []field // omitted fields still to be supplied before STOP
+
+	// Container frames: LIST, SET or MAP; the wire types of keys and
+	// values (both the element type for lists and sets); how many values
+	// the container holds (keys and values counted apart for maps), and
+	// how many of them have begun to be read.
+	kind   thrift.TType
+	kt, vt thrift.TType
+	items  int
+	began  int
 }
 
 // argsReader is a TProtocol that decodes one method's arguments as 0.6 did.
@@ -170,7 +179,16 @@ func (r *argsReader) childShape() *ftype {
 	return nil
 }
 
+// value notes that a value starts to be read: one more element of the
+// container being read, if it is one.
+func (r *argsReader) value() {
+	if f := r.top(); f != nil && !f.isStruc {
+		f.began++
+	}
+}
+
 func (r *argsReader) ReadStructBegin(ctx context.Context) (string, error) {
+	r.value()
 	name, err := r.TProtocol.ReadStructBegin(ctx)
 	fr := frame{isStruc: true}
 	if sh := r.childShape(); sh != nil && sh.t == thrift.STRUCT {
@@ -191,8 +209,8 @@ func (r *argsReader) pop() {
 	}
 }
 
-func (r *argsReader) pushContainer() {
-	fr := frame{}
+func (r *argsReader) pushContainer(kind, kt, vt thrift.TType, items int) {
+	fr := frame{kind: kind, kt: kt, vt: vt, items: items}
 	if sh := r.childShape(); sh != nil {
 		fr.elem = sh.elem
 	}
@@ -200,8 +218,9 @@ func (r *argsReader) pushContainer() {
 }
 
 func (r *argsReader) ReadListBegin(ctx context.Context) (thrift.TType, int, error) {
+	r.value()
 	t, n, err := r.TProtocol.ReadListBegin(ctx)
-	r.pushContainer()
+	r.pushContainer(thrift.LIST, t, t, n)
 	return t, n, err
 }
 
@@ -211,8 +230,9 @@ func (r *argsReader) ReadListEnd(ctx context.Context) error {
 }
 
 func (r *argsReader) ReadSetBegin(ctx context.Context) (thrift.TType, int, error) {
+	r.value()
 	t, n, err := r.TProtocol.ReadSetBegin(ctx)
-	r.pushContainer()
+	r.pushContainer(thrift.SET, t, t, n)
 	return t, n, err
 }
 
@@ -222,8 +242,9 @@ func (r *argsReader) ReadSetEnd(ctx context.Context) error {
 }
 
 func (r *argsReader) ReadMapBegin(ctx context.Context) (thrift.TType, thrift.TType, int, error) {
+	r.value()
 	k, v, n, err := r.TProtocol.ReadMapBegin(ctx)
-	r.pushContainer()
+	r.pushContainer(thrift.MAP, k, v, 2*n)
 	return k, v, n, err
 }
 
@@ -300,6 +321,7 @@ func (r *argsReader) supplied() (any, bool) {
 }
 
 func (r *argsReader) ReadI32(ctx context.Context) (int32, error) {
+	r.value()
 	if v, ok := r.supplied(); ok {
 		return v.(int32), nil
 	}
@@ -313,6 +335,7 @@ func (r *argsReader) ReadI32(ctx context.Context) (int32, error) {
 }
 
 func (r *argsReader) ReadI64(ctx context.Context) (int64, error) {
+	r.value()
 	if v, ok := r.supplied(); ok {
 		return v.(int64), nil
 	}
@@ -320,6 +343,7 @@ func (r *argsReader) ReadI64(ctx context.Context) (int64, error) {
 }
 
 func (r *argsReader) ReadBool(ctx context.Context) (bool, error) {
+	r.value()
 	if v, ok := r.supplied(); ok {
 		return v.(bool), nil
 	}
@@ -327,10 +351,115 @@ func (r *argsReader) ReadBool(ctx context.Context) (bool, error) {
 }
 
 func (r *argsReader) ReadString(ctx context.Context) (string, error) {
+	r.value()
 	if v, ok := r.supplied(); ok {
 		return v.(string), nil
 	}
 	return r.TProtocol.ReadString(ctx)
+}
+
+// The remaining value reads only need counting. ReadByte is left out: no
+// argument of the IDL holds a byte, so the generated decoder never calls
+// it (a field of another wire type is skipped, through Skip).
+
+func (r *argsReader) ReadI16(ctx context.Context) (int16, error) {
+	r.value()
+	return r.TProtocol.ReadI16(ctx)
+}
+
+func (r *argsReader) ReadDouble(ctx context.Context) (float64, error) {
+	r.value()
+	return r.TProtocol.ReadDouble(ctx)
+}
+
+func (r *argsReader) ReadBinary(ctx context.Context) ([]byte, error) {
+	r.value()
+	return r.TProtocol.ReadBinary(ctx)
+}
+
+// Skip reads a whole value the generated code does not want, past the
+// watch of argsReader: its parts are no business of the frames.
+func (r *argsReader) Skip(ctx context.Context, t thrift.TType) error {
+	r.value()
+	return r.TProtocol.Skip(ctx, t)
+}
+
+// drain reads what is left of the arguments once a refused field has
+// stopped the generated decoder inside a nested struct, so that the next
+// request on the connection starts where the client put it (the decoder
+// returns at once, leaving every enclosing struct and container unread).
+// It ends each open struct and container from the innermost out: the rest
+// of a struct's fields and the rest of a container's values are skipped
+// by their wire types, through the connection's protocol and so within
+// its size limits and timeouts. An error means the stream cannot be put
+// back in step; the protocol has recorded it for the connection.
+func (r *argsReader) drain(ctx context.Context) error {
+	in := r.TProtocol
+	for child := false; len(r.stack) > 0; child = true {
+		f := r.top()
+		var err error
+		if f.isStruc {
+			err = drainStruct(ctx, in, f.stopped, child)
+		} else {
+			err = drainContainer(ctx, in, f)
+		}
+		if err != nil {
+			return err
+		}
+		r.pop()
+	}
+	return nil
+}
+
+// drainStruct reads the rest of a struct: the end of the field whose value
+// was the last frame drained (when child is set), the fields left before
+// its STOP unless stopped, and its end.
+func drainStruct(ctx context.Context, in thrift.TProtocol, stopped, child bool) error {
+	if !stopped {
+		if child {
+			if err := in.ReadFieldEnd(ctx); err != nil {
+				return err
+			}
+		}
+		for {
+			_, t, _, err := in.ReadFieldBegin(ctx)
+			if err != nil {
+				return err
+			}
+			if t == thrift.STOP {
+				break
+			}
+			if err := in.Skip(ctx, t); err != nil {
+				return err
+			}
+			if err := in.ReadFieldEnd(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	return in.ReadStructEnd(ctx)
+}
+
+// drainContainer skips the values of a container not yet begun, then
+// ends it. The value being read when decoding stopped was the frame
+// drained before it.
+func drainContainer(ctx context.Context, in thrift.TProtocol, f *frame) error {
+	for i := f.began; i < f.items; i++ {
+		t := f.vt
+		if f.kind == thrift.MAP && i%2 == 0 {
+			t = f.kt
+		}
+		if err := in.Skip(ctx, t); err != nil {
+			return err
+		}
+	}
+	switch f.kind {
+	case thrift.MAP:
+		return in.ReadMapEnd(ctx)
+	case thrift.SET:
+		return in.ReadSetEnd(ctx)
+	}
+	return in.ReadListEnd(ctx)
 }
 
 // replyGate drops the reply the generated function writes for arguments
@@ -431,6 +560,10 @@ func (c *compatFunction) Process(ctx context.Context, seq int32, in, out thrift.
 	if r.problem == "" {
 		return ok, err
 	}
+	// A failed drain leaves the connection out of step; the connection's
+	// protocol has recorded the read error, and the server closes it after
+	// this reply.
+	_ = r.drain(ctx)
 	x := thrift.NewTApplicationException(thrift.PROTOCOL_ERROR, r.problem)
 	if werr := out.WriteMessageBegin(ctx, c.name, thrift.EXCEPTION, seq); werr != nil {
 		return false, thrift.WrapTException(werr)

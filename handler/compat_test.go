@@ -3,6 +3,7 @@ package handler
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/apache/thrift/lib/go/thrift"
@@ -15,13 +16,11 @@ import (
 type wire struct {
 	buf *thrift.TMemoryBuffer
 	p   thrift.TProtocol
-	// desync marks a call whose decoding stops inside a nested struct, as
-	// 0.6's did, leaving the rest of the arguments unread.
-	desync bool
 }
 
-func (w *wire) leavesRest() *wire {
-	w.desync = true
+// raw writes what the helpers below cannot, such as containers.
+func (w *wire) raw(write func(p thrift.TProtocol)) *wire {
+	write(w.p)
 	return w
 }
 
@@ -83,7 +82,7 @@ func (w *wire) run(t *testing.T, e *testEnv, proc thrift.TProcessor) (thrift.TMe
 	if err != nil || rseq != 7 {
 		t.Fatalf("reply: seq %d, %v", rseq, err)
 	}
-	if w.buf.Len() != 0 && !w.desync {
+	if w.buf.Len() != 0 {
 		t.Errorf("%d bytes of the call were left unread", w.buf.Len())
 	}
 	return typ, op
@@ -165,8 +164,39 @@ func TestMissingRequiredFieldsAreProtocolErrors(t *testing.T) {
 			"Required field 'predicate' was not present! Struct: get_slice_args"},
 		{"first missing in declaration order", wireCall("get").i32(4, 1),
 			"Required field 'keyspace' was not present! Struct: get_args"},
-		{"missing in a nested struct", wireCall("get").str(1, "Keyspace1").str(2, "k").begin(3).str(5, "c").end().leavesRest(),
+		// The rest of the call is read all the same, so that the next
+		// call on the connection is found where the client put it.
+		{"missing in a nested struct", wireCall("get").str(1, "Keyspace1").str(2, "k").begin(3).str(5, "c").end().i32(4, 1),
 			"Required field 'column_family' was not present! Struct: ColumnPath"},
+		{"missing in a struct in a list in a map", wireCall("batch_insert").str(1, "Keyspace1").str(2, "k").raw(func(p thrift.TProtocol) {
+			ctx := context.Background()
+			column := func(name, value string) {
+				p.WriteStructBegin(ctx, "ColumnOrSuperColumn")
+				p.WriteFieldBegin(ctx, "", thrift.STRUCT, 1)
+				p.WriteStructBegin(ctx, "Column")
+				p.WriteFieldBegin(ctx, "", thrift.STRING, 1)
+				p.WriteString(ctx, name)
+				if value != "" {
+					p.WriteFieldBegin(ctx, "", thrift.STRING, 2)
+					p.WriteString(ctx, value)
+				}
+				p.WriteFieldBegin(ctx, "", thrift.I64, 3)
+				p.WriteI64(ctx, 1)
+				p.WriteFieldStop(ctx)
+				p.WriteFieldStop(ctx)
+			}
+			p.WriteFieldBegin(ctx, "", thrift.MAP, 3)
+			p.WriteMapBegin(ctx, thrift.STRING, thrift.LIST, 2)
+			p.WriteString(ctx, "Standard1")
+			p.WriteListBegin(ctx, thrift.STRUCT, 3)
+			column("a", "v")
+			column("b", "") // no value
+			column("c", "v")
+			p.WriteString(ctx, "Standard2")
+			p.WriteListBegin(ctx, thrift.STRUCT, 1)
+			column("d", "v")
+		}).i32(4, 1),
+			"Required field 'value' was not present! Struct: Column"},
 		{"unknown consistency level", wireCall("get").str(1, "Keyspace1").str(2, "k").begin(3).str(3, "Standard1").str(5, "c").end().i32(4, 42),
 			"Required field 'consistency_level' was not present! Struct: get_args"},
 		{"wrong wire type counts as missing", wireCall("describe_ring").i32(1, 5),
@@ -195,4 +225,118 @@ func TestUnknownConsistencyLevelInRemoveIsInvalid(t *testing.T) {
 	if !errors.As(error(res.Ire), &ire) || res.Ire == nil {
 		t.Fatalf("remove with consistency level 42: %+v", res)
 	}
+}
+
+// argBytes returns the encoding of an arguments struct written by body.
+func argBytes(body func(p thrift.TProtocol)) []byte {
+	buf := thrift.NewTMemoryBuffer()
+	p := thrift.NewTBinaryProtocolConf(buf, nil)
+	p.WriteStructBegin(context.Background(), "args")
+	body(p)
+	p.WriteFieldStop(context.Background())
+	return buf.Bytes()
+}
+
+// fuzzMethods are the methods FuzzRefusedArgumentsAreReadToTheirEnd calls.
+var fuzzMethods = []string{"batch_insert", "batch_mutate", "get_slice", "get_range_slices", "multiget_slice", "insert", "login", "get"}
+
+// FuzzRefusedArgumentsAreReadToTheirEnd checks that whenever a call is
+// refused for a missing required field, exactly its arguments have been
+// read: as many bytes as skipping them as one struct takes, so that the
+// next call on the connection starts where the client put it.
+func FuzzRefusedArgumentsAreReadToTheirEnd(f *testing.F) {
+	ctx := context.Background()
+	str := func(p thrift.TProtocol, id int16, v string) {
+		p.WriteFieldBegin(ctx, "", thrift.STRING, id)
+		p.WriteString(ctx, v)
+	}
+	column := func(p thrift.TProtocol, value bool) {
+		p.WriteStructBegin(ctx, "")
+		str(p, 1, "c")
+		if value {
+			str(p, 2, "v")
+		}
+		p.WriteFieldStop(ctx)
+	}
+	f.Add(uint8(0), argBytes(func(p thrift.TProtocol) {
+		str(p, 1, "Keyspace1")
+		str(p, 2, "k")
+		p.WriteFieldBegin(ctx, "", thrift.MAP, 3)
+		p.WriteMapBegin(ctx, thrift.STRING, thrift.LIST, 2)
+		for i, cf := range []string{"Standard1", "Standard2"} {
+			p.WriteString(ctx, cf)
+			p.WriteListBegin(ctx, thrift.STRUCT, 2)
+			for j := range 2 {
+				p.WriteStructBegin(ctx, "")
+				p.WriteFieldBegin(ctx, "", thrift.STRUCT, 1)
+				column(p, i+j != 1)
+				p.WriteFieldStop(ctx)
+			}
+		}
+		p.WriteFieldBegin(ctx, "", thrift.I32, 4)
+		p.WriteI32(ctx, 1)
+	}))
+	f.Add(uint8(1), argBytes(func(p thrift.TProtocol) {
+		str(p, 1, "Keyspace1")
+		p.WriteFieldBegin(ctx, "", thrift.MAP, 2)
+		p.WriteMapBegin(ctx, thrift.STRING, thrift.MAP, 1)
+		p.WriteString(ctx, "k")
+		p.WriteMapBegin(ctx, thrift.STRING, thrift.LIST, 1)
+		p.WriteString(ctx, "Standard1")
+		p.WriteListBegin(ctx, thrift.STRUCT, 2)
+		for _, value := range []bool{false, true} {
+			p.WriteStructBegin(ctx, "")
+			p.WriteFieldBegin(ctx, "", thrift.STRUCT, 1)
+			p.WriteStructBegin(ctx, "")
+			p.WriteFieldBegin(ctx, "", thrift.STRUCT, 1)
+			column(p, value)
+			p.WriteFieldStop(ctx)
+			p.WriteFieldStop(ctx)
+		}
+		p.WriteFieldBegin(ctx, "", thrift.I32, 3)
+		p.WriteI32(ctx, 1)
+	}))
+	f.Add(uint8(2), argBytes(func(p thrift.TProtocol) {
+		str(p, 1, "Keyspace1")
+		str(p, 2, "k")
+		p.WriteFieldBegin(ctx, "", thrift.STRUCT, 3)
+		str(p, 3, "Standard1")
+		p.WriteFieldStop(ctx)
+		p.WriteFieldBegin(ctx, "", thrift.STRUCT, 4)
+		p.WriteFieldBegin(ctx, "", thrift.STRUCT, 2)
+		str(p, 1, "")
+		p.WriteFieldStop(ctx)
+		p.WriteFieldStop(ctx)
+		p.WriteFieldBegin(ctx, "", thrift.I32, 5)
+		p.WriteI32(ctx, 1)
+	}))
+	e := newEnv(f)
+	proc := e.svc.Processor()
+	cfg := &thrift.TConfiguration{MaxMessageSize: 1 << 16}
+	f.Fuzz(func(t *testing.T, which uint8, args []byte) {
+		method := fuzzMethods[int(which)%len(fuzzMethods)]
+		skip := thrift.NewTMemoryBuffer()
+		skip.Write(args)
+		if thrift.SkipDefaultDepth(ctx, thrift.NewTBinaryProtocolConf(skip, cfg), thrift.STRUCT) != nil {
+			return // not one struct: the connection is closed, not kept
+		}
+		end := len(args) - skip.Len()
+
+		in := thrift.NewTMemoryBuffer()
+		in.Write(args)
+		out := thrift.NewTMemoryBuffer()
+		op := thrift.NewTBinaryProtocolConf(out, cfg)
+		proc.ProcessorMap()[method].Process(ctx, 7, thrift.NewTBinaryProtocolConf(in, cfg), op)
+		_, typ, _, err := op.ReadMessageBegin(ctx)
+		if err != nil || typ != thrift.EXCEPTION {
+			return
+		}
+		x := thrift.NewTApplicationException(0, "")
+		if x.Read(ctx, op) != nil || x.TypeId() != thrift.PROTOCOL_ERROR || !strings.HasPrefix(x.Error(), "Required field") {
+			return
+		}
+		if read := len(args) - in.Len(); read != end {
+			t.Fatalf("%s refused with %q after reading %d bytes of arguments %d long", method, x.Error(), read, end)
+		}
+	})
 }

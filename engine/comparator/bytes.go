@@ -46,7 +46,9 @@ func (AsciiType) Encode(dst, name []byte) []byte { return appendEscaped(dst, nam
 func (AsciiType) Decode(enc []byte) (name, rest []byte, err error) { return decodeEscaped(enc) }
 
 // UTF8Type orders as BytesType does, which for UTF-8 is code point order,
-// and accepts only well-formed UTF-8.
+// and accepts only well-formed UTF-8. 0.6's UTF8Type compared the bytes
+// too, not Java strings, so a supplementary character sorts after U+E000
+// to U+FFFF here, unlike in OrderPreservingPartitioner's key order.
 type UTF8Type struct{}
 
 // Name implements Comparator.

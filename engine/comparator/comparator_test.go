@@ -324,7 +324,10 @@ func TestCompareExamples(t *testing.T) {
 		{BytesType{}, []byte{0xFF}, []byte{0x00, 0x00}, 1},
 		{AsciiType{}, []byte("B"), []byte("a"), -1},
 		{UTF8Type{}, []byte("z"), []byte("é"), -1},
+		// 0.6's UTF8Type compared bytes, not UTF-16 strings: the
+		// supplementary character sorts after U+E000-U+FFFF.
 		{UTF8Type{}, []byte("\uFFFF"), []byte("\U00010000"), -1},
+		{UTF8Type{}, []byte("\uE000"), []byte("\U0001F600"), -1},
 		{LongType{}, long(-1), long(1), -1},
 		{LongType{}, long(math.MinInt64), long(-1), -1},
 		{LongType{}, long(math.MaxInt64), long(0), 1},

@@ -124,7 +124,9 @@ var ErrLocked = errors.New("data directory is in use by another process")
 
 // Open opens (creating if needed) the store in dir for schema s. It refuses
 // to open data written with another partitioner, or whose column families
-// changed type or comparator; the error names what changed.
+// changed type or comparator; the error names what changed. Row keys
+// written with an earlier encoding of the partitioner are rewritten first
+// (upgrade.go).
 func Open(dir string, s *schema.Schema, o Options) (*Store, error) {
 	o.fill()
 	db, err := openLevelDB(dir, o)
@@ -184,7 +186,10 @@ func isLockError(err error) bool {
 // storedSchema is what a data directory remembers of the configuration it
 // was written with.
 type storedSchema struct {
-	Partitioner    string         `json:"partitioner"`
+	Partitioner string `json:"partitioner"`
+	// RowKeyVersion is the version of the partitioner's row key encoding
+	// (partitioner.RowKeyVersion); absent means 1.
+	RowKeyVersion  int            `json:"row_key_version,omitempty"`
 	ColumnFamilies []storedFamily `json:"column_families"`
 }
 
@@ -209,6 +214,9 @@ func (st *Store) loadSchema(s *schema.Schema) error {
 	switch {
 	case err == leveldb.ErrNotFound:
 		stored.Partitioner = s.Partitioner.Name()
+		if v := partitioner.RowKeyVersion(s.Partitioner); v > 1 {
+			stored.RowKeyVersion = v
+		}
 	case err != nil:
 		return fmt.Errorf("%s: read stored schema: %w", st.dir, err)
 	default:
@@ -265,6 +273,17 @@ func (st *Store) loadSchema(s *schema.Schema) error {
 		if s.ColumnFamily(f.Keyspace, f.Name) == nil {
 			st.opts.Logger.Warn("column family is no longer configured; its data is kept untouched", "keyspace", f.Keyspace, "column_family", f.Name)
 		}
+	}
+	stored.RowKeyVersion = max(stored.RowKeyVersion, 1)
+	switch want := partitioner.RowKeyVersion(s.Partitioner); {
+	case stored.RowKeyVersion > want:
+		return fmt.Errorf("%s was written with row key version %d of %s, newer than this thriftd's %d; thriftd will not start (use the thriftd that wrote it)",
+			st.dir, stored.RowKeyVersion, stored.Partitioner, want)
+	case stored.RowKeyVersion < want:
+		return st.upgradeRowKeys(stored.RowKeyVersion, stored)
+	}
+	if stored.RowKeyVersion == 1 {
+		stored.RowKeyVersion = 0 // stored as absent, as before versions
 	}
 	if !changed {
 		return nil

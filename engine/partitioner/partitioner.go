@@ -3,9 +3,8 @@
 // are written as strings on the wire.
 //
 // RandomPartitioner and OrderPreservingPartitioner reproduce 0.6 exactly,
-// except that OrderPreservingPartitioner orders keys as UTF-8 bytes where
-// Java compared UTF-16 code units (the two differ only for supplementary
-// characters against U+E000-U+FFFF). ByteOrderedPartitioner and
+// OrderPreservingPartitioner down to Java's UTF-16 order of keys with
+// supplementary characters. ByteOrderedPartitioner and
 // Murmur3Partitioner are the later Cassandra partitioners of those names.
 // CollatingOrderPreservingPartitioner orders keys by en-US collation, but
 // its token bytes are golang.org/x/text collation keys, not Java's (see
@@ -66,6 +65,28 @@ type Partitioner interface {
 	// RandomToken returns a token for a node whose InitialToken is unset.
 	// It is never the minimum token.
 	RandomToken() Token
+}
+
+// Upgrader is implemented by a partitioner whose RowKey encoding changed
+// after stores were written with an earlier one. Versions count from 1;
+// a partitioner that does not implement Upgrader is at version 1.
+type Upgrader interface {
+	// RowKeyVersion is the version of the encoding RowKey writes.
+	RowKeyVersion() int
+	// UpgradeRowKey reads one row key of encoding version from at the
+	// front of enc and appends its current encoding to dst, returning the
+	// bytes after it. changed is false when both encodings are the same
+	// bytes. A version it does not know, or malformed input, gives an error
+	// wrapping ErrMalformed.
+	UpgradeRowKey(dst, enc []byte, from int) (out, rest []byte, changed bool, err error)
+}
+
+// RowKeyVersion is the version of the encoding p.RowKey writes.
+func RowKeyVersion(p Partitioner) int {
+	if u, ok := p.(Upgrader); ok {
+		return u.RowKeyVersion()
+	}
+	return 1
 }
 
 // ErrMalformed is wrapped by every DecodeRowKey error: the bytes are not a

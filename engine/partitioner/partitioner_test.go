@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/spaolacci/murmur3"
 	"golang.org/x/text/collate"
@@ -127,7 +129,8 @@ func testKeys(rng *rand.Rand) []string {
 		strings.Repeat("k", 15), strings.Repeat("k", 16), strings.Repeat("k", 17),
 		strings.Repeat("\xfe", 31), strings.Repeat("\xfe", 33),
 	}
-	runes := []rune{'a', 'B', '-', ' ', '.', '0', 'é', '\u0301', 0, 0xFFFD, '中', 0x1F600}
+	runes := []rune{'a', 'B', '-', ' ', '.', '0', 'é', '\u0301', 0, 0xFFFD, '中', 0x1F600,
+		0xD7FF, 0xE000, 0xF8FF, 0xFFFF, 0x10000, 0x10FFFF}
 	for range 120 {
 		var k string
 		if rng.IntN(2) == 0 {
@@ -184,16 +187,142 @@ func TestPartitionerContract(t *testing.T) {
 			hb, _ := cassandraMurmur3(b)
 			return cmpInt64(normalize(int64(ha)), normalize(int64(hb)))
 		}},
-		{OrderPreservingPartitioner{}, strings.Compare},
+		{OrderPreservingPartitioner{}, cmpUTF16},
 		{ByteOrderedPartitioner{}, strings.Compare},
 		{&CollatingOrderPreservingPartitioner{}, func(a, b string) int {
 			return bytes.Compare(collationKeys[a], collationKeys[b])
 		}},
 	}
+	// Keys reach OrderPreservingPartitioner as valid UTF-8 (the handler
+	// decodes them as Java did), and only there is Java's order defined.
+	validKeys := slices.DeleteFunc(slices.Clone(keys), func(k string) bool { return !utf8.ValidString(k) })
 	for _, tc := range cases {
 		t.Run(tc.p.Name(), func(t *testing.T) {
-			checkPartitioner(t, tc.p, keys, tc.cmpToken, rng)
+			ks := keys
+			if _, ok := tc.p.(OrderPreservingPartitioner); ok {
+				ks = validKeys
+			}
+			checkPartitioner(t, tc.p, ks, tc.cmpToken, rng)
 		})
+	}
+}
+
+// cmpUTF16 is Java's String.compareTo: the strings' UTF-16 code units
+// compared in order, a proper prefix first.
+func cmpUTF16(a, b string) int {
+	return slices.Compare(utf16.Encode([]rune(a)), utf16.Encode([]rune(b)))
+}
+
+// randomJavaKey returns a valid UTF-8 key drawn mostly from the ranges
+// where UTF-8 and UTF-16 order disagree.
+func randomJavaKey(rng *rand.Rand) string {
+	ranges := [][2]rune{
+		{0x20, 0x7F}, {0x80, 0x7FF}, {0x800, 0xD7FF}, {0xE000, 0xFFFF}, {0xE000, 0xE0FF},
+		{0xFF00, 0xFFFF}, {0x10000, 0x10FFFF}, {0x10000, 0x100FF}, {0x1F000, 0x1FFFF}, {0x10FF00, 0x10FFFF},
+	}
+	r := make([]rune, rng.IntN(6))
+	for i := range r {
+		span := ranges[rng.IntN(len(ranges))]
+		r[i] = span[0] + rng.Int32N(span[1]-span[0]+1)
+	}
+	return string(r)
+}
+
+// TestOrderPreservingJavaOrder checks OrderPreservingPartitioner's order
+// against Java's String.compareTo over random keys with supplementary
+// characters and characters from U+E000 to U+FFFF, and that its token
+// strings give the keys back.
+func TestOrderPreservingJavaOrder(t *testing.T) {
+	p := OrderPreservingPartitioner{}
+	rng := rand.New(rand.NewPCG(13, 14))
+	keys := make([]string, 3000)
+	for i := range keys {
+		keys[i] = randomJavaKey(rng)
+		// Share prefixes so that many comparisons are decided deep inside.
+		if i > 0 && rng.IntN(3) == 0 {
+			prev := []rune(keys[rng.IntN(i)])
+			keys[i] = string(prev[:rng.IntN(len(prev)+1)]) + keys[i]
+		}
+	}
+	disagree := 0
+	for i := 1; i < len(keys); i++ {
+		for _, j := range []int{i - 1, rng.IntN(i)} {
+			a, b := keys[i], keys[j]
+			want := cmpUTF16(a, b)
+			if got := bytes.Compare(p.Token(a), p.Token(b)); got != want {
+				t.Fatalf("tokens of %+q, %+q compare %d; Java's String.compareTo gives %d", a, b, got, want)
+			}
+			if a != "" && b != "" {
+				if got := bytes.Compare(p.RowKey(nil, a), p.RowKey(nil, b)); got != want {
+					t.Fatalf("row keys of %+q, %+q compare %d; Java's String.compareTo gives %d", a, b, got, want)
+				}
+			}
+			if want != strings.Compare(a, b) {
+				disagree++
+			}
+		}
+		if got := p.TokenString(p.Token(keys[i])); got != keys[i] {
+			t.Fatalf("TokenString(Token(%+q)) = %+q", keys[i], got)
+		}
+	}
+	// The test means something only if UTF-8 byte order got many of
+	// these pairs wrong.
+	if disagree < 100 {
+		t.Fatalf("only %d pairs order differently as UTF-8 bytes; the keys miss the ranges that matter", disagree)
+	}
+
+	// Sorting by row key gives Java's order.
+	sorted := slices.DeleteFunc(slices.Clone(keys), func(k string) bool { return k == "" })
+	slices.SortFunc(sorted, func(a, b string) int { return bytes.Compare(p.RowKey(nil, a), p.RowKey(nil, b)) })
+	if !slices.IsSortedFunc(sorted, cmpUTF16) {
+		t.Fatal("keys sorted by row key are not in Java's order")
+	}
+}
+
+// TestOrderPreservingEncodingKept checks that keys without characters
+// from U+E000 up keep the encoding of row key version 1, the escaped
+// bytes, and that UpgradeRowKey turns version 1 into what RowKey writes.
+func TestOrderPreservingEncodingKept(t *testing.T) {
+	p := OrderPreservingPartitioner{}
+	if RowKeyVersion(p) != 2 || RowKeyVersion(ByteOrderedPartitioner{}) != 1 || RowKeyVersion(RandomPartitioner{}) != 1 {
+		t.Fatalf("row key versions: OPP %d, BOP %d, RP %d", RowKeyVersion(p), RowKeyVersion(ByteOrderedPartitioner{}), RowKeyVersion(RandomPartitioner{}))
+	}
+	rng := rand.New(rand.NewPCG(15, 16))
+	for range 2000 {
+		k := randomJavaKey(rng)
+		if k == "" {
+			continue
+		}
+		v1 := appendEscaped(nil, k)
+		plain := true
+		for _, r := range k {
+			plain = plain && r < 0xE000
+		}
+		if plain && !bytes.Equal(p.RowKey(nil, k), v1) {
+			t.Fatalf("row key of %+q changed: %x, was %x", k, p.RowKey(nil, k), v1)
+		}
+		suffix := randomBytes(rng, 6)
+		out, rest, changed, err := p.UpgradeRowKey([]byte("pre"), append(slices.Clone(v1), suffix...), 1)
+		if err != nil || !bytes.Equal(out, append([]byte("pre"), p.RowKey(nil, k)...)) || !bytes.Equal(rest, suffix) || changed == plain {
+			t.Fatalf("UpgradeRowKey(v1 of %+q) = %x, %x, %v, %v; want %x, %x, changed %v", k, out, rest, changed, err, p.RowKey(nil, k), suffix, !plain)
+		}
+		out, rest, changed, err = p.UpgradeRowKey(nil, p.RowKey(nil, k), 2)
+		if err != nil || !bytes.Equal(out, p.RowKey(nil, k)) || len(rest) != 0 || changed {
+			t.Fatalf("UpgradeRowKey(v2 of %+q) = %x, %x, %v, %v", k, out, rest, changed, err)
+		}
+	}
+	for _, from := range []int{0, 3} {
+		if _, _, _, err := p.UpgradeRowKey(nil, p.RowKey(nil, "k"), from); !errors.Is(err, ErrMalformed) {
+			t.Errorf("UpgradeRowKey from version %d: %v, want ErrMalformed", from, err)
+		}
+	}
+	// Any bytes round-trip, valid UTF-8 or not.
+	for range 2000 {
+		k := string(randomBytes(rng, 12)) + "\xee\xef\xf0\xf4\xf5"[rng.IntN(5):]
+		key, _, rest, err := p.DecodeRowKey(p.RowKey(nil, k))
+		if err != nil || key != k || len(rest) != 0 {
+			t.Fatalf("DecodeRowKey(RowKey(%x)) = %x, %x, %v", k, key, rest, err)
+		}
 	}
 }
 
@@ -377,10 +506,16 @@ func TestOrderPreservingTokens(t *testing.T) {
 			t.Errorf("%s: ParseToken(\"\") = %x, %v", p.Name(), tok, err)
 		}
 	}
-	// The UTF-8 order: U+E000 before U+1F600, where Java's UTF-16 order
-	// put it after.
-	if bytes.Compare(opp.Token("\uE000"), opp.Token("\U0001F600")) >= 0 {
-		t.Error("OPP does not order keys as UTF-8 bytes")
+	// Java's UTF-16 order: U+1F600 (surrogates D83D DE00) before U+E000,
+	// where UTF-8 bytes put it after. ByteOrderedPartitioner keeps bytes.
+	if bytes.Compare(opp.Token("\U0001F600"), opp.Token("\uE000")) >= 0 {
+		t.Error("OPP does not order keys as Java's String.compareTo")
+	}
+	if bytes.Compare(bop.Token("\uE000"), bop.Token("\U0001F600")) >= 0 {
+		t.Error("BOP does not order keys as bytes")
+	}
+	if got := opp.TokenString(opp.Token("\U0001F600\uE000")); got != "\U0001F600\uE000" {
+		t.Errorf("OPP token string = %+q", got)
 	}
 }
 

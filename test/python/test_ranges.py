@@ -6,8 +6,10 @@ import hashlib
 import pytest
 
 from cassandra.ttypes import (
-    ColumnParent, ColumnPath, ConsistencyLevel, KeyRange, KeySlice,
+    ColumnParent, ColumnPath, ConsistencyLevel, InvalidRequestException, KeyRange, KeySlice,
     SlicePredicate, SliceRange)
+
+from support import DEFAULT_CONF, derived_config
 
 ONE = ConsistencyLevel.ONE
 KS = 'Keyspace1'
@@ -232,3 +234,58 @@ def test_token_range_to_the_minimum_token_runs_to_the_end(random_client):
 def test_key_range_of_one_key(random_client):
     assert keys_of(by_keys(random_client, RING[7], RING[7])) == [RING[7]]
     assert keys_of(by_keys(random_client, 'absent', 'absent')) == []
+
+
+# -- OrderPreservingPartitioner: Java's String order -------------------------
+
+def java_order(key):
+    """Java's String.compareTo compares UTF-16 code units, which is the
+    byte order of UTF-16BE: a supplementary character (a surrogate pair)
+    sorts before U+E000-U+FFFF, where code point and UTF-8 order put it
+    after."""
+    return key.encode('utf-16-be')
+
+
+OPP_KEYS = ['a', 'a😀', 'a\ue000', 'a\uf8ff', 'a\ufffd', 'a\U00010000', 'a\ud7ff', '😀', '\ue000',
+            '\uffff', '😀\ue000', '\ue000😀', 'b', 'b💩z', 'b\uf000z', 'é', '中', 'z']
+OPP_ORDER = sorted(OPP_KEYS, key=java_order)
+
+
+@pytest.fixture
+def opp_client(launcher, tmp_path):
+    conf = derived_config(str(tmp_path), DEFAULT_CONF, 'storage-conf-opp.xml',
+                          replace=[('<Partitioner>org.apache.cassandra.dht.RandomPartitioner</Partitioner>',
+                                    '<Partitioner>org.apache.cassandra.dht.OrderPreservingPartitioner</Partitioner>')])
+    client = launcher.connect(launcher.start(conf))
+    insert_keys(client, OPP_KEYS)
+    return client
+
+
+def test_order_preserving_partitioner_orders_keys_as_java_strings(opp_client):
+    assert OPP_ORDER != sorted(OPP_KEYS), 'the keys must order differently as code points'
+    assert keys_of(by_keys(opp_client, '', '')) == OPP_ORDER
+    # Key bounds follow the same order: a😀 lies between a and a\ue000.
+    assert keys_of(by_keys(opp_client, 'a', 'a\ue000')) == ['a', 'a\ud7ff', 'a\U00010000', 'a😀', 'a\ue000']
+    with pytest.raises(InvalidRequestException) as e:
+        by_keys(opp_client, 'a\ue000', 'a😀')
+    assert e.value.why == 'start key must sort before (or equal to) finish key in your partitioner!'
+
+
+def test_order_preserving_paging_by_start_key(opp_client):
+    seen, start = [], ''
+    for _ in range(50):
+        page = keys_of(by_keys(opp_client, start, '', count=4))
+        if seen:
+            assert page[0] == start
+            page = page[1:]
+        seen += page
+        if len(page) < 3:
+            break
+        start = page[-1]
+    assert seen == OPP_ORDER
+
+
+def test_order_preserving_describe_splits(opp_client):
+    splits = opp_client.describe_splits('', '', 1)
+    assert splits[0] == '' and splits[-1] == ''
+    assert splits[1:-1] == OPP_ORDER[:-1]

@@ -2,6 +2,7 @@
 and the protocol-level errors of section 1, through the raw Thrift API."""
 
 import hashlib
+import time
 
 import pytest
 from thrift.Thrift import TApplicationException
@@ -433,19 +434,51 @@ def test_missing_required_argument_is_a_protocol_error(client):
     assert client.describe_version() == '2.2.0'
 
 
-def test_missing_required_field_of_a_nested_struct_is_a_protocol_error(launcher, node):
-    # The arguments after the failing struct are left unread, as in 0.6, so
-    # an unframed connection cannot go on: each case gets its own.
-    client = launcher.connect(node)
-    with pytest.raises(TApplicationException) as e:
-        client.insert(KS, 'k', ColumnPath(None, column=b'c'), b'v', 0, ONE)
-    assert e.value.type == TApplicationException.PROTOCOL_ERROR
-    assert e.value.message.startswith("Required field 'column_family' was not present!"), e.value.message
-    client = launcher.connect(node)
-    with pytest.raises(TApplicationException) as e:
-        client.batch_insert(KS, 'k', {'Standard1': [ColumnOrSuperColumn(Column(b'c', None, 0))]}, ONE)
-    assert e.value.type == TApplicationException.PROTOCOL_ERROR
-    assert e.value.message.startswith("Required field 'value' was not present!"), e.value.message
+NESTED_MISSING_FIELDS = [
+    ('ColumnPath of insert', "Required field 'column_family' was not present! Struct: ColumnPath",
+     lambda c: c.insert(KS, 'k', ColumnPath(None, column=b'c'), b'v', 0, ONE)),
+    ('Column in ColumnOrSuperColumn in batch_insert', "Required field 'value' was not present! Struct: Column",
+     lambda c: c.batch_insert(KS, 'k', {'Standard1': [cosc(), ColumnOrSuperColumn(Column(b'c', None, 0)), cosc()],
+                                        'Standard2': [cosc()]}, ONE)),
+    ('SuperColumn without columns', "Required field 'columns' was not present! Struct: SuperColumn",
+     lambda c: c.batch_insert(KS, 'k', {'Super1': [ColumnOrSuperColumn(super_column=SuperColumn(i64(1), None))]}, ONE)),
+    ("Column in a SuperColumn's columns", "Required field 'name' was not present! Struct: Column",
+     lambda c: c.batch_insert(KS, 'k', {'Super1': [ColumnOrSuperColumn(super_column=SuperColumn(
+         i64(1), [Column(b'c', b'v', 0), Column(None, b'v', 0)]))]}, ONE)),
+    ('Mutation, ColumnOrSuperColumn, Column in batch_mutate', "Required field 'value' was not present! Struct: Column",
+     lambda c: c.batch_mutate(KS, {'k': {'Standard1': [Mutation(column_or_supercolumn=cosc()),
+                                                       Mutation(column_or_supercolumn=ColumnOrSuperColumn(Column(b'c', None, 0)))],
+                                         'Standard2': [Mutation(column_or_supercolumn=cosc())]},
+                                   'k2': {'Standard1': [Mutation(column_or_supercolumn=cosc())]}}, ONE)),
+    ("Deletion's predicate in batch_mutate", "Required field 'start' was not present! Struct: SliceRange",
+     lambda c: c.batch_mutate(KS, {'k': {'Standard1': [
+         Mutation(deletion=Deletion(5, predicate=SlicePredicate(slice_range=SliceRange(None, b'', False, 3)))),
+         Mutation(column_or_supercolumn=cosc())]}}, ONE)),
+    ('SliceRange of get_slice', "Required field 'finish' was not present! Struct: SliceRange",
+     lambda c: c.get_slice(KS, 'k', ColumnParent('Standard1'), SlicePredicate(slice_range=SliceRange(b'', None)), ONE)),
+    ('ColumnParent of get_range_slices', "Required field 'column_family' was not present! Struct: ColumnParent",
+     lambda c: c.get_range_slices(KS, ColumnParent(None), ALL, KeyRange(start_key='', end_key='', count=10), ONE)),
+]
+
+
+@pytest.mark.parametrize('framed', [False, True], ids=['unframed', 'framed'])
+def test_missing_required_field_of_a_nested_struct_is_a_protocol_error(launcher, node, framed):
+    # The rest of the arguments is read all the same, so one connection
+    # serves every case and the calls after each, at once.
+    client = launcher.connect(node, framed=framed)
+    client.insert(KS, 'here', ColumnPath('Standard1', column=b'c'), b'v', 1, ONE)
+    for name, message, call in NESTED_MISSING_FIELDS:
+        with pytest.raises(TApplicationException) as e:
+            call(client)
+        assert e.value.type == TApplicationException.PROTOCOL_ERROR, name
+        assert e.value.message.startswith(message), (name, e.value.message)
+        began = time.monotonic()
+        assert client.describe_version() == '2.2.0', name
+        assert client.get(KS, 'here', ColumnPath('Standard1', column=b'c'), ONE).column.value == b'v', name
+        assert time.monotonic() - began < 2, name
+    # None of the refused calls wrote anything.
+    assert client.get_slice(KS, 'k', ColumnParent('Standard1'), ALL, ONE) == []
+    assert client.get_slice(KS, 'k', ColumnParent('Super1'), ALL, ONE) == []
 
 
 def test_unknown_consistency_level_is_a_protocol_error(client):

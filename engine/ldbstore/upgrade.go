@@ -1,0 +1,95 @@
+package ldbstore
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/syndtr/goleveldb/leveldb"
+	"github.com/syndtr/goleveldb/leveldb/opt"
+	"github.com/syndtr/goleveldb/leveldb/util"
+
+	"github.com/thriftd/thriftd/engine/partitioner"
+)
+
+// maxUpgradeBatch bounds the bytes of row keys and values rewritten by a
+// row key upgrade. The rewrite is one atomic LevelDB batch, so a crash
+// leaves the store wholly at the old version or wholly at the new one; a
+// store with more data to rewrite than this is refused rather than
+// upgraded in pieces.
+const maxUpgradeBatch = 1 << 30
+
+// upgradeRowKeys rewrites every stored key whose row key encoding differs
+// between version from and the partitioner's current one, then records the
+// new version in stored, all in one batch. It reads the whole store once.
+func (st *Store) upgradeRowKeys(from int, stored storedSchema) error {
+	u, ok := st.part.(partitioner.Upgrader)
+	if !ok {
+		return fmt.Errorf("%s: row key version %d cannot be upgraded by %s", st.dir, from, st.part.Name())
+	}
+	start := time.Now()
+	log := st.opts.Logger.With("dir", st.dir, "partitioner", st.part.Name(), "from", from, "to", u.RowKeyVersion())
+	log.Warn("rewriting stored row keys into the current key order; this reads the whole store once")
+
+	batch := new(leveldb.Batch)
+	size, moved, scanned := 0, 0, 0
+	// Data keys: 0x01 cf(4) row rest. Purge index: 0x02 time(4) cf(4) row.
+	for _, region := range []struct {
+		prefix byte
+		head   int // bytes before the row key
+	}{{prefixData, 5}, {prefixPurge, 9}} {
+		it := st.db.NewIterator(util.BytesPrefix([]byte{region.prefix}), nil)
+		for it.Next() {
+			scanned++
+			k := it.Key()
+			if len(k) <= region.head {
+				it.Release()
+				return fmt.Errorf("%s: stored key %x is too short: %w", st.dir, k, errCorrupt)
+			}
+			nk, rest, changed, err := u.UpgradeRowKey(append([]byte(nil), k[:region.head]...), k[region.head:], from)
+			if err != nil {
+				it.Release()
+				return fmt.Errorf("%s: stored key %x: %w", st.dir, k, err)
+			}
+			if !changed {
+				continue
+			}
+			nk = append(nk, rest...)
+			size += len(k) + len(nk) + len(it.Value())
+			if size > maxUpgradeBatch {
+				it.Release()
+				return fmt.Errorf("%s: more than %d MiB of rows need their keys rewritten for %s's row key version %d; thriftd will not start (the rewrite is done in one batch, in memory)",
+					st.dir, maxUpgradeBatch>>20, st.part.Name(), u.RowKeyVersion())
+			}
+			batch.Delete(k)
+			batch.Put(nk, it.Value())
+			moved++
+		}
+		it.Release()
+		if err := it.Error(); err != nil {
+			return fmt.Errorf("%s: read stored rows: %w", st.dir, err)
+		}
+	}
+
+	// The node token is a key of the ring too.
+	if raw, err := st.db.Get(metaToken, nil); err == nil && len(raw) > 0 {
+		nt, rest, changed, err := u.UpgradeRowKey(nil, raw, from)
+		if err == nil && len(rest) == 0 && changed {
+			batch.Put(metaToken, nt)
+		}
+	} else if err != nil && err != leveldb.ErrNotFound {
+		return fmt.Errorf("%s: read node token: %w", st.dir, err)
+	}
+
+	stored.RowKeyVersion = u.RowKeyVersion()
+	raw, err := json.Marshal(stored)
+	if err != nil {
+		return err
+	}
+	batch.Put(metaSchema, raw)
+	if err := st.db.Write(batch, &opt.WriteOptions{Sync: true}); err != nil {
+		return fmt.Errorf("%s: write upgraded row keys: %w", st.dir, err)
+	}
+	log.Warn("stored row keys rewritten", "keys_scanned", scanned, "keys_rewritten", moved, "duration", time.Since(start).Round(time.Millisecond))
+	return nil
+}
