@@ -148,7 +148,8 @@ func lex(src string) ([]token, error) {
 
 // lexString reads the single-quoted string starting at src[start] and
 // returns its value and the offset just past the closing quote. Escapes:
-// \' or ” for a quote, \" \\ \n \r \t \0, and \xHH for one byte.
+// a backslash or a second quote before a quote, \" \\ \n \r \t \0, and
+// \xHH for one byte.
 func lexString(src string, start int) (string, int, error) {
 	var b strings.Builder
 	i := start + 1
