@@ -80,11 +80,16 @@ func match(names []string, prefix string) []string {
 	return out
 }
 
-// matchFold matches keywords in any case, completing in the case typed.
+// matchFold matches keywords in any case, completing in upper case when
+// the prefix typed is upper case.
 func matchFold(words []string, prefix string) []string {
+	upper := prefix != "" && prefix == strings.ToUpper(prefix) && prefix != strings.ToLower(prefix)
 	var out []string
 	for _, w := range words {
 		if len(w) >= len(prefix) && strings.EqualFold(w[:len(prefix)], prefix) {
+			if upper {
+				w = strings.ToUpper(w)
+			}
 			out = append(out, prefix+w[len(prefix):])
 		}
 	}
