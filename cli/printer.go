@@ -216,8 +216,8 @@ const helpText = `List of all CLI commands:
 ?                                                                  Same as help.
 help                                                          Display this help.
 connect <hostname>/<port>                             Connect to thrift service.
-use <keyspace>                              Set the keyspace for paths without one.
-describe keyspace [<keyspacename>]                              Describe keyspace.
+use <keyspace>                             Use a keyspace for paths without one.
+describe keyspace [<keyspacename>]                            Describe keyspace.
 exit                                                                   Exit CLI.
 quit                                                                   Exit CLI.
 show cluster name                                          Display cluster name.
@@ -228,8 +228,8 @@ get <ksp>.<cf>['<key>']                                  Get a slice of columns.
 get <ksp>.<cf>['<key>']['<super>']                   Get a slice of sub columns.
 get <ksp>.<cf>['<key>']['<col>']                             Get a column value.
 get <ksp>.<cf>['<key>']['<super>']['<col>']              Get a sub column value.
-get <ksp>.<cf>['<key>'][<start>:<finish>]        Get the columns in a range.
-get ... [limit <n>] [reversed]             At most n columns, or in reverse.
+get <ksp>.<cf>['<key>'][<start>:<finish>]            Get the columns in a range.
+get ... [limit <n>] [reversed]                 At most n columns, or in reverse.
 set <ksp>.<cf>['<key>']['<col>'] = '<value>'                       Set a column.
 set <ksp>.<cf>['<key>']['<super>']['<col>'] = '<value>'        Set a sub column.
 del <ksp>.<cf>['<key>']                                           Delete record.
