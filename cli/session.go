@@ -165,7 +165,13 @@ func (s *Session) dial(ctx context.Context) error {
 		return fmt.Errorf("cannot connect to %s/%d: %s", s.host, s.port, netReason(err))
 	}
 	s.conn = &conn{client: cassandra.NewCassandraClientFactory(trans, thrift.NewTBinaryProtocolFactoryConf(cfg)), trans: trans}
-	return s.login(ctx)
+	if err := s.login(ctx); err != nil {
+		// Without the login every data call would fail; the next
+		// statement dials and tries again.
+		s.disconnect()
+		return err
+	}
+	return nil
 }
 
 func (s *Session) login(ctx context.Context) error {
@@ -274,9 +280,13 @@ func (s *Session) use(ctx context.Context, ks string) error {
 	if _, err := s.meta(ctx, ks); err != nil {
 		return err
 	}
+	old := s.keyspace
 	s.keyspace = ks
 	if s.cfg.Username != "" {
-		return s.login(ctx)
+		if err := s.login(ctx); err != nil {
+			s.keyspace = old
+			return err
+		}
 	}
 	return nil
 }

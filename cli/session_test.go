@@ -349,8 +349,16 @@ func TestLogin(t *testing.T) {
 
 	alice := newShell(t, n, Config{Keyspace: "Keyspace1", Username: "alice", Password: "wonderland7"}, false)
 	alice.expect("set Standard1['k']['c'] = 'v'; count Standard1['k']", "Value inserted.\n1 columns\n")
+	// use logs in to the new keyspace; refused, the old one stays.
+	alice.expectErr("use Keyspace2", "Not authorized: User alice could not be authorized to use keyspace Keyspace2")
+	if ks := alice.s.Keyspace(); ks != "Keyspace1" {
+		t.Errorf("after a refused use, the keyspace is %q", ks)
+	}
+	alice.expect("count Standard1['k']", "1 columns\n")
 
 	wrong := newShell(t, n, Config{Keyspace: "Keyspace1", Username: "alice", Password: "guess"}, false)
+	wrong.expectErr("count Standard1['k']", "Authentication failed: Given password in password mode PLAIN could not be validated for user alice")
+	// The refused login is tried again, not skipped.
 	wrong.expectErr("count Standard1['k']", "Authentication failed: Given password in password mode PLAIN could not be validated for user alice")
 
 	bob := newShell(t, n, Config{Keyspace: "Keyspace1", Username: "bob", Password: "builder42"}, false)
