@@ -142,8 +142,9 @@ type JSONPrinter struct {
 }
 
 func (p *JSONPrinter) emit(w io.Writer, v any) {
-	b, _ := json.Marshal(v)
-	w.Write(append(b, '\n'))
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false) // a configuration file is XML: keep its < and >
+	enc.Encode(v)
 }
 
 // Column implements Printer.

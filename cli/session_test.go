@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net"
 	"os"
 	"path/filepath"
@@ -376,6 +377,20 @@ func TestJSONOutput(t *testing.T) {
 	sh.expect("show api version; show keyspaces", `{"api_version":"2.2.0"}`+"\n"+`{"keyspaces":["Keyspace1","Keyspace2","Keyspace3","Keyspace4","system"]}`+"\n")
 	sh.expect("describe keyspace Keyspace3", `{"column_families":[{"name":"Standard1","type":"Standard","compare_with":"org.apache.cassandra.db.marshal.BytesType"}],"keyspace":"Keyspace3"}`+"\n")
 	sh.expectErr("get Standard1['jsmith']['nope']", `{"error":"Not found."}`)
+
+	// The configuration file comes whole, its markup unescaped.
+	out, _, err := sh.run("show config file")
+	var got map[string]string
+	if err != nil || json.Unmarshal([]byte(out), &got) != nil {
+		t.Fatalf("show config file printed %q, %v", out, err)
+	}
+	text, err := os.ReadFile(testConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got["config_file"] != strings.TrimSuffix(string(text), "\n") || !strings.Contains(out, "<Keyspaces>") {
+		t.Errorf("show config file printed %q", out)
+	}
 }
 
 func TestCompletion(t *testing.T) {
