@@ -530,6 +530,9 @@ func (s *Session) slice(ctx context.Context, t target, g Get, parent *cassandra.
 	total := 0
 	first := true
 	for {
+		if ctx.Err() != nil {
+			return fmt.Errorf("Interrupted after %d results.", total)
+		}
 		want := s.cfg.PageSize
 		if g.Limit > 0 && g.Limit-total < want {
 			want = g.Limit - total

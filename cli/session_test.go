@@ -434,3 +434,36 @@ func TestCompletion(t *testing.T) {
 		t.Errorf("completing %q with keyspace Keyspace3 gave %q", "count St", got)
 	}
 }
+
+// cancellingPrinter cancels its context at the first column printed, as
+// Ctrl-C in the middle of a long get does.
+type cancellingPrinter struct {
+	*HumanPrinter
+	cancel context.CancelFunc
+}
+
+func (p cancellingPrinter) Column(c Column) {
+	p.HumanPrinter.Column(c)
+	p.cancel()
+}
+
+func TestInterruptedSliceStopsAtThePage(t *testing.T) {
+	sh := newShell(t, startNode(t, testConfig), Config{PageSize: 3}, false)
+	sh.expect("set Keyspace1.Standard1['row']['a'] = '1'; set Keyspace1.Standard1['row']['b'] = '2'; set Keyspace1.Standard1['row']['c'] = '3'; set Keyspace1.Standard1['row']['d'] = '4'",
+		"Value inserted.\nValue inserted.\nValue inserted.\nValue inserted.\n")
+	stmts, err := Parse("get Keyspace1.Standard1['row']")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out bytes.Buffer
+	sh.s.out = cancellingPrinter{&HumanPrinter{Out: &out, Err: &out}, cancel}
+	err = sh.s.Exec(ctx, stmts[0])
+	if err == nil || err.Error() != "Interrupted after 3 results." {
+		t.Fatalf("Exec = %v, want the interruption after the first page", err)
+	}
+	if strings.Count(out.String(), "=> (column=") != 3 {
+		t.Fatalf("printed\n%s\nwant the first page of three", out.String())
+	}
+}

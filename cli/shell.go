@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
 
 	"github.com/ergochat/readline"
@@ -96,7 +97,7 @@ func Interactive(ctx context.Context, s *Session, term Terminal) error {
 			continue
 		}
 		for _, st := range stmts {
-			if err := s.Exec(ctx, st); err != nil {
+			if err := execInterruptible(ctx, s, st); err != nil {
 				if errors.Is(err, ErrQuit) {
 					return nil
 				}
@@ -105,6 +106,27 @@ func Interactive(ctx context.Context, s *Session, term Terminal) error {
 			}
 		}
 	}
+}
+
+// execInterruptible runs one statement of the interactive shell; Ctrl-C
+// (SIGINT) while it runs stops it, not the shell. At the prompt the line
+// editor reads Ctrl-C as a key instead.
+func execInterruptible(ctx context.Context, s *Session, st Statement) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt)
+	defer signal.Stop(sig)
+	done := make(chan struct{})
+	defer close(done) // ends the watcher before the signal is released
+	go func() {
+		select {
+		case <-sig:
+			cancel()
+		case <-done:
+		}
+	}()
+	return s.Exec(ctx, st)
 }
 
 func prompt(s *Session) string {

@@ -18,9 +18,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/thriftd/thriftd/cli"
@@ -103,9 +101,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "thriftd-cli:", err)
 		return exitUsage
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
-	defer stop()
-
+	ctx := context.Background()
 	var p cli.Printer = &cli.HumanPrinter{Out: stdout, Err: stderr}
 	if o.output == "json" {
 		p = &cli.JSONPrinter{Out: stdout, Err: stderr}

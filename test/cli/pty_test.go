@@ -120,6 +120,7 @@ const (
 	upArrow = "\x1b[A"
 	enter   = "\r"
 	tab     = "\t"
+	ctrlC   = "\x03"
 	ctrlD   = "\x04"
 )
 
@@ -213,6 +214,8 @@ func TestInteractiveWithoutServer(t *testing.T) {
 	term := startTerminal(t, t.TempDir(), append(addr, "--history", "")...)
 	term.waitFor("cannot connect to "+addr[1]+"/"+addr[3]+": connection refused", 1)
 	term.waitFor("thriftd> ", 1)
+	// Ctrl-C drops the line being typed; the shell stays.
+	term.typeKeys("describe keyspace Nowhere" + ctrlC)
 	// The shell still answers what needs no server.
 	term.typeKeys("help" + enter)
 	term.waitFor("List of all CLI commands:", 1)
@@ -221,5 +224,8 @@ func TestInteractiveWithoutServer(t *testing.T) {
 	term.typeKeys("quit" + enter)
 	if code := term.wait(); code != 0 {
 		t.Fatalf("quit: exit %d", code)
+	}
+	if strings.Contains(term.output(), "could not be found") {
+		t.Errorf("the line dropped with Ctrl-C ran:\n%s", term.output())
 	}
 }
