@@ -685,17 +685,17 @@ func (s *Session) count(ctx context.Context, st Count) error {
 	return nil
 }
 
-// Keyspaces returns the server's keyspace names, for completion; nil if
-// the server cannot be reached.
+// Keyspaces returns the server's keyspace names, for completion; nil
+// without an open connection (completing never dials: a tab press must
+// not wait on an unreachable server).
 func (s *Session) Keyspaces(ctx context.Context) []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.keyspaces == nil {
-		c, err := s.client(ctx)
-		if err != nil {
+		if s.conn == nil {
 			return nil
 		}
-		ks, err := c.GetStringListProperty(ctx, "keyspaces")
+		ks, err := s.conn.client.GetStringListProperty(ctx, "keyspaces")
 		if err != nil {
 			s.callErr(err)
 			return nil
@@ -705,15 +705,16 @@ func (s *Session) Keyspaces(ctx context.Context) []string {
 	return slices.Clone(s.keyspaces)
 }
 
-// ColumnFamilies returns the column family names of ks, for completion;
-// nil if unknown.
+// ColumnFamilies returns the column family names of ks ("" for the
+// default keyspace), for completion; nil if unknown or without an open
+// connection.
 func (s *Session) ColumnFamilies(ctx context.Context, ks string) []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if ks == "" {
 		ks = s.keyspace
 	}
-	if ks == "" {
+	if _, cached := s.schema[ks]; ks == "" || (!cached && s.conn == nil) {
 		return nil
 	}
 	m, err := s.meta(ctx, ks)

@@ -404,6 +404,12 @@ func TestCompletion(t *testing.T) {
 		}
 		return out
 	}
+	// Before the shell has connected, names do not complete, and
+	// completing does not connect.
+	if got := do("get Keys"); len(got) != 0 || sh.s.Connected() {
+		t.Fatalf("completing before connecting gave %q, connected %v", got, sh.s.Connected())
+	}
+	sh.expect("show api version", "2.2.0\n")
 	for _, tt := range []struct {
 		line string
 		want []string
