@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,10 +19,21 @@ import (
 // These tests run statements through a Session against a real thriftd
 // over TCP, and check the printed lines exactly.
 
-var thriftdBin string
+// thriftd is built on first use, so that the parser's tests and fuzz
+// target run without it.
+var (
+	buildOnce  sync.Once
+	thriftdBin string
+	buildErr   error
+	cleanup    func()
+)
 
 func TestMain(m *testing.M) {
-	testenv.Main(m, true, &thriftdBin)
+	code := m.Run()
+	if cleanup != nil {
+		cleanup()
+	}
+	os.Exit(code)
 }
 
 // testConfig is Cassandra 0.6's test configuration: every comparator and
@@ -30,6 +42,10 @@ var testConfig = testenv.Fixture("storage-conf-0.6-test.xml")
 
 func startNode(t *testing.T, config string, extra ...string) *testenv.Node {
 	t.Helper()
+	buildOnce.Do(func() { thriftdBin, cleanup, buildErr = testenv.Thriftd(true) })
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
 	n := testenv.NewNode(t, thriftdBin, config, extra...)
 	n.Start()
 	return n
