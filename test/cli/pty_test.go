@@ -102,6 +102,11 @@ func (term *terminal) wait() int {
 	go func() { exited <- term.cmd.Wait() }()
 	select {
 	case err := <-exited:
+		for _, bad := range []string{"panic", "goroutine ", "DATA RACE"} {
+			if strings.Contains(term.output(), bad) {
+				term.t.Errorf("the terminal shows %q:\n%s", bad, term.output())
+			}
+		}
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
 			return ee.ExitCode()
