@@ -48,7 +48,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.cfg.Framed, "framed", false, "use the framed transport (ThriftFramedTransport servers)")
 	fs.StringVar(&o.cfg.Keyspace, "keyspace", "", "default keyspace for paths that name none, and the keyspace to log in to")
 	fs.StringVar(&o.cfg.Username, "username", "", "log in as this user (SimpleAuthenticator); needs --keyspace")
-	fs.StringVar(&o.cfg.Password, "password", "", "password for --username")
+	fs.StringVar(&o.cfg.Password, "password", "", "password for --username (default: $THRIFTD_CLI_PASSWORD, which other users cannot see in ps)")
 	fs.DurationVar(&o.cfg.Timeout, "timeout", 30*time.Second, "bound on connecting and on each call")
 	fs.StringVar(&o.exec, "e", "", "run these statements (separated by ';') and exit")
 	fs.StringVar(&o.file, "f", "", "run the statements of this file ('-' for standard input) and exit")
@@ -63,6 +63,9 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	}
 	if err := fs.Parse(args); err != nil {
 		return o, err
+	}
+	if o.cfg.Password == "" {
+		o.cfg.Password = os.Getenv("THRIFTD_CLI_PASSWORD")
 	}
 	switch {
 	case fs.NArg() > 0:

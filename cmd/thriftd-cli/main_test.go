@@ -34,3 +34,15 @@ func TestFlagsBothWays(t *testing.T) {
 		t.Errorf("parsed %+v", o)
 	}
 }
+
+func TestPasswordFromEnvironment(t *testing.T) {
+	t.Setenv("THRIFTD_CLI_PASSWORD", "from-env")
+	o, err := parseOptions([]string{"--keyspace", "K", "--username", "u"}, io.Discard)
+	if err != nil || o.cfg.Password != "from-env" {
+		t.Fatalf("password %q, %v; want the environment's", o.cfg.Password, err)
+	}
+	o, err = parseOptions([]string{"--keyspace", "K", "--username", "u", "--password", "flag"}, io.Discard)
+	if err != nil || o.cfg.Password != "flag" {
+		t.Fatalf("password %q, %v; want the flag's", o.cfg.Password, err)
+	}
+}
