@@ -1,0 +1,730 @@
+// Package cli is thriftd-cli's shell: it parses cassandra-cli 0.6's
+// commands, runs them over Cassandra 0.6's Thrift API (against thriftd or
+// any 0.6 server) and prints 0.6's output lines. cmd/thriftd-cli only
+// wires flags and the terminal to it.
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/apache/thrift/lib/go/thrift"
+
+	"github.com/thriftd/thriftd/engine/comparator"
+	"github.com/thriftd/thriftd/gen-go/cassandra"
+)
+
+// Config is what a Session needs to connect, with its defaults.
+type Config struct {
+	// Host and Port are where to connect first (default 127.0.0.1/9160);
+	// a connect statement changes them.
+	Host string
+	Port int
+	// Framed selects the framed transport; thriftd accepts either.
+	Framed bool
+	// Keyspace is the default keyspace for paths that name none.
+	Keyspace string
+	// Username and Password, when Username is set, log in to Keyspace on
+	// every connection (SimpleAuthenticator).
+	Username, Password string
+	// Timeout bounds connecting and each call (default 30s).
+	Timeout time.Duration
+	// PageSize is how many columns one get_slice call asks for while a
+	// get pages through a row (default 1000).
+	PageSize int
+}
+
+// ErrQuit is returned by Exec for quit and exit.
+var ErrQuit = errors.New("quit")
+
+// Session is one shell's connection and what it knows of the schema. Its
+// methods may be called from more than one goroutine (the line editor
+// asks for completions); they take turns.
+type Session struct {
+	mu       sync.Mutex
+	cfg      Config
+	host     string
+	port     int
+	keyspace string
+	out      Printer
+	now      func() time.Time
+
+	conn      *conn
+	keyspaces []string                      // cached keyspace names
+	schema    map[string]map[string]*cfMeta // cached describe_keyspace results
+}
+
+type conn struct {
+	client *cassandra.CassandraClient
+	trans  thrift.TTransport
+}
+
+// cfMeta is what the shell needs of a column family.
+type cfMeta struct {
+	info  ColumnFamilyInfo
+	super bool
+	cmp   comparator.Comparator // names (of super columns, for a Super CF)
+	sub   comparator.Comparator // sub-column names of a Super CF
+}
+
+// NewSession returns a session that prints to out. It connects lazily:
+// the first statement that needs the server dials cfg.Host and cfg.Port.
+func NewSession(cfg Config, out Printer) *Session {
+	if cfg.Host == "" {
+		cfg.Host = "127.0.0.1"
+	}
+	if cfg.Port == 0 {
+		cfg.Port = 9160
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = 30 * time.Second
+	}
+	if cfg.PageSize <= 0 {
+		cfg.PageSize = 1000
+	}
+	return &Session{cfg: cfg, host: cfg.Host, port: cfg.Port, keyspace: cfg.Keyspace, out: out, now: time.Now}
+}
+
+// Close closes the connection, if any.
+func (s *Session) Close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.disconnect()
+}
+
+// Address is the host and port the session talks to, as host/port.
+func (s *Session) Address() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return fmt.Sprintf("%s/%d", s.host, s.port)
+}
+
+// Keyspace is the default keyspace ("" if none).
+func (s *Session) Keyspace() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.keyspace
+}
+
+// Connected reports whether a connection is open.
+func (s *Session) Connected() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.conn != nil
+}
+
+// Connect opens a connection to the configured address now and reports
+// it through the printer, as the interactive shell does on start.
+func (s *Session) Connect(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.connectAndReport(ctx)
+}
+
+func (s *Session) connectAndReport(ctx context.Context) error {
+	if err := s.dial(ctx); err != nil {
+		return err
+	}
+	name, err := s.conn.client.DescribeClusterName(ctx)
+	if err != nil {
+		return s.callErr(err)
+	}
+	s.out.Connected(name, s.host, s.port)
+	return nil
+}
+
+func (s *Session) disconnect() {
+	if s.conn != nil {
+		s.conn.trans.Close()
+		s.conn = nil
+	}
+	s.keyspaces, s.schema = nil, nil
+}
+
+// dial opens a connection to s.host/s.port and logs in if the session
+// has credentials.
+func (s *Session) dial(ctx context.Context) error {
+	s.disconnect()
+	addr := net.JoinHostPort(s.host, strconv.Itoa(s.port))
+	cfg := &thrift.TConfiguration{ConnectTimeout: s.cfg.Timeout, SocketTimeout: s.cfg.Timeout}
+	var trans thrift.TTransport = thrift.NewTSocketConf(addr, cfg)
+	if s.cfg.Framed {
+		trans = thrift.NewTFramedTransportConf(trans, cfg)
+	} else {
+		trans = thrift.NewTBufferedTransport(trans, 8192)
+	}
+	if err := trans.Open(); err != nil {
+		return fmt.Errorf("cannot connect to %s/%d: %s", s.host, s.port, netReason(err))
+	}
+	s.conn = &conn{client: cassandra.NewCassandraClientFactory(trans, thrift.NewTBinaryProtocolFactoryConf(cfg)), trans: trans}
+	if err := s.login(ctx); err != nil {
+		// Without the login every data call would fail; the next
+		// statement dials and tries again.
+		s.disconnect()
+		return err
+	}
+	return nil
+}
+
+func (s *Session) login(ctx context.Context) error {
+	if s.cfg.Username == "" {
+		return nil
+	}
+	if s.keyspace == "" {
+		return errors.New("logging in needs a keyspace: give --keyspace with --username")
+	}
+	req := &cassandra.AuthenticationRequest{Credentials: map[string]string{"username": s.cfg.Username, "password": s.cfg.Password}}
+	if err := s.conn.client.Login(ctx, s.keyspace, req); err != nil {
+		return s.callErr(err)
+	}
+	return nil
+}
+
+// client returns the open connection's client, connecting first if
+// there is none (at start, or after a lost connection).
+func (s *Session) client(ctx context.Context) (*cassandra.CassandraClient, error) {
+	if s.conn == nil {
+		if err := s.dial(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return s.conn.client, nil
+}
+
+// netReason is the part of a dial error worth showing: "connection
+// refused" rather than the whole chain.
+func netReason(err error) string {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Err != nil {
+		return strings.TrimPrefix(op.Err.Error(), "connect: ")
+	}
+	return err.Error()
+}
+
+// callErr turns what a Thrift call returned into one clear line. A
+// transport or protocol failure closes the connection: the next
+// statement reconnects.
+func (s *Session) callErr(err error) error {
+	var (
+		ire   *cassandra.InvalidRequestException
+		nfe   *cassandra.NotFoundException
+		ue    *cassandra.UnavailableException
+		te    *cassandra.TimedOutException
+		authn *cassandra.AuthenticationException
+		authz *cassandra.AuthorizationException
+		app   thrift.TApplicationException
+	)
+	switch {
+	case errors.As(err, &ire):
+		return fmt.Errorf("Invalid request: %s", ire.Why)
+	case errors.As(err, &nfe):
+		return errors.New("Not found.")
+	case errors.As(err, &ue):
+		return errors.New("Unavailable: not enough replicas are alive for the consistency level.")
+	case errors.As(err, &te):
+		return errors.New("Timed out: the server did not answer in time.")
+	case errors.As(err, &authn):
+		return fmt.Errorf("Authentication failed: %s", authn.Why)
+	case errors.As(err, &authz):
+		return fmt.Errorf("Not authorized: %s", authz.Why)
+	case errors.As(err, &app):
+		return fmt.Errorf("Server error: %s", app.Error())
+	}
+	addr := fmt.Sprintf("%s/%d", s.host, s.port)
+	s.disconnect()
+	return fmt.Errorf("lost the connection to %s: %s (the next command reconnects)", addr, netReason(err))
+}
+
+// Exec runs one statement and prints its result. It returns ErrQuit for
+// quit, or the statement's error as one line (already clear to a user;
+// the caller prints it).
+func (s *Session) Exec(ctx context.Context, st Statement) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch st := st.(type) {
+	case Help:
+		s.out.Help()
+		return nil
+	case Quit:
+		return ErrQuit
+	case Connect:
+		s.host, s.port = st.Host, st.Port
+		return s.connectAndReport(ctx)
+	case Use:
+		return s.use(ctx, st.Keyspace)
+	case Show:
+		return s.show(ctx, st)
+	case Describe:
+		return s.describe(ctx, st)
+	case Get:
+		return s.get(ctx, st)
+	case Set:
+		return s.set(ctx, st)
+	case Del:
+		return s.del(ctx, st)
+	case Count:
+		return s.count(ctx, st)
+	}
+	return fmt.Errorf("unknown statement %T", st)
+}
+
+func (s *Session) use(ctx context.Context, ks string) error {
+	if _, err := s.meta(ctx, ks); err != nil {
+		return err
+	}
+	old := s.keyspace
+	s.keyspace = ks
+	if s.cfg.Username != "" {
+		if err := s.login(ctx); err != nil {
+			s.keyspace = old
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Session) show(ctx context.Context, st Show) error {
+	c, err := s.client(ctx)
+	if err != nil {
+		return err
+	}
+	if st.What == ShowKeyspaces {
+		ks, err := c.GetStringListProperty(ctx, "keyspaces")
+		if err != nil {
+			return s.callErr(err)
+		}
+		s.keyspaces = ks
+		s.out.Keyspaces(ks)
+		return nil
+	}
+	prop := map[string]string{ShowClusterName: "cluster name", ShowAPIVersion: "version", ShowConfigFile: "config file"}[st.What]
+	v, err := c.GetStringProperty(ctx, prop)
+	if err != nil {
+		return s.callErr(err)
+	}
+	s.out.Property(strings.ReplaceAll(st.What, " ", "_"), strings.TrimSuffix(v, "\n"))
+	return nil
+}
+
+func (s *Session) describe(ctx context.Context, st Describe) error {
+	ks := st.Keyspace
+	if ks == "" {
+		ks = s.keyspace
+	}
+	if ks == "" {
+		return errors.New("describe keyspace needs a keyspace name (or 'use <keyspace>' first)")
+	}
+	m, err := s.meta(ctx, ks)
+	if err != nil {
+		return err
+	}
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	cfs := make([]ColumnFamilyInfo, 0, len(names))
+	for _, n := range names {
+		cfs = append(cfs, m[n].info)
+	}
+	s.out.Describe(ks, cfs)
+	return nil
+}
+
+// meta returns the column families of ks, asking the server once per
+// connection.
+func (s *Session) meta(ctx context.Context, ks string) (map[string]*cfMeta, error) {
+	if m, ok := s.schema[ks]; ok {
+		return m, nil
+	}
+	c, err := s.client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	d, err := c.DescribeKeyspace(ctx, ks)
+	if err != nil {
+		var nfe *cassandra.NotFoundException
+		var app thrift.TApplicationException
+		if errors.As(err, &nfe) || (errors.As(err, &app) && app.TypeId() == thrift.INTERNAL_ERROR) {
+			// 0.6 itself answers an unknown keyspace with an internal error.
+			return nil, unknownKeyspaceError(ks)
+		}
+		return nil, s.callErr(err)
+	}
+	m := make(map[string]*cfMeta, len(d))
+	for name, props := range d {
+		m[name] = newCFMeta(ks, name, props)
+	}
+	if s.schema == nil {
+		s.schema = map[string]map[string]*cfMeta{}
+	}
+	s.schema[ks] = m
+	return m, nil
+}
+
+// unknownKeyspaceError is describe_keyspace's answer for a keyspace the
+// server does not have; its text is 0.6's describe keyspace line.
+type unknownKeyspaceError string
+
+func (e unknownKeyspaceError) Error() string {
+	return fmt.Sprintf("Keyspace %s could not be found.", string(e))
+}
+
+// newCFMeta reads one column family of describe_keyspace. An unknown
+// comparator class is read as BytesType, as 0.6's cli did.
+func newCFMeta(ks, name string, props map[string]string) *cfMeta {
+	m := &cfMeta{info: ColumnFamilyInfo{Name: name, Type: props["Type"], CompareWith: props["CompareWith"]}}
+	m.super = props["Type"] == "Super"
+	m.cmp = lookup(props["CompareWith"])
+	if m.super {
+		m.info.CompareSubcolumnsWith = props["CompareSubcolumnsWith"]
+		m.sub = lookup(props["CompareSubcolumnsWith"])
+	}
+	// Without a comment, Desc is the generated "<ks>.<cf>\nColumn Family
+	// Type: ..." text, which repeats what is shown already.
+	if desc := props["Desc"]; desc != "" && !strings.HasPrefix(desc, ks+"."+name+"\n") {
+		m.info.Comment = desc
+	}
+	return m
+}
+
+func lookup(class string) comparator.Comparator {
+	if c, err := comparator.Lookup(class); err == nil {
+		return c
+	}
+	return comparator.BytesType{}
+}
+
+// target is a path resolved against the schema.
+type target struct {
+	ks, cf string
+	meta   *cfMeta
+}
+
+func (s *Session) resolve(ctx context.Context, p Path) (target, error) {
+	ks := p.Keyspace
+	if ks == "" {
+		ks = s.keyspace
+	}
+	if ks == "" {
+		return target{}, fmt.Errorf("no keyspace for %s: write Keyspace.%s, or 'use <keyspace>' first", p.ColumnFamily, p.ColumnFamily)
+	}
+	m, err := s.meta(ctx, ks)
+	var unknown unknownKeyspaceError
+	if errors.As(err, &unknown) {
+		return target{}, fmt.Errorf("No such keyspace: %s", ks)
+	}
+	if err != nil {
+		return target{}, err
+	}
+	cf, ok := m[p.ColumnFamily]
+	if !ok {
+		return target{}, fmt.Errorf("No such column family: %s", p.ColumnFamily)
+	}
+	return target{ks: ks, cf: p.ColumnFamily, meta: cf}, nil
+}
+
+func (s *Session) get(ctx context.Context, g Get) error {
+	t, err := s.resolve(ctx, g.Path)
+	if err != nil {
+		return err
+	}
+	names := g.Path.Names
+	switch {
+	case len(names) == 0:
+		// A row: columns, or a Super CF's super columns.
+		return s.slice(ctx, t, g, &cassandra.ColumnParent{ColumnFamily: t.cf}, t.meta.cmp)
+	case t.meta.super && len(names) == 1:
+		sc, err := encodeName(names[0], t.meta.cmp)
+		if err != nil {
+			return err
+		}
+		return s.slice(ctx, t, g, &cassandra.ColumnParent{ColumnFamily: t.cf, SuperColumn: sc}, t.meta.sub)
+	case !t.meta.super && len(names) == 2:
+		return fmt.Errorf("%s is a standard column family: get %s['key'] or %s['key']['column']", t.cf, t.cf, t.cf)
+	}
+	if g.Range != nil {
+		return fmt.Errorf("a range [start:finish] comes right after the row key (or, in a super column family, after the super column)")
+	}
+	if g.Limit != 0 || g.Reversed {
+		return errors.New("limit and reversed apply to slices, not to a single column")
+	}
+	path, cmp, err := columnPath(t, names)
+	if err != nil {
+		return err
+	}
+	c, err := s.client(ctx)
+	if err != nil {
+		return err
+	}
+	r, err := c.Get(ctx, t.ks, g.Path.Key, path, cassandra.ConsistencyLevel_ONE)
+	if err != nil {
+		return s.callErr(err)
+	}
+	if r.Column == nil {
+		return errors.New("the server answered without a column")
+	}
+	s.out.One(showColumn(r.Column, cmp))
+	return nil
+}
+
+// columnPath builds the path of a column (standard) or sub-column
+// (super) and returns the comparator of its last name.
+func columnPath(t target, names []Literal) (*cassandra.ColumnPath, comparator.Comparator, error) {
+	p := &cassandra.ColumnPath{ColumnFamily: t.cf}
+	if t.meta.super {
+		sc, err := encodeName(names[0], t.meta.cmp)
+		if err != nil {
+			return nil, nil, err
+		}
+		col, err := encodeName(names[1], t.meta.sub)
+		if err != nil {
+			return nil, nil, err
+		}
+		p.SuperColumn, p.Column = sc, col
+		return p, t.meta.sub, nil
+	}
+	col, err := encodeName(names[0], t.meta.cmp)
+	if err != nil {
+		return nil, nil, err
+	}
+	p.Column = col
+	return p, t.meta.cmp, nil
+}
+
+// slice prints the columns under parent, page by page, and then
+// "Returned N results.". cmp sorts the names being sliced.
+func (s *Session) slice(ctx context.Context, t target, g Get, parent *cassandra.ColumnParent, cmp comparator.Comparator) error {
+	var start, finish []byte
+	if g.Range != nil {
+		var err error
+		if g.Range.Start != nil {
+			if start, err = encodeName(*g.Range.Start, cmp); err != nil {
+				return err
+			}
+		}
+		if g.Range.Finish != nil {
+			if finish, err = encodeName(*g.Range.Finish, cmp); err != nil {
+				return err
+			}
+		}
+	}
+	if start == nil {
+		start = []byte{}
+	}
+	if finish == nil {
+		finish = []byte{}
+	}
+	c, err := s.client(ctx)
+	if err != nil {
+		return err
+	}
+	total := 0
+	first := true
+	for {
+		if ctx.Err() != nil {
+			return fmt.Errorf("Interrupted after %d results.", total)
+		}
+		want := s.cfg.PageSize
+		if g.Limit > 0 && g.Limit-total < want {
+			want = g.Limit - total
+		}
+		ask := want
+		if !first {
+			ask++ // the page starts with the last name already printed
+		}
+		pred := &cassandra.SlicePredicate{SliceRange: &cassandra.SliceRange{Start: start, Finish: finish, Reversed: g.Reversed, Count: int32(ask)}}
+		res, err := c.GetSlice(ctx, t.ks, g.Path.Key, parent, pred, cassandra.ConsistencyLevel_ONE)
+		if err != nil {
+			return s.callErr(err)
+		}
+		got := len(res)
+		if !first && got > 0 && bytes.Equal(resultName(res[0]), start) {
+			res = res[1:]
+		}
+		if len(res) > want {
+			res = res[:want]
+		}
+		for _, r := range res {
+			switch {
+			case r.SuperColumn != nil:
+				sc := SuperColumn{Name: formatName(t.meta.cmp, r.SuperColumn.Name), Columns: make([]Column, 0, len(r.SuperColumn.Columns))}
+				for _, col := range r.SuperColumn.Columns {
+					sc.Columns = append(sc.Columns, showColumn(col, t.meta.sub))
+				}
+				s.out.SuperColumn(sc)
+			case r.Column != nil:
+				s.out.Column(showColumn(r.Column, cmp))
+			}
+		}
+		total += len(res)
+		if got < ask || len(res) == 0 || (g.Limit > 0 && total >= g.Limit) {
+			break
+		}
+		start = resultName(res[len(res)-1])
+		first = false
+	}
+	s.out.Returned(total)
+	return nil
+}
+
+// resultName is the name of a slice result.
+func resultName(r *cassandra.ColumnOrSuperColumn) []byte {
+	switch {
+	case r.SuperColumn != nil:
+		return r.SuperColumn.Name
+	case r.Column != nil:
+		return r.Column.Name
+	}
+	return nil
+}
+
+func showColumn(c *cassandra.Column, cmp comparator.Comparator) Column {
+	return Column{Name: formatName(cmp, c.Name), Value: formatValue(c.Value), Timestamp: c.Timestamp}
+}
+
+func (s *Session) set(ctx context.Context, st Set) error {
+	t, err := s.resolve(ctx, st.Path)
+	if err != nil {
+		return err
+	}
+	names := st.Path.Names
+	switch {
+	case len(names) == 0:
+		return errors.New("No column name specified, (type 'help' or '?' for help on syntax).")
+	case t.meta.super && len(names) == 1:
+		return fmt.Errorf("%s is a super column family: set %s['key']['super']['column'] = 'value'", t.cf, t.cf)
+	case !t.meta.super && len(names) == 2:
+		return fmt.Errorf("%s is a standard column family: set %s['key']['column'] = 'value'", t.cf, t.cf)
+	}
+	path, _, err := columnPath(t, names)
+	if err != nil {
+		return err
+	}
+	v, err := encodeValue(st.Value)
+	if err != nil {
+		return err
+	}
+	c, err := s.client(ctx)
+	if err != nil {
+		return err
+	}
+	if err := c.Insert(ctx, t.ks, st.Path.Key, path, v, s.now().UnixMicro(), cassandra.ConsistencyLevel_ONE); err != nil {
+		return s.callErr(err)
+	}
+	s.out.Done("Value inserted.")
+	return nil
+}
+
+func (s *Session) del(ctx context.Context, st Del) error {
+	t, err := s.resolve(ctx, st.Path)
+	if err != nil {
+		return err
+	}
+	names := st.Path.Names
+	path := &cassandra.ColumnPath{ColumnFamily: t.cf}
+	switch {
+	case len(names) == 0:
+	case t.meta.super && len(names) == 1:
+		if path.SuperColumn, err = encodeName(names[0], t.meta.cmp); err != nil {
+			return err
+		}
+	case !t.meta.super && len(names) == 2:
+		return fmt.Errorf("%s is a standard column family: del %s['key'] or %s['key']['column']", t.cf, t.cf, t.cf)
+	default:
+		if path, _, err = columnPath(t, names); err != nil {
+			return err
+		}
+	}
+	c, err := s.client(ctx)
+	if err != nil {
+		return err
+	}
+	if err := c.Remove(ctx, t.ks, st.Path.Key, path, s.now().UnixMicro(), cassandra.ConsistencyLevel_ONE); err != nil {
+		return s.callErr(err)
+	}
+	if len(names) == 0 {
+		s.out.Done("row removed.")
+	} else {
+		s.out.Done("column removed.")
+	}
+	return nil
+}
+
+func (s *Session) count(ctx context.Context, st Count) error {
+	t, err := s.resolve(ctx, st.Path)
+	if err != nil {
+		return err
+	}
+	parent := &cassandra.ColumnParent{ColumnFamily: t.cf}
+	switch n := len(st.Path.Names); {
+	case n == 1 && t.meta.super:
+		if parent.SuperColumn, err = encodeName(st.Path.Names[0], t.meta.cmp); err != nil {
+			return err
+		}
+	case n > 0:
+		return fmt.Errorf("count counts a row's columns (count %s['key']) or a super column's sub-columns (count Super1['key']['super'])", t.cf)
+	}
+	c, err := s.client(ctx)
+	if err != nil {
+		return err
+	}
+	n, err := c.GetCount(ctx, t.ks, st.Path.Key, parent, cassandra.ConsistencyLevel_ONE)
+	if err != nil {
+		return s.callErr(err)
+	}
+	s.out.Count(int(n))
+	return nil
+}
+
+// Keyspaces returns the server's keyspace names, for completion; nil
+// without an open connection (completing never dials: a tab press must
+// not wait on an unreachable server).
+func (s *Session) Keyspaces(ctx context.Context) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.keyspaces == nil {
+		if s.conn == nil {
+			return nil
+		}
+		ks, err := s.conn.client.GetStringListProperty(ctx, "keyspaces")
+		if err != nil {
+			s.callErr(err)
+			return nil
+		}
+		s.keyspaces = ks
+	}
+	return slices.Clone(s.keyspaces)
+}
+
+// ColumnFamilies returns the column family names of ks ("" for the
+// default keyspace), for completion; nil if unknown or without an open
+// connection.
+func (s *Session) ColumnFamilies(ctx context.Context, ks string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ks == "" {
+		ks = s.keyspace
+	}
+	if _, cached := s.schema[ks]; ks == "" || (!cached && s.conn == nil) {
+		return nil
+	}
+	m, err := s.meta(ctx, ks)
+	if err != nil {
+		return nil
+	}
+	out := make([]string, 0, len(m))
+	for n := range m {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,158 @@
+// Command thriftd-cli is an interactive shell for Cassandra 0.6's Thrift
+// API, speaking cassandra-cli 0.6's commands and printing its lines, with
+// line editing, persistent history, tab completion and a batch mode for
+// scripts. It works against thriftd or any Cassandra 0.6 server.
+//
+//	thriftd-cli --host 127.0.0.1 --port 9160
+//	thriftd-cli -e "set Keyspace1.Standard1['jsmith']['first'] = 'John'; get Keyspace1.Standard1['jsmith']"
+//	thriftd-cli -f script.txt
+//	thriftd-cli < script.txt
+//
+// docs/thriftd-cli.md describes every command, flag and the grammar.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/thriftd/thriftd/cli"
+)
+
+// Exit statuses.
+const (
+	exitOK    = 0
+	exitError = 1 // a statement failed, or the server could not be reached
+	exitUsage = 2 // bad command line
+)
+
+type options struct {
+	cfg     cli.Config
+	exec    string
+	file    string
+	history string
+	output  string
+}
+
+func parseOptions(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("thriftd-cli", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.cfg.Host, "host", "127.0.0.1", "host of the Thrift server")
+	fs.IntVar(&o.cfg.Port, "port", 9160, "Thrift port")
+	fs.BoolVar(&o.cfg.Framed, "framed", false, "use the framed transport (ThriftFramedTransport servers)")
+	fs.StringVar(&o.cfg.Keyspace, "keyspace", "", "default keyspace for paths that name none, and the keyspace to log in to")
+	fs.StringVar(&o.cfg.Username, "username", "", "log in as this user (SimpleAuthenticator); needs --keyspace")
+	fs.StringVar(&o.cfg.Password, "password", "", "password for --username (default: $THRIFTD_CLI_PASSWORD, which other users cannot see in ps)")
+	fs.DurationVar(&o.cfg.Timeout, "timeout", 30*time.Second, "bound on connecting and on each call")
+	fs.StringVar(&o.exec, "e", "", "run these statements (separated by ';') and exit")
+	fs.StringVar(&o.file, "f", "", "run the statements of this file ('-' for standard input) and exit")
+	fs.StringVar(&o.history, "history", defaultHistory(), "history file of the interactive shell ('' keeps none)")
+	fs.StringVar(&o.output, "output", "human", "output form: human (cassandra-cli 0.6's lines) or json (one object per statement)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: thriftd-cli [flags]                  interactive shell")
+		fmt.Fprintln(stderr, "       thriftd-cli [flags] -e 'stmt; stmt'   run statements and exit")
+		fmt.Fprintln(stderr, "       thriftd-cli [flags] -f FILE           run a file and exit (or pipe it on standard input)")
+		fmt.Fprintln(stderr, "flags (written -flag or --flag):")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if o.cfg.Password == "" {
+		o.cfg.Password = os.Getenv("THRIFTD_CLI_PASSWORD")
+	}
+	switch {
+	case fs.NArg() > 0:
+		return o, fmt.Errorf("unexpected argument %q (statements go in -e '...')", fs.Arg(0))
+	case o.exec != "" && o.file != "":
+		return o, errors.New("give -e or -f, not both")
+	case o.output != "human" && o.output != "json":
+		return o, fmt.Errorf("--output is human or json, not %q", o.output)
+	case o.cfg.Port < 1 || o.cfg.Port > 65535:
+		return o, fmt.Errorf("--port %d is not a port (1-65535)", o.cfg.Port)
+	case o.cfg.Username != "" && o.cfg.Keyspace == "":
+		return o, errors.New("--username needs --keyspace: 0.6 logs in to a keyspace")
+	}
+	return o, nil
+}
+
+// defaultHistory is ~/.thriftd_cli_history, or none without a home.
+func defaultHistory() string {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(home, ".thriftd_cli_history")
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
+	o, err := parseOptions(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "thriftd-cli:", err)
+		return exitUsage
+	}
+	ctx := context.Background()
+	var p cli.Printer = &cli.HumanPrinter{Out: stdout, Err: stderr}
+	if o.output == "json" {
+		p = &cli.JSONPrinter{Out: stdout, Err: stderr}
+	}
+	s := cli.NewSession(o.cfg, p)
+	defer s.Close()
+
+	script, batch, err := readScript(o, stdin)
+	if err != nil {
+		fmt.Fprintln(stderr, "thriftd-cli:", err)
+		return exitUsage
+	}
+	if batch {
+		if cli.RunScript(ctx, s, script) != nil {
+			return exitError
+		}
+		return exitOK
+	}
+	term := cli.Terminal{In: stdin, Out: stdout, ErrOut: stderr, HistoryFile: o.history}
+	if err := cli.Interactive(ctx, s, term); err != nil {
+		fmt.Fprintln(stderr, "thriftd-cli:", err)
+		return exitError
+	}
+	return exitOK
+}
+
+// readScript returns the batch to run: -e, -f, or standard input when it
+// is not a terminal. batch is false for the interactive shell.
+func readScript(o options, stdin *os.File) (script string, batch bool, err error) {
+	switch {
+	case o.exec != "":
+		return o.exec, true, nil
+	case o.file == "-":
+		b, err := io.ReadAll(stdin)
+		return string(b), true, err
+	case o.file != "":
+		b, err := os.ReadFile(o.file)
+		return string(b), true, err
+	case !isTerminal(stdin):
+		b, err := io.ReadAll(stdin)
+		return string(b), true, err
+	}
+	return "", false, nil
+}
+
+// isTerminal reports whether f is a character device: a terminal (or
+// /dev/null, where the shell simply meets the end of input).
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
