@@ -19,6 +19,7 @@ import (
 
 	"github.com/apache/thrift/lib/go/thrift"
 
+	"github.com/thriftd/thriftd/admin"
 	"github.com/thriftd/thriftd/config"
 	"github.com/thriftd/thriftd/engine/ldbstore"
 	"github.com/thriftd/thriftd/handler"
@@ -35,7 +36,7 @@ type flags struct {
 	maxMessageMB, maxConnections int
 	idleTimeout, requestTimeout  time.Duration
 	logLevel, logFormat          string
-	pprof                        string
+	pprof, admin, adminTokenFile string
 	repair                       bool
 }
 
@@ -55,7 +56,9 @@ func parseFlags(args []string) (*flags, error) {
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&f.logFormat, "log-format", "text", "text or json")
 	fs.BoolVar(&f.repair, "repair", false, "recover a damaged LevelDB store in the data directory, then exit")
-	fs.StringVar(&f.pprof, "pprof", "", "serve Go's runtime profiles on HOST:PORT under /debug/pprof/ (loopback only; default off)")
+	fs.StringVar(&f.admin, "admin", admin.DefaultAddr, "HOST:PORT of the admin endpoint (metrics, profiles, thriftd-tool's commands), or off")
+	fs.StringVar(&f.adminTokenFile, "admin-token-file", "", "file holding the bearer token the admin commands and profiles require (needed off loopback)")
+	fs.StringVar(&f.pprof, "pprof", "", "deprecated: same as -admin HOST:PORT (the profiles are served by the admin endpoint)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -153,14 +156,6 @@ func run(f *flags, log *slog.Logger) error {
 	if f.repair {
 		return repair(dataDir, log)
 	}
-	if f.pprof != "" {
-		prof, addr, err := servePprof(f.pprof)
-		if err != nil {
-			return err
-		}
-		defer prof.Close()
-		log.Info("serving runtime profiles", "addr", addr.String())
-	}
 	s, err := schema.FromConfig(cfg)
 	if err != nil {
 		return err
@@ -198,7 +193,9 @@ func run(f *flags, log *slog.Logger) error {
 			return fmt.Errorf("%s: /Storage/InitialToken: %v", cfg.Path, err)
 		}
 	}
+	reg := newRegistry(store)
 	svc := handler.New(handler.Options{
+		Registerer:  reg,
 		Schema:      s,
 		Store:       store,
 		Config:      cfg,
@@ -216,7 +213,23 @@ func run(f *flags, log *slog.Logger) error {
 		IdleTimeout:    cfg.Server.IdleTimeout,
 		RequestTimeout: cfg.Server.RequestTimeout,
 		Logger:         log,
+		Registerer:     reg,
 	}, func(net.Conn) thrift.TProcessor { return svc.Processor() })
+
+	var adm *admin.Server
+	if addr := adminAddr(f, log); addr != "" {
+		adm, err = startAdmin(addr, f, admin.Options{
+			Registry: reg, Store: store, Schema: s,
+			Node: admin.Node{Address: nodeAddress(l.Addr()), Token: s.Partitioner.TokenString(token),
+				ClusterName: cfg.ClusterName, Partitioner: s.Partitioner.Name(), Started: time.Now()},
+			Drain: srv.Shutdown,
+		}, log)
+		if err != nil {
+			l.Close()
+			return err
+		}
+	}
+	defer stopAdmin(adm, context.Background(), log)
 
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
@@ -231,7 +244,13 @@ func run(f *flags, log *slog.Logger) error {
 
 	select {
 	case err := <-served:
-		return err
+		if !errors.Is(err, server.ErrServerClosed) {
+			return err
+		}
+		// Drained from the admin endpoint: the store stays open for it.
+		log.Info("drained: no longer serving Thrift clients; waiting for SIGINT or SIGTERM")
+		log.Info("thriftd stopped", "signal", (<-sig).String())
+		return nil
 	case got := <-sig:
 		log.Info("shutting down: finishing calls in flight", "signal", got.String())
 	}

@@ -50,7 +50,7 @@ func NewNode(t testing.TB, bin, config string, extra ...string) *Node {
 
 // Args is the command line thriftd runs with, extra arguments last.
 func (n *Node) Args(extra ...string) []string {
-	a := []string{"-config", n.config, "-listen", "127.0.0.1:0", "-data", n.Data, "-log-format", "json", "-log-level", "debug"}
+	a := []string{"-config", n.config, "-listen", "127.0.0.1:0", "-data", n.Data, "-log-format", "json", "-log-level", "debug", "-admin", "127.0.0.1:0"}
 	a = append(a, n.extra...)
 	return append(a, extra...)
 }

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/thriftd/thriftd/admin"
+	"github.com/thriftd/thriftd/engine"
+)
+
+// newRegistry is the process's one metrics registry: Go runtime and
+// process figures, plus the store's own when it exports any. The handler
+// and the connection server register theirs when they are built.
+func newRegistry(store engine.Store) *prometheus.Registry {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	if c, ok := store.(prometheus.Collector); ok {
+		reg.MustRegister(c)
+	}
+	return reg
+}
+
+// adminAddr resolves -admin and the deprecated -pprof into where the admin
+// endpoint listens; "" means off.
+func adminAddr(f *flags, log *slog.Logger) string {
+	if f.pprof != "" {
+		log.Warn("-pprof is deprecated: the profiles are served by the admin endpoint; use -admin HOST:PORT", "addr", f.pprof)
+		return f.pprof
+	}
+	if f.admin == "off" {
+		return ""
+	}
+	return f.admin
+}
+
+// startAdmin starts the admin endpoint on addr (see package admin), with
+// the bearer token of -admin-token-file when given.
+func startAdmin(addr string, f *flags, o admin.Options, log *slog.Logger) (*admin.Server, error) {
+	if f.adminTokenFile != "" {
+		b, err := os.ReadFile(f.adminTokenFile)
+		if err != nil {
+			return nil, fmt.Errorf("-admin-token-file: %w", err)
+		}
+		o.Token = strings.TrimSpace(string(b))
+		if o.Token == "" {
+			return nil, fmt.Errorf("-admin-token-file %s is empty", f.adminTokenFile)
+		}
+	}
+	o.Addr = addr
+	o.Logger = log
+	srv, err := admin.Listen(o)
+	if err != nil {
+		return nil, err
+	}
+	log.Info("admin endpoint is serving", "addr", srv.Addr().String(), "token", o.Token != "")
+	if f.pprof != "" {
+		log.Info("serving runtime profiles", "addr", srv.Addr().String())
+	}
+	return srv, nil
+}
+
+func stopAdmin(srv *admin.Server, ctx context.Context, log *slog.Logger) {
+	if srv == nil {
+		return
+	}
+	if err := srv.Shutdown(ctx); err != nil {
+		log.Warn("admin endpoint did not stop cleanly", "err", err)
+	}
+}
