@@ -164,3 +164,12 @@ func rows(t *testing.T, c *testenv.Client) map[string]map[string]string {
 	}
 	return out
 }
+
+// testenvDial connects to a Thrift port, to see whether it accepts.
+func testenvDial(addr string) (*testenv.Client, error) {
+	c, err := testenv.Dial(addr, true, 5*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	return c, c.Close()
+}
