@@ -136,12 +136,12 @@ func (p Printer) Done(d admin.Done) error {
 	if p.JSON {
 		return p.json(d)
 	}
-	took := d.Took.Round(time.Millisecond)
+	took := round(d.Took)
 	var line string
 	switch d.Command {
 	case "snapshot":
 		s := d.Snapshot
-		line = fmt.Sprintf("Snapshot %s taken in %s: %d files, %s; calls paused %s", s.Name, s.Dir, s.Files, admin.FileSize(s.Bytes), s.Paused.Round(time.Microsecond))
+		line = fmt.Sprintf("Snapshot %s taken in %s: %d files, %s; calls paused %s", s.Name, s.Dir, s.Files, admin.FileSize(s.Bytes), round(s.Paused))
 	case "clearsnapshot":
 		if len(d.Removed) == 0 {
 			line = "No snapshots to remove"
@@ -166,4 +166,12 @@ func (p Printer) Done(d admin.Done) error {
 	}
 	_, err := fmt.Fprintln(p.W, line)
 	return err
+}
+
+// round keeps a duration readable: milliseconds, or microseconds below one.
+func round(d time.Duration) time.Duration {
+	if d < time.Millisecond {
+		return d.Round(time.Microsecond)
+	}
+	return d.Round(time.Millisecond)
 }

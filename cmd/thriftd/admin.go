@@ -6,12 +6,14 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/thriftd/thriftd/admin"
 	"github.com/thriftd/thriftd/engine"
+	"github.com/thriftd/thriftd/server"
 )
 
 // newRegistry is the process's one metrics registry: Go runtime and
@@ -63,6 +65,21 @@ func startAdmin(addr string, f *flags, o admin.Options, log *slog.Logger) (*admi
 		log.Info("serving runtime profiles", "addr", srv.Addr().String())
 	}
 	return srv, nil
+}
+
+// drainer is the admin endpoint's drain: the Thrift server's graceful
+// shutdown, bounded by the shutdown timeout, after which calls still
+// running are cut off as at SIGTERM.
+func drainer(srv *server.Server, timeout time.Duration, log *slog.Logger) func(context.Context) error {
+	return func(ctx context.Context) error {
+		log.Info("draining: no new Thrift connections; finishing calls in flight")
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		if err := srv.Shutdown(ctx); err != nil {
+			log.Warn("drain: calls still running at the shutdown timeout were cut off", "timeout", timeout, "err", err)
+		}
+		return nil
+	}
 }
 
 func stopAdmin(srv *admin.Server, ctx context.Context, log *slog.Logger) {

@@ -222,7 +222,7 @@ func run(f *flags, log *slog.Logger) error {
 			Registry: reg, Store: store, Schema: s,
 			Node: admin.Node{Address: nodeAddress(l.Addr()), Token: s.Partitioner.TokenString(token),
 				ClusterName: cfg.ClusterName, Partitioner: s.Partitioner.Name(), Started: time.Now()},
-			Drain: srv.Shutdown,
+			Drain: drainer(srv, cfg.Server.ShutdownTimeout, log),
 		}, log)
 		if err != nil {
 			l.Close()

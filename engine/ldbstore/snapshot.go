@@ -32,16 +32,20 @@ var errMoved = errors.New("the store's file set changed while it was copied")
 // time in milliseconds, as 0.6 named its snapshots.
 //
 // A snapshot is a directory a LevelDB store can be opened from: hard links
-// to the table files of the current version (tables are never modified
-// once written, so a link is a copy that costs no space), and copies of
-// CURRENT, the manifest and the journals. It is consistent because every
-// call of the store is held back while it is taken: the journals then hold
-// exactly the acknowledged writes not yet in tables, and the manifest names
-// exactly the tables linked. LevelDB's background compaction may still
-// commit a new version meanwhile; the gathering checks that the manifest
-// and the table list did not move under it and starts again if they did.
-// Calls wait for the length of the gathering (milliseconds: it copies the
-// manifest and at most a memtable's worth of journal, and links the tables).
+// to the table files (tables are never modified once written, so a link is
+// a copy that costs no space), and copies of CURRENT, the manifest and the
+// journals. The tables are linked first, while the store serves; then every
+// call of the store is held back while the manifest and the journals are
+// copied and the tables written meanwhile linked. That makes it one point
+// in time: the journals hold exactly the acknowledged writes not yet in
+// tables, and every table the manifest names is linked. LevelDB's
+// background compaction may still commit a new version meanwhile; the
+// gathering checks that the manifest and the table list did not move
+// under it and starts again if they did. Links to tables the manifest does
+// not name (made obsolete, or written by a compaction not yet committed)
+// are harmless: LevelDB deletes them when a store is opened from the
+// snapshot. Calls wait for the length of the gathering: milliseconds to
+// copy the manifest and at most a memtable's worth of journal.
 func (st *Store) Snapshot(ctx context.Context, name string) (engine.SnapshotInfo, error) {
 	if name == "" {
 		name = strconv.FormatInt(time.Now().UnixMilli(), 10)
@@ -62,6 +66,18 @@ func (st *Store) Snapshot(ctx context.Context, name string) (engine.SnapshotInfo
 		return engine.SnapshotInfo{}, fmt.Errorf("snapshot: %w", err)
 	}
 
+	// Link the tables there now, before holding calls back: tables never
+	// change, so only those written meanwhile are left for the pause.
+	// A link to a table that is obsolete by then is harmless: LevelDB
+	// deletes tables its manifest does not name when it opens.
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		return engine.SnapshotInfo{}, fmt.Errorf("snapshot: %w", err)
+	}
+	if _, err := linkTables(st.dir, tmp); err != nil {
+		os.RemoveAll(tmp)
+		return engine.SnapshotInfo{}, fmt.Errorf("snapshot %s: %w", name, err)
+	}
+
 	st.mu.Lock()
 	if st.closed {
 		st.mu.Unlock()
@@ -77,7 +93,6 @@ func (st *Store) Snapshot(ctx context.Context, name string) (engine.SnapshotInfo
 		if err = st.gather(tmp); !errors.Is(err, errMoved) {
 			break
 		}
-		os.RemoveAll(tmp)
 		if ctx.Err() != nil {
 			break
 		}
@@ -89,7 +104,7 @@ func (st *Store) Snapshot(ctx context.Context, name string) (engine.SnapshotInfo
 		os.RemoveAll(tmp)
 		return engine.SnapshotInfo{}, fmt.Errorf("snapshot %s: %w", name, err)
 	}
-	if err := syncDir(tmp); err != nil {
+	if err := syncFiles(tmp); err != nil {
 		os.RemoveAll(tmp)
 		return engine.SnapshotInfo{}, fmt.Errorf("snapshot %s: %w", name, err)
 	}
@@ -104,11 +119,22 @@ func (st *Store) Snapshot(ctx context.Context, name string) (engine.SnapshotInfo
 	return info, err
 }
 
-// gather links and copies the files of the current version into dir. The
-// caller holds st.mu exclusively, so no write is in progress.
+// gather links and copies the files of the current version into dir,
+// which may hold table links already. The caller holds st.mu exclusively,
+// so no write is in progress. The copies are not synced here: that is
+// done after calls resume (syncFiles).
 func (st *Store) gather(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	// Drop what an earlier attempt copied; table links stay valid.
+	entries, err := os.ReadDir(dir)
+	if err != nil {
 		return err
+	}
+	for _, e := range entries {
+		if _, kind := fileKind(e.Name()); kind != "table" {
+			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
+				return err
+			}
+		}
 	}
 	manifest, size, tables, err := st.version()
 	if err != nil {
@@ -120,34 +146,22 @@ func (st *Store) gather(dir string) error {
 		}
 		return err
 	}
-	entries, err := os.ReadDir(st.dir)
+	linked, err := linkTables(st.dir, dir)
 	if err != nil {
 		return err
 	}
-	linked := map[int64]bool{}
+	if entries, err = os.ReadDir(st.dir); err != nil {
+		return err
+	}
 	for _, e := range entries {
-		name := e.Name()
-		num, kind := fileKind(name)
-		src, dst := filepath.Join(st.dir, name), filepath.Join(dir, name)
-		switch kind {
-		case "table":
-			err = os.Link(src, dst)
-			if err == nil {
-				linked[num] = true
+		if _, kind := fileKind(e.Name()); kind == "journal" {
+			err := copyFile(filepath.Join(st.dir, e.Name()), filepath.Join(dir, e.Name()), -1)
+			if err != nil && !os.IsNotExist(err) {
+				return err // a journal gone meanwhile was flushed: the check below sees it
 			}
-		case "journal":
-			err = copyFile(src, dst, -1)
-		default:
-			continue
-		}
-		if os.IsNotExist(err) {
-			continue // made obsolete meanwhile; the check below decides
-		}
-		if err != nil {
-			return err
 		}
 	}
-	if err := writeSynced(filepath.Join(dir, "CURRENT"), []byte(manifest+"\n")); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "CURRENT"), []byte(manifest+"\n"), 0o644); err != nil {
 		return err
 	}
 	manifest2, size2, tables2, err := st.version()
@@ -163,6 +177,58 @@ func (st *Store) gather(dir string) error {
 		}
 	}
 	return nil
+}
+
+// linkTables hard-links into dst every table file of src that dst lacks,
+// and returns the numbers of the tables dst holds. A table deleted
+// meanwhile is skipped.
+func linkTables(src, dst string) (map[int64]bool, error) {
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		return nil, err
+	}
+	linked := map[int64]bool{}
+	for _, e := range entries {
+		num, kind := fileKind(e.Name())
+		if kind != "table" {
+			continue
+		}
+		err := os.Link(filepath.Join(src, e.Name()), filepath.Join(dst, e.Name()))
+		switch {
+		case err == nil, os.IsExist(err):
+			linked[num] = true
+		case os.IsNotExist(err):
+		default:
+			return nil, err
+		}
+	}
+	return linked, nil
+}
+
+// syncFiles makes the copies in dir and dir itself durable. Table links
+// share the store's files, which LevelDB synced when it wrote them.
+func syncFiles(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if _, kind := fileKind(e.Name()); kind == "table" {
+			continue
+		}
+		f, err := os.OpenFile(filepath.Join(dir, e.Name()), os.O_RDWR, 0)
+		if err != nil {
+			return err
+		}
+		err = f.Sync()
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return syncDir(dir)
 }
 
 // version is the current manifest file, its length and the table numbers
@@ -232,8 +298,8 @@ func equalInts(a, b []int64) bool {
 	return true
 }
 
-// copyFile copies src to dst and fsyncs it; n >= 0 copies only the first
-// n bytes (a manifest's length when its version was read).
+// copyFile copies src to dst; n >= 0 copies only the first n bytes (a
+// manifest's length when its version was read).
 func copyFile(src, dst string, n int64) error {
 	in, err := os.Open(src)
 	if err != nil {
@@ -252,27 +318,7 @@ func copyFile(src, dst string, n int64) error {
 		out.Close()
 		return err
 	}
-	if err := out.Sync(); err != nil {
-		out.Close()
-		return err
-	}
 	return out.Close()
-}
-
-func writeSynced(path string, b []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 func syncDir(dir string) error {
