@@ -315,12 +315,38 @@ func (s *Server) tpstats(*http.Request) (any, error) {
 			pool(label(m, "method")).LatencyMs = h.GetSampleSum() / float64(h.GetSampleCount()) * 1000
 		}
 	}
-	out := make([]Pool, 0, len(pools))
+	out := make([]Pool, 0, len(pools)+len(stages))
 	for _, p := range pools {
 		out = append(out, *p)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	for _, st := range stages {
+		sum := Pool{Name: st.name}
+		var ms float64
+		for _, m := range st.methods {
+			if p := pools[m]; p != nil {
+				sum.Active += p.Active
+				sum.Completed += p.Completed
+				sum.Errors += p.Errors
+				ms += p.LatencyMs * float64(p.Completed)
+			}
+		}
+		if sum.Completed > 0 {
+			sum.LatencyMs = ms / float64(sum.Completed)
+		}
+		out = append(out, sum)
+	}
 	return out, nil
+}
+
+// stages are 0.6's read and write stages, summed over the methods whose
+// work 0.6 ran on them, so that scripts watching them keep working.
+var stages = []struct {
+	name    string
+	methods []string
+}{
+	{"ROW-READ-STAGE", []string{"get", "get_slice", "multiget", "multiget_slice", "get_count", "get_range_slice", "get_range_slices"}},
+	{"ROW-MUTATION-STAGE", []string{"insert", "batch_insert", "remove", "batch_mutate"}},
 }
 
 // latency is a histogram's count and mean in milliseconds (0 when empty).

@@ -101,6 +101,12 @@ func TestToolStats(t *testing.T) {
 	if p := byName["get_slice"]; p.Completed != 1 || p.Errors != 1 {
 		t.Errorf("tpstats get_slice: %+v", p)
 	}
+	if p := byName["ROW-MUTATION-STAGE"]; p.Completed != 4 || p.LatencyMs <= 0 {
+		t.Errorf("tpstats ROW-MUTATION-STAGE: %+v", p)
+	}
+	if p := byName["ROW-READ-STAGE"]; p.Completed != 2 || p.Errors != 1 {
+		t.Errorf("tpstats ROW-READ-STAGE (multiget_slice and get_slice): %+v", p)
+	}
 	if p, ok := byName["batch_mutate"]; !ok || p.Completed != 0 {
 		t.Errorf("tpstats batch_mutate: %+v (listed %v)", p, ok)
 	}
