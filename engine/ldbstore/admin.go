@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/syndtr/goleveldb/leveldb"
 	"github.com/syndtr/goleveldb/leveldb/opt"
 	"github.com/syndtr/goleveldb/leveldb/util"
 
@@ -30,17 +31,32 @@ func (st *Store) Flush(ctx context.Context) error {
 	if err := st.enter(); err != nil {
 		return err
 	}
-	defer st.leave()
+	db := st.db
 	stamp := binary.BigEndian.AppendUint64(nil, uint64(time.Now().UnixNano()))
-	if err := st.db.Put(metaFlush, stamp, &opt.WriteOptions{Sync: true}); err != nil {
+	err := db.Put(metaFlush, stamp, &opt.WriteOptions{Sync: true})
+	st.leave()
+	if err != nil {
 		st.noteWriteError(err)
 		return fmt.Errorf("flush: %w", err)
 	}
 	r := util.Range{Start: metaFlush, Limit: append(metaFlush[:len(metaFlush):len(metaFlush)], 0)}
-	if err := st.db.CompactRange(r); err != nil {
+	if err := db.CompactRange(r); err != nil {
 		return fmt.Errorf("flush: %w", err)
 	}
 	return ctx.Err()
+}
+
+// compactionDB is the database to compact. Compactions run outside the
+// calls-in-flight lock: they may take minutes, and a snapshot or Close
+// waiting for that lock would hold every call back meanwhile. If the
+// database is closed or replaced under a compaction, the compaction
+// fails with LevelDB's ErrClosed.
+func (st *Store) compactionDB() (*leveldb.DB, error) {
+	if err := st.enter(); err != nil {
+		return nil, err
+	}
+	defer st.leave()
+	return st.db, nil
 }
 
 // Compact runs LevelDB's CompactRange (nodetool compact) over the whole
@@ -69,15 +85,15 @@ func (st *Store) Compact(ctx context.Context, keyspace, columnFamily string) err
 			return fmt.Errorf("ldbstore: unknown keyspace %s", keyspace)
 		}
 	}
-	if err := st.enter(); err != nil {
+	db, err := st.compactionDB()
+	if err != nil {
 		return err
 	}
-	defer st.leave()
 	for _, r := range ranges {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := st.db.CompactRange(r); err != nil {
+		if err := db.CompactRange(r); err != nil {
 			return fmt.Errorf("compact: %w", err)
 		}
 	}

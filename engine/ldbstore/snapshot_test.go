@@ -231,3 +231,40 @@ func TestFlushCompactStats(t *testing.T) {
 		t.Errorf("after compaction: %q %v", render(r), err)
 	}
 }
+
+// TestSnapshotDuringCompaction takes snapshots while full compactions
+// run: neither waits for the other, and each snapshot opens whole.
+func TestSnapshotDuringCompaction(t *testing.T) {
+	dir := t.TempDir()
+	s := testSchema(t, "OrderPreservingPartitioner")
+	st := open(t, dir, s, Options{WriteBufferSize: 64 << 10})
+	defer st.Close()
+	for i := range 2000 {
+		apply(t, st, put("Standard1", fmt.Sprintf("k%05d", i), "c", strings.Repeat("v", 200), 1))
+	}
+	done := make(chan error, 1)
+	go func() {
+		for range 5 {
+			if err := st.Compact(ctx, "", ""); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	for i := range 5 {
+		name := fmt.Sprint("c", i)
+		if _, err := st.Snapshot(ctx, name); err != nil {
+			t.Fatal(err)
+		}
+		restored := open(t, copyDir(t, filepath.Join(dir, SnapshotDir, name)), s, Options{})
+		rows, err := restored.Range(ctx, ks, engine.Bounds{}, engine.Query{ColumnFamily: "Standard1", Predicate: all(1)}, 1<<30)
+		restored.Close()
+		if err != nil || len(rows) != 2000 {
+			t.Fatalf("snapshot %s: %d rows, %v", name, len(rows), err)
+		}
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
