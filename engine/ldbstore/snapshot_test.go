@@ -239,12 +239,12 @@ func TestSnapshotDuringCompaction(t *testing.T) {
 	s := testSchema(t, "OrderPreservingPartitioner")
 	st := open(t, dir, s, Options{WriteBufferSize: 64 << 10})
 	defer st.Close()
-	for i := range 2000 {
+	for i := range 1000 {
 		apply(t, st, put("Standard1", fmt.Sprintf("k%05d", i), "c", strings.Repeat("v", 200), 1))
 	}
 	done := make(chan error, 1)
 	go func() {
-		for range 5 {
+		for range 3 {
 			if err := st.Compact(ctx, "", ""); err != nil {
 				done <- err
 				return
@@ -252,7 +252,7 @@ func TestSnapshotDuringCompaction(t *testing.T) {
 		}
 		done <- nil
 	}()
-	for i := range 5 {
+	for i := range 3 {
 		name := fmt.Sprint("c", i)
 		if _, err := st.Snapshot(ctx, name); err != nil {
 			t.Fatal(err)
@@ -260,7 +260,7 @@ func TestSnapshotDuringCompaction(t *testing.T) {
 		restored := open(t, copyDir(t, filepath.Join(dir, SnapshotDir, name)), s, Options{})
 		rows, err := restored.Range(ctx, ks, engine.Bounds{}, engine.Query{ColumnFamily: "Standard1", Predicate: all(1)}, 1<<30)
 		restored.Close()
-		if err != nil || len(rows) != 2000 {
+		if err != nil || len(rows) != 1000 {
 			t.Fatalf("snapshot %s: %d rows, %v", name, len(rows), err)
 		}
 	}
