@@ -586,8 +586,9 @@ func (s *Service) Processor() thrift.TProcessor {
 	p := cassandra.NewCassandraProcessor(s.Connection())
 	for name, fn := range p.ProcessorMap() {
 		if spec := argSpecs[name]; spec != nil {
-			p.AddToProcessorMap(name, &compatFunction{name: name, spec: spec, fn: fn})
+			fn = &compatFunction{name: name, spec: spec, fn: fn}
 		}
+		p.AddToProcessorMap(name, s.metrics.wrap(name, fn))
 	}
 	return p
 }

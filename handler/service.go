@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/thriftd/thriftd/config"
 	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/engine/partitioner"
@@ -41,6 +43,9 @@ type Options struct {
 	NodeToken partitioner.Token
 	// Logger receives internal errors; nil means slog.Default().
 	Logger *slog.Logger
+	// Registerer receives the service's metrics (metrics.go); nil keeps
+	// them unexported.
+	Registerer prometheus.Registerer
 }
 
 // Service is the state shared by every connection: the schema, the store
@@ -58,6 +63,7 @@ type Service struct {
 	// the coordinator's wait; 0 means none.
 	timeout time.Duration
 	log     *slog.Logger
+	metrics *metrics
 }
 
 // New returns a Service. It panics if o.Schema or o.Store is nil, which is
@@ -66,10 +72,19 @@ func New(o Options) *Service {
 	if o.Schema == nil || o.Store == nil {
 		panic("handler: Options.Schema and Options.Store are required")
 	}
+	reg := o.Registerer
+	if reg == nil {
+		reg = prometheus.NewRegistry()
+	}
+	m := newMetrics(reg)
+	for name := range cassandra.NewCassandraProcessor(nil).ProcessorMap() {
+		m.declare(name)
+	}
 	s := &Service{
 		schema:      o.Schema,
 		v:           validator{schema: o.Schema},
-		store:       o.Store,
+		store:       meteredStore{Store: o.Store, m: m},
+		metrics:     m,
 		auth:        o.Auth,
 		clusterName: o.Schema.ClusterName,
 		nodeAddress: o.NodeAddress,

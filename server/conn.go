@@ -34,6 +34,8 @@ type conn struct {
 	framing  framing
 	sniffed  bool
 	requests uint64
+
+	countedIn, countedOut int64 // bytes already added to the metrics
 }
 
 func newConn(s *Server, nc net.Conn) *conn {
@@ -116,7 +118,9 @@ func (c *conn) run() (r closeReason) {
 			return closeReason{phase: phaseIdle, err: err}
 		}
 		c.setReadDeadline(c.srv.opts.RequestTimeout)
-		if r := c.serveRequest(); r.err != nil {
+		r := c.serveRequest()
+		c.countBytes()
+		if r.err != nil {
 			return r
 		}
 	}
@@ -263,6 +267,8 @@ func (c *conn) process(fn thrift.TProcessorFunction, name string, seq int32) (r 
 // panic.
 func (c *conn) logClose(r closeReason) {
 	level, reason := c.classify(r)
+	c.countBytes()
+	c.srv.metrics.closed.WithLabelValues(closeLabel(reason)).Inc()
 	if level > slog.LevelDebug {
 		c.srv.failed.Add(1)
 	}

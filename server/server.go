@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/apache/thrift/lib/go/thrift"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // DefaultMaxMessageSize is the message size limit used when
@@ -65,6 +66,10 @@ type Options struct {
 
 	// Logger receives connection events; nil means slog.Default().
 	Logger *slog.Logger
+
+	// Registerer receives the server's metrics (metrics.go); nil keeps
+	// them unexported.
+	Registerer prometheus.Registerer
 }
 
 // NewProcessor builds the processor for one accepted connection. It is called
@@ -90,6 +95,7 @@ type Server struct {
 	newProcessor NewProcessor
 	log          *slog.Logger
 	tcfg         *thrift.TConfiguration
+	metrics      *metrics
 
 	accepted, refused, requests, failed atomic.Uint64
 
@@ -118,7 +124,12 @@ func New(opts Options, newProcessor NewProcessor) *Server {
 	if logger == nil {
 		logger = slog.Default()
 	}
+	reg := opts.Registerer
+	if reg == nil {
+		reg = prometheus.NewRegistry()
+	}
 	return &Server{
+		metrics:      newMetrics(reg),
 		maxMessage:   maxMessage,
 		opts:         opts,
 		newProcessor: newProcessor,
@@ -184,11 +195,13 @@ func (s *Server) Serve(l net.Listener) error {
 		}
 		pause = 0
 		s.accepted.Add(1)
+		s.metrics.accepted.Inc()
 		c, err := s.track(nc)
 		if err != nil {
 			nc.Close()
 			if errors.Is(err, errTooManyConns) {
 				s.refused.Add(1)
+				s.metrics.refused.WithLabelValues("limit").Inc()
 				s.log.Warn("connection refused: too many open connections", "peer", peerOf(nc), "limit", s.opts.MaxConnections)
 			}
 			continue
@@ -212,6 +225,7 @@ func (s *Server) track(nc net.Conn) (*conn, error) {
 	}
 	c := newConn(s, nc)
 	s.conns[c] = struct{}{}
+	s.metrics.open.Inc()
 	s.active++
 	return c, nil
 }
@@ -220,6 +234,7 @@ func (s *Server) track(nc net.Conn) (*conn, error) {
 func (s *Server) untrack(c *conn) {
 	s.mu.Lock()
 	delete(s.conns, c)
+	s.metrics.open.Dec()
 	s.exitedLocked()
 	s.mu.Unlock()
 }

@@ -93,8 +93,9 @@ type Admin struct {
 	// Listen is HOST:PORT, or "off".
 	Listen    string `yaml:"listen" flag:"admin" default:"127.0.0.1:9161" help:"where the admin HTTP endpoint listens, {HOST:PORT}, or off"`
 	TokenFile string `yaml:"token_file" path:"" flag:"admin-token-file" help:"{FILE} whose first line is the bearer token the admin endpoint requires (default: none)"`
-	// Pprof is HOST:PORT, or "" for off.
-	Pprof string `yaml:"pprof" flag:"pprof" help:"serve Go's runtime profiles under /debug/pprof/ on {HOST:PORT}, loopback only (default: off)"`
+	// Pprof is a deprecated alias of Listen: the profiles are served by the
+	// admin endpoint under /debug/pprof/. When set, it wins over Listen.
+	Pprof string `yaml:"pprof" flag:"pprof" help:"deprecated: the same as -admin {HOST:PORT}; the runtime profiles are served by the admin endpoint under /debug/pprof/"`
 }
 
 // Defaults returns every setting at its default (its default tag).

@@ -24,7 +24,7 @@ type process struct {
 // startThriftd runs thriftd on config with data in dir, on a free loopback
 // port, and waits for its "thriftd is serving" line.
 func startThriftd(bin, config, dir string, extra ...string) (*process, error) {
-	args := append([]string{"-config", config, "-listen", "127.0.0.1:0", "-data", dir, "-log-format", "json"}, extra...)
+	args := append([]string{"-config", config, "-listen", "127.0.0.1:0", "-data", dir, "-log-format", "json", "-admin", "127.0.0.1:0"}, extra...)
 	cmd := exec.Command(bin, args...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {

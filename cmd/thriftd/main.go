@@ -17,6 +17,7 @@ import (
 
 	"github.com/apache/thrift/lib/go/thrift"
 
+	"github.com/thriftd/thriftd/admin"
 	"github.com/thriftd/thriftd/config"
 	"github.com/thriftd/thriftd/engine/ldbstore"
 	"github.com/thriftd/thriftd/handler"
@@ -94,16 +95,10 @@ func main() {
 }
 
 // served refuses settings that this thriftd declares but does not act on,
-// rather than ignoring them: the Cassandra backend and the admin endpoint.
+// rather than ignoring them: the Cassandra backend.
 func served(eff *settings.Effective) error {
 	if len(eff.Cassandra.Hosts) > 0 {
 		return fmt.Errorf("%s: cassandra.hosts: this thriftd serves the embedded LevelDB store only", eff.Origin("cassandra.hosts"))
-	}
-	if l := eff.Admin.Listen; l != "off" && l != settings.Defaults().Admin.Listen {
-		return fmt.Errorf("%s: admin.listen: this thriftd has no admin endpoint (use -admin off, or -pprof for profiles)", eff.Origin("admin.listen"))
-	}
-	if eff.Admin.TokenFile != "" {
-		return fmt.Errorf("%s: admin.token_file: this thriftd has no admin endpoint", eff.Origin("admin.token_file"))
 	}
 	return nil
 }
@@ -122,14 +117,6 @@ func newLogger(s settings.Log) *slog.Logger {
 
 func run(eff *settings.Effective, log *slog.Logger) error {
 	cfg, dataDir := eff.Storage, eff.Data
-	if eff.Admin.Pprof != "" {
-		prof, addr, err := servePprof(eff.Admin.Pprof)
-		if err != nil {
-			return err
-		}
-		defer prof.Close()
-		log.Info("serving runtime profiles", "addr", addr.String())
-	}
 	s, err := schema.FromConfig(cfg)
 	if err != nil {
 		return err
@@ -167,6 +154,7 @@ func run(eff *settings.Effective, log *slog.Logger) error {
 			return fmt.Errorf("%s: /Storage/InitialToken: %v", cfg.Path, err)
 		}
 	}
+	reg := newRegistry(store)
 	svc := handler.New(handler.Options{
 		Schema:      s,
 		Store:       store,
@@ -175,6 +163,7 @@ func run(eff *settings.Effective, log *slog.Logger) error {
 		NodeAddress: nodeAddress(l.Addr()),
 		NodeToken:   token,
 		Logger:      log,
+		Registerer:  reg,
 	})
 	// The generated processors otherwise start a goroutine and a ticker per
 	// request to poll the socket; connections here are watched by the server.
@@ -185,7 +174,23 @@ func run(eff *settings.Effective, log *slog.Logger) error {
 		IdleTimeout:    cfg.Server.IdleTimeout,
 		RequestTimeout: cfg.Server.RequestTimeout,
 		Logger:         log,
+		Registerer:     reg,
 	}, func(net.Conn) thrift.TProcessor { return svc.Processor() })
+
+	var adm *admin.Server
+	if addr := adminAddr(eff.Admin, log); addr != "" {
+		adm, err = startAdmin(addr, eff.Admin, admin.Options{
+			Registry: reg, Store: store, Schema: s,
+			Node: admin.Node{Address: nodeAddress(l.Addr()), Token: s.Partitioner.TokenString(token),
+				ClusterName: cfg.ClusterName, Partitioner: s.Partitioner.Name(), Started: time.Now()},
+			Drain: drainer(srv, cfg.Server.ShutdownTimeout, log),
+		}, log)
+		if err != nil {
+			l.Close()
+			return err
+		}
+	}
+	defer stopAdmin(adm, context.Background(), log)
 
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
@@ -200,7 +205,13 @@ func run(eff *settings.Effective, log *slog.Logger) error {
 
 	select {
 	case err := <-served:
-		return err
+		if !errors.Is(err, server.ErrServerClosed) {
+			return err
+		}
+		// Drained from the admin endpoint: the store stays open for it.
+		log.Info("drained: no longer serving Thrift clients; waiting for SIGINT or SIGTERM")
+		log.Info("thriftd stopped", "signal", (<-sig).String())
+		return nil
 	case got := <-sig:
 		log.Info("shutting down: finishing calls in flight", "signal", got.String())
 	}

@@ -65,7 +65,7 @@ func (n *Node) Args(extra ...string) []string {
 	if n.exact != nil {
 		return append(append([]string(nil), n.exact...), extra...)
 	}
-	a := []string{"-config", n.config, "-listen", "127.0.0.1:0", "-data", n.Data, "-log-format", "json", "-log-level", "debug"}
+	a := []string{"-config", n.config, "-listen", "127.0.0.1:0", "-data", n.Data, "-log-format", "json", "-log-level", "debug", "-admin", "127.0.0.1:0"}
 	a = append(a, n.extra...)
 	return append(a, extra...)
 }

@@ -109,7 +109,7 @@ class Thriftd(object):
 
     def start(self, timeout=30):
         args = [self.binary, '-config', self.config, '-listen', '127.0.0.1:0',
-                '-data', self.data, '-log-format', 'json'] + self.extra
+                '-data', self.data, '-log-format', 'json', '-admin', '127.0.0.1:0'] + self.extra
         os.makedirs(self.workdir, exist_ok=True)
         self.proc = subprocess.Popen(args, cwd=self.workdir, stdin=subprocess.DEVNULL,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)

@@ -1,0 +1,21 @@
+package main
+
+import "github.com/spf13/cobra"
+
+func newFlushCmd(o *options) *cobra.Command {
+	return &cobra.Command{
+		Use:   "flush [KEYSPACE [CF...]]",
+		Short: "Write the memtable out to a table file",
+		Long: `flush writes LevelDB's memtable out as a table (nodetool flush). Every column family
+shares the one memtable, so a keyspace or column families given, as nodetool took
+them, flush it all. Acknowledged writes are durable without a flush; it shortens
+the journal replayed at the next start.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			v, err := o.client.Flush(cmd.Context())
+			if err != nil {
+				return err
+			}
+			return o.print(cmd).Done(v)
+		},
+	}
+}

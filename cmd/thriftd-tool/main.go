@@ -1,0 +1,138 @@
+// Command thriftd-tool is nodetool for thriftd: it runs info, ring,
+// cfstats, tpstats, flush, compact, snapshot, clearsnapshot and drain
+// against a node's admin endpoint (package admin) and prints the answers
+// in nodetool 0.6's shapes or, with --json, as JSON (package
+// admin/report). docs/thriftd-tool.md describes every command.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/thriftd/thriftd/admin"
+	"github.com/thriftd/thriftd/admin/report"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run runs one command line and returns the exit status: 0 on success, 1
+// when the command failed, 2 for a usage error. Errors are one line on
+// stderr.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	o := &options{}
+	root := newRootCmd(o)
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetContext(ctx)
+	cmd, err := root.ExecuteC()
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintf(stderr, "thriftd-tool: %v\n", err)
+	if o.usage || cmd == root && !o.ran {
+		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
+		return 2
+	}
+	return 1
+}
+
+// options are the root command's flags and what every command shares.
+type options struct {
+	admin, host, tokenFile string
+	port                   int
+	json                   bool
+
+	client  *admin.Client
+	printer report.Printer
+	ran     bool // a command started talking to the node
+	usage   bool // the command line was wrong
+}
+
+func newRootCmd(o *options) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "thriftd-tool [flags] COMMAND",
+		Short: "Inspect and manage a running thriftd, as nodetool did for Cassandra 0.6",
+		Long: `thriftd-tool talks to thriftd's admin endpoint (thriftd -admin, 127.0.0.1:9161 by
+default). nodetool's -h HOST and -p PORT are accepted: they replace the host and the
+port of --admin. Every command prints nodetool 0.6's output, or JSON with --json.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			return o.connect()
+		},
+	}
+	f := root.PersistentFlags()
+	f.StringVar(&o.admin, "admin", admin.DefaultAddr, "HOST:PORT of thriftd's admin endpoint")
+	f.StringVarP(&o.host, "host", "h", "", "host of the admin endpoint (nodetool's -h); replaces the host of --admin")
+	f.IntVarP(&o.port, "port", "p", 0, "port of the admin endpoint (nodetool's -p); replaces the port of --admin")
+	f.StringVar(&o.tokenFile, "token-file", "", "file holding the bearer token of thriftd's -admin-token-file")
+	f.BoolVar(&o.json, "json", false, "print JSON instead of nodetool's text")
+	// -h is nodetool's host, so help is --help alone.
+	f.Bool("help", false, "help for a command")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		o.usage = true
+		return err
+	})
+	root.AddCommand(
+		newInfoCmd(o), newRingCmd(o), newCFStatsCmd(o), newTPStatsCmd(o),
+		newFlushCmd(o), newCompactCmd(o), newSnapshotCmd(o), newClearSnapshotCmd(o), newDrainCmd(o),
+	)
+	// The transfer commands (export, import, copy) are registered here.
+	return root
+}
+
+// connect builds the client and printer from the flags.
+func (o *options) connect() error {
+	host, port, err := net.SplitHostPort(o.admin)
+	if err != nil {
+		o.usage = true
+		return fmt.Errorf("--admin %q: want HOST:PORT", o.admin)
+	}
+	if o.host != "" {
+		host = o.host
+	}
+	if o.port != 0 {
+		port = fmt.Sprint(o.port)
+	}
+	c := &admin.Client{Addr: net.JoinHostPort(host, port)}
+	if o.tokenFile != "" {
+		b, err := os.ReadFile(o.tokenFile)
+		if err != nil {
+			return fmt.Errorf("--token-file: %w", err)
+		}
+		c.Token = strings.TrimSpace(string(b))
+	}
+	o.client = c
+	o.ran = true
+	return nil
+}
+
+// print is the printer for cmd's output.
+func (o *options) print(cmd *cobra.Command) report.Printer {
+	return report.Printer{W: cmd.OutOrStdout(), JSON: o.json}
+}
+
+// args checks a command's arguments, marking a failure as a usage error.
+func (o *options) args(check cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := check(cmd, args); err != nil {
+			o.usage = true
+			return err
+		}
+		return nil
+	}
+}

@@ -1,0 +1,123 @@
+package ops
+
+import (
+	"fmt"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/thriftd/thriftd/gen-go/cassandra"
+)
+
+// restoreScript is the restore procedure of docs/thriftd-tool.md, with
+// DATA the data directory and NAME the snapshot, run once thriftd stopped.
+const restoreScript = `set -e
+mv "$DATA" "$DATA.old"
+mkdir "$DATA"
+cp -a "$DATA.old/snapshots/$NAME/." "$DATA/"
+`
+
+// TestSnapshotRestore writes, snapshots while a writer keeps writing,
+// writes and deletes more, stops, restores by the documented procedure
+// and starts: exactly what was written before the snapshot is back.
+func TestSnapshotRestore(t *testing.T) {
+	n := start(t)
+	c := n.Client(true)
+	value := strings.Repeat("v", 200)
+	// Some rows in tables, some only in the journal.
+	for i := range 300 {
+		insert(t, c, fmt.Sprint("pre", i), "c", value+strconv.Itoa(i), 1)
+	}
+	n.mustTool(t, "flush")
+	for i := 300; i < 500; i++ {
+		insert(t, c, fmt.Sprint("pre", i), "c", value+strconv.Itoa(i), 1)
+	}
+
+	// A writer keeps writing two-column rows while the snapshot is taken.
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var written int
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		w := n.Client(true)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				written = i
+				return
+			default:
+			}
+			ms := []*cassandra.Mutation{}
+			for _, col := range []string{"a", "b"} {
+				ms = append(ms, &cassandra.Mutation{ColumnOrSupercolumn: &cassandra.ColumnOrSuperColumn{
+					Column: &cassandra.Column{Name: []byte(col), Value: []byte(value), Timestamp: 1}}})
+			}
+			err := w.BatchMutate(ctx, ks, map[string]map[string][]*cassandra.Mutation{fmt.Sprint("during", i): {"Standard1": ms}}, cassandra.ConsistencyLevel_ONE)
+			if err != nil {
+				t.Errorf("write during the snapshot: %v", err)
+				written = i
+				return
+			}
+		}
+	}()
+	for len(rows(t, c)) < 520 {
+		// let the writer get going
+	}
+	out := n.mustTool(t, "snapshot", "snap1")
+	t.Log(strings.TrimSpace(out))
+	close(stop)
+	wg.Wait()
+
+	// After the snapshot: more writes, overwrites and deletions.
+	for i := range 100 {
+		insert(t, c, fmt.Sprint("post", i), "c", value, 1)
+	}
+	for i := range 50 {
+		remove(t, c, fmt.Sprint("pre", i), 2)
+	}
+	insert(t, c, "pre100", "c", "overwritten", 3)
+	n.mustTool(t, "flush")
+	n.mustTool(t, "compact")
+	n.Stop()
+
+	restore := exec.Command("sh", "-c", restoreScript)
+	restore.Env = append(restore.Environ(), "DATA="+n.Data, "NAME=snap1")
+	if out, err := restore.CombinedOutput(); err != nil {
+		t.Fatalf("restore: %v\n%s", err, out)
+	}
+	n.start(t)
+	got := rows(t, n.Client(true))
+
+	for i := range 500 {
+		key := fmt.Sprint("pre", i)
+		if v := got[key]["c"]; v != value+strconv.Itoa(i) {
+			t.Errorf("%s after the restore: %q, want its value before the snapshot", key, v)
+		}
+		delete(got, key)
+	}
+	during := 0
+	for during < written && got[fmt.Sprint("during", during)] != nil {
+		during++
+	}
+	if during == 0 {
+		t.Errorf("no row written before the snapshot by the writer is back (it wrote %d)", written)
+	}
+	for i := range written {
+		key := fmt.Sprint("during", i)
+		r, ok := got[key]
+		if i < during && (len(r) != 2) {
+			t.Errorf("%s came back with %d of its 2 columns", key, len(r))
+		}
+		if i >= during && ok {
+			t.Errorf("%s is back but %s, written before it, is not", key, fmt.Sprint("during", during))
+		}
+		delete(got, key)
+	}
+	for key := range got {
+		t.Errorf("%s is back, but was written after the snapshot", key)
+	}
+	t.Logf("the writer wrote %d rows, %d of them before the snapshot", written, during)
+}
