@@ -68,13 +68,15 @@ func startThriftd(bin, config, dir string, extra ...string) (*process, error) {
 	}
 }
 
-// startNoop runs this program as the no-op server.
-func startNoop(valueSize int) (*process, error) {
+// startNoop runs this program as a no-op server: mode is "-serve-noop"
+// (the RPC ceiling, on package server) or "-serve-stock" (the stock-library
+// ceiling), and name is what errors call it.
+func startNoop(mode, name string, valueSize int) (*process, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(self, "-serve-noop", "127.0.0.1:0", "-S", strconv.Itoa(valueSize))
+	cmd := exec.Command(self, mode, "127.0.0.1:0", "-S", strconv.Itoa(valueSize))
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -87,9 +89,9 @@ func startNoop(valueSize int) (*process, error) {
 	if err != nil {
 		cmd.Process.Kill()
 		cmd.Wait()
-		return nil, fmt.Errorf("no-op server did not start: %w", err)
+		return nil, fmt.Errorf("%s server did not start: %w", name, err)
 	}
-	return &process{name: "no-op", cmd: cmd, addr: strings.TrimSpace(line)}, nil
+	return &process{name: name, cmd: cmd, addr: strings.TrimSpace(line)}, nil
 }
 
 // stop ends the process with SIGTERM (thriftd closes its store cleanly).
