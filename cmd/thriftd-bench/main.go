@@ -167,6 +167,8 @@ type result struct {
 	conns                     int
 	thriftd                   *summary
 	rpc, stock, storage, best float64
+	// Server CPU time per operation, thriftd's and the stock library's.
+	thriftdCPU, stockCPU time.Duration
 }
 
 func run(o *options) error {
@@ -224,7 +226,7 @@ func run(o *options) error {
 		for _, c := range o.conns {
 			args := append([]string{"-n", n, "-t", strconv.Itoa(c), "-S", strconv.Itoa(o.valueSize), "-duration", o.duration.String()}, b.args...)
 			r := result{op: b.name, conns: c}
-			if r.thriftd, err = stress(o.stress, srv, args...); err != nil {
+			if r.thriftd, r.thriftdCPU, err = stressCPU(o.stress, srv, args...); err != nil {
 				return err
 			}
 			rpc, err := stress(o.stress, noop, args...)
@@ -232,17 +234,17 @@ func run(o *options) error {
 				return err
 			}
 			r.rpc = rpc.OpsPerSec
-			st, err := stress(o.stress, stock, args...)
+			st, stockCPU, err := stressCPU(o.stress, stock, args...)
 			if err != nil {
 				return err
 			}
-			r.stock = st.OpsPerSec
+			r.stock, r.stockCPU = st.OpsPerSec, stockCPU
 			if r.storage, err = runStorage(raw, b.raw, c, o.duration); err != nil {
 				return fmt.Errorf("%s on raw goleveldb: %w", b.name, err)
 			}
 			r.best = min(r.rpc, r.storage)
-			fmt.Fprintf(os.Stderr, "%-48s %3d conns: thriftd %8.0f ops/s  rpc %8.0f  stock %8.0f  storage %8.0f  %3.0f%%  stock %3.0f%%\n",
-				b.name, c, r.thriftd.OpsPerSec, r.rpc, r.stock, r.storage, 100*r.thriftd.OpsPerSec/r.best, 100*r.thriftd.OpsPerSec/r.stock)
+			fmt.Fprintf(os.Stderr, "%-48s %3d conns: thriftd %8.0f ops/s  rpc %8.0f  stock %8.0f  storage %8.0f  %3.0f%%  stock %3.0f%%  CPU/op thriftd %v stock %v\n",
+				b.name, c, r.thriftd.OpsPerSec, r.rpc, r.stock, r.storage, 100*r.thriftd.OpsPerSec/r.best, 100*r.thriftd.OpsPerSec/r.stock, r.thriftdCPU, r.stockCPU)
 			results = append(results, r)
 		}
 	}
@@ -261,13 +263,17 @@ func run(o *options) error {
 }
 
 func printTable(results []result) {
-	fmt.Printf("| operation | conns | thriftd ops/s | thriftd p99 ms | RPC ceiling ops/s | storage ceiling ops/s | thriftd / lower ceiling | stock-library ceiling ops/s | thriftd / stock |\n")
-	fmt.Printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Printf("| operation | conns | thriftd ops/s | thriftd p99 ms | RPC ceiling ops/s | storage ceiling ops/s | thriftd / lower ceiling | stock-library ceiling ops/s | thriftd / stock | server CPU µs/op thriftd / stock |\n")
+	fmt.Printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range results {
-		fmt.Printf("| %s | %d | %.0f | %.2f | %.0f | %.0f | %.0f%% | %.0f | %.0f%% |\n",
+		fmt.Printf("| %s | %d | %.0f | %.2f | %.0f | %.0f | %.0f%% | %.0f | %.0f%% | %.0f / %.0f |\n",
 			r.op, r.conns, r.thriftd.OpsPerSec, r.thriftd.P99Ms, r.rpc, r.storage, 100*r.thriftd.OpsPerSec/r.best,
-			r.stock, 100*r.thriftd.OpsPerSec/r.stock)
+			r.stock, 100*r.thriftd.OpsPerSec/r.stock, micros(r.thriftdCPU), micros(r.stockCPU))
 	}
+}
+
+func micros(d time.Duration) float64 {
+	return float64(d) / float64(time.Microsecond)
 }
 
 // machine describes where and how the benchmark ran.

@@ -130,6 +130,40 @@ func (p *process) memory() (rss, peak int64) {
 	return rss, peak
 }
 
+// cpu returns the CPU time the process has used so far (utime+stime of
+// /proc/PID/stat), or 0 when it cannot be read.
+func (p *process) cpu() time.Duration {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	// The command name, in parentheses, may hold spaces: fields are
+	// counted from after it, where state is field 3.
+	_, rest, ok := strings.Cut(string(raw), ") ")
+	f := strings.Fields(rest)
+	if !ok || len(f) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	// Linux reports these in clock ticks of USER_HZ, 100 on every
+	// architecture Go supports.
+	return time.Duration(utime+stime) * (time.Second / 100)
+}
+
+// stressCPU runs thriftd-stress against p like stress, and also returns
+// the server's CPU time per operation over the run: steadier than
+// throughput when the machine is shared, since it does not count the time
+// the server waited for a CPU.
+func stressCPU(bin string, p *process, args ...string) (*summary, time.Duration, error) {
+	before := p.cpu()
+	s, err := stress(bin, p, args...)
+	if err != nil {
+		return nil, 0, err
+	}
+	return s, (p.cpu() - before) / time.Duration(s.Ops), nil
+}
+
 func (p *process) port() string {
 	_, port, _ := strings.Cut(p.addr, ":")
 	return port
