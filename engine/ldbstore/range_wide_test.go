@@ -158,3 +158,65 @@ func TestArenaCopiesAreIndependent(t *testing.T) {
 		}
 	}
 }
+
+// TestRangeSeeksOncePerWideRowAndNotForNarrowOnes counts the seeks a range
+// walk passes to LevelDB: one per row whose slice ends before the row
+// does, and none for rows read to their end by steps, which leave the
+// iterator on the next row already. The rows read must not change.
+func TestRangeSeeksOncePerWideRowAndNotForNarrowOnes(t *testing.T) {
+	st := newStore(t)
+	for r := range 30 {
+		k := fmt.Sprintf("r%02d", r)
+		row := engine.RowMutation{Key: k}
+		for c := range 3 + r%2*20 { // narrow rows of 3, wide rows of 23
+			row.Mutations = append(row.Mutations, engine.Mutation{ColumnFamily: "Standard1", Name: []byte(fmt.Sprintf("c%02d", c)), Value: []byte("v"), Timestamp: 1})
+		}
+		apply(t, st, row)
+	}
+	// A row tombstone older than the columns: reading it leaves the iterator
+	// before the row's columns, which costs that row one seek.
+	apply(t, st, del("Standard1", "r04", nil, nil, 0))
+	f, err := st.family(ks, "Standard1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	walk := func(count int) (seeks int, rendered string) {
+		it := newCursor(st.db.NewIterator(nil, nil))
+		defer it.Release()
+		q := engine.Query{ColumnFamily: "Standard1", Predicate: all(count)}
+		var rows []string
+		err := st.walkRows(it, f, engine.Bounds{StartInclusive: true}, func(key string, row []byte) error {
+			r, err := readRow(it, f, row, q, nil)
+			rows = append(rows, key+":"+render(r))
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return it.seeks, strings.Join(rows, " ")
+	}
+	want := func(count int) string {
+		var rows []string
+		for r := range 30 {
+			var cols []string
+			for c := range min(count, 3+r%2*20) {
+				cols = append(cols, fmt.Sprintf("c%02d=v@1", c))
+			}
+			rows = append(rows, fmt.Sprintf("r%02d:", r)+strings.Join(cols, " "))
+		}
+		return strings.Join(rows, " ")
+	}
+	// Every row read to its end: the first seek, and r04's.
+	seeks, got := walk(100)
+	expect(t, got, want(100))
+	if seeks != 2 {
+		t.Errorf("rows read to their end: %d seeks, want 2", seeks)
+	}
+	// 5 columns: the 15 wide rows are left by a seek each, the narrow
+	// ones by steps.
+	seeks, got = walk(5)
+	expect(t, got, want(5))
+	if seeks != 1+15+1 {
+		t.Errorf("5 columns of each row: %d seeks, want 17", seeks)
+	}
+}
