@@ -143,12 +143,16 @@ func walkRow(it iterator.Iterator, f *family, row []byte, q engine.Query, a *are
 	}
 }
 
-// readTombstone reads the tombstone stored at key, if any.
+// readTombstone reads the tombstone stored at key, if any. It leaves the
+// iterator on the first entry after key, which is where a read of what
+// the tombstone covers starts: a cursor then skips that seek.
 func readTombstone(it iterator.Iterator, key []byte) (tombstone, error) {
 	if !it.Seek(key) || !bytes.Equal(it.Key(), key) {
 		return noTombstone, nil
 	}
-	return decodeTombstone(it.Value())
+	t, err := decodeTombstone(it.Value())
+	it.Next()
+	return t, err
 }
 
 // sortedNames returns names in comparator order without repeats.
