@@ -5,12 +5,15 @@
 //   - the RPC ceiling: a no-op server built from the same Thrift library and
 //     the same server package (framing, bounded input), answering with
 //     prebuilt results of the same shapes, loaded the same way;
+//   - the stock-library ceiling: the same no-op handler served by the Go
+//     Thrift library's own TSimpleServer (generated processor, buffered
+//     transport, binary protocol, unframed), as a plain Go 0.6 server;
 //   - the storage ceiling: the same reads and writes done in-process on raw
 //     goleveldb with thriftd's key layout.
 //
 // For each operation and connection count it prints thriftd's throughput
-// and p99 latency, both ceilings, and thriftd as a fraction of the lower
-// one; then thriftd's peak RSS and the latency of a 100-column slice from
+// and p99 latency, the ceilings, thriftd as a fraction of the lower of its
+// own two (RPC and storage) and as a fraction of the stock-library one; then thriftd's peak RSS and the latency of a 100-column slice from
 // the middle of a wide row. Load generator and servers share the machine,
 // so every figure is relative to the same CPUs. With -load-columns it also
 // loads a large data set into a fresh thriftd, reading it back in full.
@@ -45,7 +48,7 @@ type options struct {
 
 func main() {
 	var o options
-	var conns, noopAddr string
+	var conns, noopAddr, stockAddr string
 	flag.StringVar(&o.thriftd, "thriftd", "bin/thriftd", "the thriftd binary")
 	flag.StringVar(&o.stress, "stress", "bin/thriftd-stress", "the thriftd-stress binary")
 	flag.StringVar(&o.config, "config", "storage-conf.xml", "configuration thriftd serves (its Keyspace1 is used)")
@@ -61,10 +64,18 @@ func main() {
 	flag.StringVar(&o.tmp, "tmp", "", "directory for the data directories (default: the system's)")
 	flag.StringVar(&o.command, "command", "", "how the run was started, for the report's header (default: this command line)")
 	flag.StringVar(&noopAddr, "serve-noop", "", "internal: run the no-op server on this address")
+	flag.StringVar(&stockAddr, "serve-stock", "", "internal: run the stock-library no-op server on this address")
 	flag.Parse()
 	if noopAddr != "" {
 		if err := serveNoop(noopAddr, o.valueSize); err != nil {
 			fmt.Fprintln(os.Stderr, "no-op server:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if stockAddr != "" {
+		if err := serveStock(stockAddr, o.valueSize); err != nil {
+			fmt.Fprintln(os.Stderr, "stock-library no-op server:", err)
 			os.Exit(1)
 		}
 		return
@@ -129,6 +140,15 @@ func operations(keys int) []op {
 				}
 				return err
 			}},
+		// The narrow slice of wide rows that paging scripts read.
+		{"get_range_slices (100 rows × 5 of 100 columns)", []string{"-o", "rangeslice", "-g", "100", "-c", "100", "-slice", "5"},
+			func(s *rawStore, rng *rand.Rand, _ int) error {
+				n, err := s.scan(readCF, key(rng), 100, 5)
+				if err == nil && n == 0 {
+					err = fmt.Errorf("range read found no rows")
+				}
+				return err
+			}},
 	}
 }
 
@@ -143,10 +163,12 @@ func expect(n int, err error) func(want int) error {
 
 // result is one line of the table.
 type result struct {
-	op                 string
-	conns              int
-	thriftd            *summary
-	rpc, storage, best float64
+	op                        string
+	conns                     int
+	thriftd                   *summary
+	rpc, stock, storage, best float64
+	// Server CPU time per operation, thriftd's and the stock library's.
+	thriftdCPU, stockCPU time.Duration
 }
 
 func run(o *options) error {
@@ -172,11 +194,16 @@ func run(o *options) error {
 		return err
 	}
 	defer srv.stop()
-	noop, err := startNoop(o.valueSize)
+	noop, err := startNoop("-serve-noop", "no-op", o.valueSize)
 	if err != nil {
 		return err
 	}
 	defer noop.stop()
+	stock, err := startNoop("-serve-stock", "stock-library no-op", o.valueSize)
+	if err != nil {
+		return err
+	}
+	defer stock.stop()
 	raw, err := openRaw(filepath.Join(tmp, "raw"), o.valueSize, 100)
 	if err != nil {
 		return err
@@ -199,7 +226,7 @@ func run(o *options) error {
 		for _, c := range o.conns {
 			args := append([]string{"-n", n, "-t", strconv.Itoa(c), "-S", strconv.Itoa(o.valueSize), "-duration", o.duration.String()}, b.args...)
 			r := result{op: b.name, conns: c}
-			if r.thriftd, err = stress(o.stress, srv, args...); err != nil {
+			if r.thriftd, r.thriftdCPU, err = stressCPU(o.stress, srv, args...); err != nil {
 				return err
 			}
 			rpc, err := stress(o.stress, noop, args...)
@@ -207,12 +234,17 @@ func run(o *options) error {
 				return err
 			}
 			r.rpc = rpc.OpsPerSec
+			st, stockCPU, err := stressCPU(o.stress, stock, args...)
+			if err != nil {
+				return err
+			}
+			r.stock, r.stockCPU = st.OpsPerSec, stockCPU
 			if r.storage, err = runStorage(raw, b.raw, c, o.duration); err != nil {
 				return fmt.Errorf("%s on raw goleveldb: %w", b.name, err)
 			}
 			r.best = min(r.rpc, r.storage)
-			fmt.Fprintf(os.Stderr, "%-44s %3d conns: thriftd %8.0f ops/s  rpc %8.0f  storage %8.0f  %3.0f%%\n",
-				b.name, c, r.thriftd.OpsPerSec, r.rpc, r.storage, 100*r.thriftd.OpsPerSec/r.best)
+			fmt.Fprintf(os.Stderr, "%-48s %3d conns: thriftd %8.0f ops/s  rpc %8.0f  stock %8.0f  storage %8.0f  %3.0f%%  stock %3.0f%%  CPU/op thriftd %v stock %v\n",
+				b.name, c, r.thriftd.OpsPerSec, r.rpc, r.stock, r.storage, 100*r.thriftd.OpsPerSec/r.best, 100*r.thriftd.OpsPerSec/r.stock, r.thriftdCPU, r.stockCPU)
 			results = append(results, r)
 		}
 	}
@@ -231,12 +263,17 @@ func run(o *options) error {
 }
 
 func printTable(results []result) {
-	fmt.Printf("| operation | conns | thriftd ops/s | thriftd p99 ms | RPC ceiling ops/s | storage ceiling ops/s | thriftd / lower ceiling |\n")
-	fmt.Printf("|---|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Printf("| operation | conns | thriftd ops/s | thriftd p99 ms | RPC ceiling ops/s | storage ceiling ops/s | thriftd / lower ceiling | stock-library ceiling ops/s | thriftd / stock | server CPU µs/op thriftd / stock |\n")
+	fmt.Printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range results {
-		fmt.Printf("| %s | %d | %.0f | %.2f | %.0f | %.0f | %.0f%% |\n",
-			r.op, r.conns, r.thriftd.OpsPerSec, r.thriftd.P99Ms, r.rpc, r.storage, 100*r.thriftd.OpsPerSec/r.best)
+		fmt.Printf("| %s | %d | %.0f | %.2f | %.0f | %.0f | %.0f%% | %.0f | %.0f%% | %.0f / %.0f |\n",
+			r.op, r.conns, r.thriftd.OpsPerSec, r.thriftd.P99Ms, r.rpc, r.storage, 100*r.thriftd.OpsPerSec/r.best,
+			r.stock, 100*r.thriftd.OpsPerSec/r.stock, micros(r.thriftdCPU), micros(r.stockCPU))
 	}
+}
+
+func micros(d time.Duration) float64 {
+	return float64(d) / float64(time.Microsecond)
 }
 
 // machine describes where and how the benchmark ran.

@@ -125,3 +125,24 @@ func serveNoop(addr string, valueSize int) error {
 	fmt.Println(l.Addr().String())
 	return srv.Serve(l)
 }
+
+// serveStock runs the stock-library ceiling on addr until the process is
+// killed, printing the address it listens on as the first line of standard
+// output: the same no-op handler behind the Thrift library's own server as
+// a 2010 deployment would have built it (the generated processor,
+// TSimpleServer, TBufferedTransport and the binary protocol, unframed),
+// with the library's defaults left as they are. Nothing of package server
+// is used, so it measures what a plain Go Thrift server costs.
+func serveStock(addr string, valueSize int) error {
+	sock, err := thrift.NewTServerSocket(addr)
+	if err != nil {
+		return err
+	}
+	if err := sock.Listen(); err != nil {
+		return err
+	}
+	srv := thrift.NewTSimpleServer4(cassandra.NewCassandraProcessor(newNoop(valueSize)), sock,
+		thrift.NewTBufferedTransportFactory(8192), thrift.NewTBinaryProtocolFactoryConf(nil))
+	fmt.Println(sock.Addr().String())
+	return srv.Serve()
+}

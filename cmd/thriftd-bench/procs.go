@@ -68,13 +68,15 @@ func startThriftd(bin, config, dir string, extra ...string) (*process, error) {
 	}
 }
 
-// startNoop runs this program as the no-op server.
-func startNoop(valueSize int) (*process, error) {
+// startNoop runs this program as a no-op server: mode is "-serve-noop"
+// (the RPC ceiling, on package server) or "-serve-stock" (the stock-library
+// ceiling), and name is what errors call it.
+func startNoop(mode, name string, valueSize int) (*process, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(self, "-serve-noop", "127.0.0.1:0", "-S", strconv.Itoa(valueSize))
+	cmd := exec.Command(self, mode, "127.0.0.1:0", "-S", strconv.Itoa(valueSize))
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -87,9 +89,9 @@ func startNoop(valueSize int) (*process, error) {
 	if err != nil {
 		cmd.Process.Kill()
 		cmd.Wait()
-		return nil, fmt.Errorf("no-op server did not start: %w", err)
+		return nil, fmt.Errorf("%s server did not start: %w", name, err)
 	}
-	return &process{name: "no-op", cmd: cmd, addr: strings.TrimSpace(line)}, nil
+	return &process{name: name, cmd: cmd, addr: strings.TrimSpace(line)}, nil
 }
 
 // stop ends the process with SIGTERM (thriftd closes its store cleanly).
@@ -126,6 +128,40 @@ func (p *process) memory() (rss, peak int64) {
 		}
 	}
 	return rss, peak
+}
+
+// cpu returns the CPU time the process has used so far (utime+stime of
+// /proc/PID/stat), or 0 when it cannot be read.
+func (p *process) cpu() time.Duration {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	// The command name, in parentheses, may hold spaces: fields are
+	// counted from after it, where state is field 3.
+	_, rest, ok := strings.Cut(string(raw), ") ")
+	f := strings.Fields(rest)
+	if !ok || len(f) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	// Linux reports these in clock ticks of USER_HZ, 100 on every
+	// architecture Go supports.
+	return time.Duration(utime+stime) * (time.Second / 100)
+}
+
+// stressCPU runs thriftd-stress against p like stress, and also returns
+// the server's CPU time per operation over the run: steadier than
+// throughput when the machine is shared, since it does not count the time
+// the server waited for a CPU.
+func stressCPU(bin string, p *process, args ...string) (*summary, time.Duration, error) {
+	before := p.cpu()
+	s, err := stress(bin, p, args...)
+	if err != nil {
+		return nil, 0, err
+	}
+	return s, (p.cpu() - before) / time.Duration(s.Ops), nil
 }
 
 func (p *process) port() string {

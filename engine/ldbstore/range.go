@@ -27,8 +27,9 @@ func (st *Store) Range(ctx context.Context, keyspace string, b engine.Bounds, q 
 	it := newCursor(st.db.NewIterator(nil, nil))
 	defer it.Release()
 	var rows []engine.Row
+	var a arena
 	err = st.walkRows(it, f, b, func(key string, row []byte) error {
-		r, err := readRow(it, f, row, q)
+		r, err := readRow(it, f, row, q, &a)
 		if err != nil {
 			return err
 		}
@@ -52,16 +53,22 @@ func (stopError) Error() string { return "stop" }
 var errStop error = stopError{}
 
 // walkRows calls visit with the key and the data prefix of every row of f
-// whose token lies in b, in token order. visit may move the iterator; a
-// non-nil error from it ends the walk and is returned.
+// whose token lies in b, in token order. visit may move the iterator, and
+// must not keep row, whose buffer the next row reuses; a non-nil error
+// from it ends the walk and is returned.
+//
+// Each row costs one seek, past its end, whatever visit read of it: a
+// LevelDB seek is dearer than a few steps but far cheaper than stepping
+// over the rest of a wide row.
 func (st *Store) walkRows(it iterator.Iterator, f *family, b engine.Bounds, visit func(key string, row []byte) error) error {
+	var row, end []byte
 	ok := it.Seek(append(append([]byte(nil), f.prefix...), b.Start...))
 	for ok && bytes.HasPrefix(it.Key(), f.prefix) {
 		key, tok, rest, err := st.part.DecodeRowKey(it.Key()[len(f.prefix):])
 		if err != nil {
 			return err
 		}
-		row := clone(it.Key()[:len(it.Key())-len(rest)])
+		row = append(row[:0], it.Key()[:len(it.Key())-len(rest)]...)
 		if len(b.End) > 0 && bytes.Compare(tok, b.End) > 0 {
 			return nil
 		}
@@ -70,7 +77,8 @@ func (st *Store) walkRows(it iterator.Iterator, f *family, b engine.Bounds, visi
 				return err
 			}
 		}
-		ok = it.Seek(after(row))
+		end = append(append(end[:0], row...), markEnd)
+		ok = it.Seek(end)
 	}
 	return nil
 }

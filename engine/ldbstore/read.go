@@ -25,7 +25,7 @@ func (st *Store) Get(ctx context.Context, keyspace, key string, q engine.Query) 
 	it := newCursor(st.db.NewIterator(nil, nil))
 	defer it.Release()
 	row := st.part.RowKey(append([]byte(nil), f.prefix...), key)
-	out, err := readRow(it, f, row, q)
+	out, err := readRow(it, f, row, q, &arena{})
 	if err != nil {
 		return engine.Row{}, err
 	}
@@ -54,11 +54,12 @@ func (st *Store) GetMany(ctx context.Context, keyspace string, keys []string, q 
 	it := newCursor(st.db.NewIterator(nil, nil))
 	defer it.Release()
 	out := make([]engine.Row, len(keys))
+	var a arena
 	for _, i := range order {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		r, err := readRow(it, f, rowKeys[i], q)
+		r, err := readRow(it, f, rowKeys[i], q, &a)
 		if err != nil {
 			return nil, err
 		}
@@ -83,55 +84,75 @@ func (st *Store) Count(ctx context.Context, keyspace, key, cf string, superColum
 	row := st.part.RowKey(append([]byte(nil), f.prefix...), key)
 	n := 0
 	q := engine.Query{ColumnFamily: cf, SuperColumn: superColumn, Predicate: engine.Predicate{Count: -1}}
-	err = walkRow(it, f, row, q, func(engine.Column) { n++ }, func(engine.SuperColumn) { n++ })
+	err = walkRow(it, f, row, q, nil, func(engine.Column) { n++ }, func(engine.SuperColumn) { n++ })
 	if err != nil {
 		return 0, err
 	}
 	return n, it.Error()
 }
 
-// readRow reads what q selects from the row whose data prefix is row.
-func readRow(it iterator.Iterator, f *family, row []byte, q engine.Query) (engine.Row, error) {
+// readRow reads what q selects from the row whose data prefix is row,
+// copying names and values out of the store into a.
+func readRow(it iterator.Iterator, f *family, row []byte, q engine.Query, a *arena) (engine.Row, error) {
 	var out engine.Row
-	err := walkRow(it, f, row, q,
-		func(c engine.Column) { out.Columns = append(out.Columns, c) },
+	// Most slices ask for a few columns: room for up to 16 at the first,
+	// rather than growing from one.
+	hint := q.Count
+	if q.Names != nil {
+		hint = len(q.Names)
+	}
+	hint = max(min(hint, 16), 1)
+	err := walkRow(it, f, row, q, a,
+		func(c engine.Column) {
+			if out.Columns == nil {
+				out.Columns = make([]engine.Column, 0, hint)
+			}
+			out.Columns = append(out.Columns, c)
+		},
 		func(sc engine.SuperColumn) { out.SuperColumns = append(out.SuperColumns, sc) })
 	return out, err
 }
 
 // walkRow calls col for each live column (or subcolumn) q selects, or sup
 // for each live super column, in the order q asks for, at most q.Count
-// times in all (a negative Count means no limit).
-func walkRow(it iterator.Iterator, f *family, row []byte, q engine.Query, col func(engine.Column), sup func(engine.SuperColumn)) error {
+// times in all (a negative Count means no limit). The columns' names and
+// values are copied into a (a nil arena copies each on its own).
+func walkRow(it iterator.Iterator, f *family, row []byte, q engine.Query, a *arena, col func(engine.Column), sup func(engine.SuperColumn)) error {
 	if q.Names == nil && q.Count == 0 {
 		return nil
 	}
-	rowTomb, err := readTombstone(it, join(row, markTombstone))
+	// One key buffer for the row tombstone, then the names' prefix.
+	names := join(row, markTombstone)
+	rowTomb, err := readTombstone(it, names)
 	if err != nil {
 		return err
 	}
-	names := join(row, markNames)
+	names[len(names)-1] = markNames
 	switch {
 	case !f.def.Super:
-		return walkColumns(it, f.def.Comparator, names, rowTomb, q.Predicate, col)
+		return walkColumns(it, f.def.Comparator, names, rowTomb, q.Predicate, a, col)
 	case q.SuperColumn != nil:
 		sc := f.def.Comparator.Encode(names, q.SuperColumn)
 		scTomb, err := readTombstone(it, join(sc, markTombstone))
 		if err != nil {
 			return err
 		}
-		return walkColumns(it, f.def.SubComparator, join(sc, markNames), later(rowTomb, scTomb), q.Predicate, col)
+		return walkColumns(it, f.def.SubComparator, join(sc, markNames), later(rowTomb, scTomb), q.Predicate, a, col)
 	default:
 		return walkSupers(it, f.def, names, rowTomb, q.Predicate, sup)
 	}
 }
 
-// readTombstone reads the tombstone stored at key, if any.
+// readTombstone reads the tombstone stored at key, if any. It leaves the
+// iterator on the first entry after key, which is where a read of what
+// the tombstone covers starts: a cursor then skips that seek.
 func readTombstone(it iterator.Iterator, key []byte) (tombstone, error) {
 	if !it.Seek(key) || !bytes.Equal(it.Key(), key) {
 		return noTombstone, nil
 	}
-	return decodeTombstone(it.Value())
+	t, err := decodeTombstone(it.Value())
+	it.Next()
+	return t, err
 }
 
 // sortedNames returns names in comparator order without repeats.
@@ -148,8 +169,9 @@ func sortedNames(c comparator.Comparator, names [][]byte) [][]byte {
 }
 
 // walkColumns visits the live columns under prefix p (each stored at p
-// followed by the name's encoding) that pred selects.
-func walkColumns(it iterator.Iterator, c comparator.Comparator, p []byte, shadow tombstone, pred engine.Predicate, visit func(engine.Column)) error {
+// followed by the name's encoding) that pred selects, their names and
+// values copied into a.
+func walkColumns(it iterator.Iterator, c comparator.Comparator, p []byte, shadow tombstone, pred engine.Predicate, a *arena, visit func(engine.Column)) error {
 	// emit visits the column at the iterator and reports whether it was live.
 	emit := func() (bool, error) {
 		cl, err := decodeCell(it.Value())
@@ -163,7 +185,7 @@ func walkColumns(it iterator.Iterator, c comparator.Comparator, p []byte, shadow
 		if err != nil {
 			return false, err
 		}
-		visit(engine.Column{Name: clone(name), Value: clone(cl.value), Timestamp: cl.ts})
+		visit(engine.Column{Name: a.copy(name), Value: a.copy(cl.value), Timestamp: cl.ts})
 		return true, nil
 	}
 	if pred.Names != nil {
@@ -199,6 +221,32 @@ func walkColumns(it iterator.Iterator, c comparator.Comparator, p []byte, shadow
 }
 
 func clone(b []byte) []byte { return append(make([]byte, 0, len(b)), b...) }
+
+// arena copies bytes out of the store into shared chunks, so that a read
+// allocates once per few kilobytes instead of twice per column. Each copy
+// is capped at its own length: appending to one never overwrites another.
+// A chunk stays alive while any copy in it is referenced, which suits
+// results that live for one call. A nil arena clones each copy.
+type arena struct{ buf []byte }
+
+const (
+	arenaChunk = 8 << 10
+	// Copies larger than this get their own allocation, so that a large
+	// value does not waste most of a chunk or pin a small one.
+	arenaMaxCopy = arenaChunk / 8
+)
+
+func (a *arena) copy(b []byte) []byte {
+	if a == nil || len(b) > arenaMaxCopy {
+		return clone(b)
+	}
+	if cap(a.buf)-len(a.buf) < len(b) {
+		a.buf = make([]byte, 0, arenaChunk)
+	}
+	n := len(a.buf)
+	a.buf = append(a.buf, b...)
+	return a.buf[n:len(a.buf):len(a.buf)]
+}
 
 // startScan positions it at the first entry of a range scan under p.
 func startScan(it iterator.Iterator, c comparator.Comparator, p []byte, pred engine.Predicate) bool {

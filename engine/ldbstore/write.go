@@ -90,17 +90,11 @@ type writer struct {
 	staged map[string][]byte
 	purge  map[string]bool
 	now    uint32
-	// stored holds what prefetch read of the keys it was given; a nil
-	// value means the key is not stored.
-	stored map[string][]byte
 }
 
 func (w *writer) get(key []byte) ([]byte, bool, error) {
 	if v, ok := w.staged[string(key)]; ok {
 		return v, true, nil
-	}
-	if v, ok := w.stored[string(key)]; ok {
-		return v, v != nil, nil
 	}
 	v, err := w.st.db.Get(key, nil)
 	if err == leveldb.ErrNotFound {
@@ -118,22 +112,30 @@ func (w *writer) get(key []byte) ([]byte, bool, error) {
 const prefetchMin = 16
 
 // prefetch reads the stored values of keys, all in the row whose data
-// prefix is row, into w.stored. The caller holds the row's lock, so they
-// stay current until the batch is written.
-func (w *writer) prefetch(row []byte, keys [][]byte) error {
-	sorted := append([][]byte(nil), keys...)
-	sort.Slice(sorted, func(i, j int) bool { return bytes.Compare(sorted[i], sorted[j]) < 0 })
-	it := w.st.db.NewIterator(&util.Range{Start: sorted[0], Limit: after(row)}, nil)
-	defer it.Release()
-	if w.stored == nil {
-		w.stored = make(map[string][]byte, len(keys))
+// prefix is row, and returns them by the keys' positions: nil where keys
+// holds nil or nothing is stored (a stored cell is never empty). The
+// caller holds the row's lock, so they stay current until the batch is
+// written.
+func (w *writer) prefetch(row []byte, keys [][]byte) ([][]byte, error) {
+	order := make([]int, 0, len(keys))
+	for i, k := range keys {
+		if k != nil {
+			order = append(order, i)
+		}
 	}
+	sort.Slice(order, func(a, b int) bool { return bytes.Compare(keys[order[a]], keys[order[b]]) < 0 })
+	first := keys[order[0]]
+	it := w.st.db.NewIterator(&util.Range{Start: first, Limit: after(row)}, nil)
+	defer it.Release()
+	vals := make([][]byte, len(keys))
+	var a arena
 	// A few steps forward are cheaper than a seek, which repositions every
 	// level of the tree.
 	const maxSteps = 8
-	ok := it.Seek(sorted[0])
-	for i, k := range sorted {
-		if i > 0 {
+	ok := it.Seek(first)
+	for j, i := range order {
+		k := keys[i]
+		if j > 0 {
 			for n := 0; ok && n < maxSteps && bytes.Compare(it.Key(), k) < 0; n++ {
 				ok = it.Next()
 			}
@@ -142,12 +144,20 @@ func (w *writer) prefetch(row []byte, keys [][]byte) error {
 			}
 		}
 		if ok && bytes.Equal(it.Key(), k) {
-			w.stored[string(k)] = clone(it.Value())
-		} else {
-			w.stored[string(k)] = nil
+			vals[i] = a.copy(it.Value())
 		}
 	}
-	return it.Error()
+	return vals, it.Error()
+}
+
+// stored returns the version key holds for this call: what the call
+// wrote there already, else what prefetch read into stored at i, else
+// (when nothing was prefetched) what LevelDB holds.
+func (w *writer) stored(key []byte, stored [][]byte, i int) ([]byte, bool, error) {
+	if _, staged := w.staged[string(key)]; staged || stored == nil {
+		return w.get(key)
+	}
+	return stored[i], stored[i] != nil, nil
 }
 
 func (w *writer) put(key, value []byte) {
@@ -264,14 +274,10 @@ func (w *writer) family(f *family, key string, muts []engine.Mutation) error {
 			named++
 		}
 	}
+	var stored [][]byte // what is stored at keys, when prefetched
 	if named >= prefetchMin {
-		present := make([][]byte, 0, named)
-		for _, k := range keys {
-			if k != nil {
-				present = append(present, k)
-			}
-		}
-		if err := w.prefetch(row, present); err != nil {
+		var err error
+		if stored, err = w.prefetch(row, keys); err != nil {
 			return err
 		}
 	}
@@ -307,7 +313,7 @@ func (w *writer) family(f *family, key string, muts []engine.Mutation) error {
 		if m.Delete {
 			next.value = binary.BigEndian.AppendUint32(nil, w.now)
 		}
-		old, ok, err := w.get(key)
+		old, ok, err := w.stored(key, stored, i)
 		if err != nil {
 			return err
 		}

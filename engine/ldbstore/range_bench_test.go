@@ -1,0 +1,49 @@
+package ldbstore
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/thriftd/thriftd/engine"
+)
+
+// BenchmarkRangeNarrowSliceOfWideRows reads pages of 100 rows of a
+// 5-column slice from rows of 100 columns, the shape paging scripts use
+// (a page should cost about what it returns, not the columns it skips),
+// and pages of the same rows read whole.
+//
+//	go test -run '^$' -bench RangeNarrow ./engine/ldbstore
+func BenchmarkRangeNarrowSliceOfWideRows(b *testing.B) {
+	const rows, width = 5000, 100
+	st := open(b, b.TempDir(), testSchema(b, "RandomPartitioner"), Options{})
+	defer st.Close()
+	value := make([]byte, 32)
+	for r := 0; r < rows; r += 100 {
+		var batch []engine.RowMutation
+		for k := r; k < r+100; k++ {
+			row := engine.RowMutation{Key: fmt.Sprintf("%07d", k)}
+			for c := range width {
+				row.Mutations = append(row.Mutations, engine.Mutation{ColumnFamily: "Standard1", Name: []byte(fmt.Sprintf("C%d", c)), Value: value, Timestamp: 1})
+			}
+			batch = append(batch, row)
+		}
+		if err := st.Apply(ctx, ks, batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	p := st.part
+	// 5 columns: the walk leaves each row by a seek past its end. 100:
+	// each row is read to its end, which leaves the walk on the next row.
+	for _, count := range []int{5, width} {
+		b.Run(fmt.Sprintf("columns=%d", count), func(b *testing.B) {
+			q := engine.Query{ColumnFamily: "Standard1", Predicate: engine.Predicate{Count: count}}
+			for i := 0; i < b.N; i++ {
+				start := p.Token(fmt.Sprintf("%07d", (i*7919)%rows))
+				got, err := st.Range(ctx, ks, engine.Bounds{Start: start, StartInclusive: true}, q, 100)
+				if err != nil || len(got) == 0 || len(got[0].Columns) != count {
+					b.Fatalf("range from %x: %d rows, %v", start, len(got), err)
+				}
+			}
+		})
+	}
+}
