@@ -300,6 +300,9 @@ func (r *Reader) trailing() error {
 }
 
 func (r *Reader) superStart() (Event, error) {
+	if _, err := r.peek(); err != nil {
+		return Event{}, err
+	}
 	ev := Event{Kind: SuperStart, Line: r.line, Col: r.col}
 	name, err := r.hexString("super column name", r.name[:0])
 	if err != nil {
@@ -350,6 +353,9 @@ func (r *Reader) field(want string) error {
 
 // column reads ["name hex", "value hex", timestamp, deleted].
 func (r *Reader) column() (Event, error) {
+	if _, err := r.peek(); err != nil {
+		return Event{}, err
+	}
 	ev := Event{Kind: ColumnItem, Line: r.line, Col: r.col}
 	if err := r.expect('['); err != nil {
 		return Event{}, fmt.Errorf("%w (a column is [\"<name hex>\", \"<value hex>\", <timestamp>, <deleted>])", err)
