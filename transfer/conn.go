@@ -15,6 +15,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -63,7 +65,8 @@ func dial(ctx context.Context, ep Endpoint, keyspace string) (*conn, error) {
 	if err := trans.Open(); err != nil {
 		return nil, fmt.Errorf("connecting to %s: %w", ep.Addr, err)
 	}
-	c := &conn{cassandra.NewCassandraClientFactory(trans, thrift.NewTBinaryProtocolFactoryConf(cfg)), trans, ep.Addr}
+	proto := thrift.NewTBinaryProtocolConf(trans, cfg)
+	c := &conn{cassandra.NewCassandraClientProtocol(trans, exactProtocol{proto}, proto), trans, ep.Addr}
 	if ep.Username != "" {
 		auth := &cassandra.AuthenticationRequest{Credentials: map[string]string{"username": ep.Username, "password": ep.Password}}
 		if err := c.Login(ctx, keyspace, auth); err != nil {
@@ -183,4 +186,40 @@ func comparators(f Family) string {
 		return f.CompareWith + "/" + f.CompareSubcolumnsWith
 	}
 	return f.CompareWith
+}
+
+// exactProtocol reads strings and binaries into buffers of their size.
+// Thrift 0.17 grows a bytes.Buffer from 512 bytes for each value, which
+// made a page of small columns take ten times its size in memory. A
+// length is trusted only up to maxMessage, and memory grows with the
+// bytes that arrive, never ahead of them by more than 1 MiB.
+type exactProtocol struct {
+	thrift.TProtocol
+}
+
+func (p exactProtocol) ReadBinary(ctx context.Context) ([]byte, error) {
+	n, err := p.ReadI32(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if n < 0 || n > maxMessage {
+		return nil, thrift.NewTProtocolExceptionWithType(thrift.SIZE_LIMIT, fmt.Errorf("a value of %d bytes", n))
+	}
+	buf := make([]byte, 0, min(int(n), 1<<20))
+	for len(buf) < int(n) {
+		chunk := min(int(n)-len(buf), 1<<20)
+		if cap(buf)-len(buf) < chunk {
+			buf = slices.Grow(buf, chunk)
+		}
+		if _, err := io.ReadFull(p.Transport(), buf[len(buf):len(buf)+chunk]); err != nil {
+			return nil, thrift.NewTTransportExceptionFromError(err)
+		}
+		buf = buf[:len(buf)+chunk]
+	}
+	return buf, nil
+}
+
+func (p exactProtocol) ReadString(ctx context.Context) (string, error) {
+	b, err := p.ReadBinary(ctx)
+	return string(b), err
 }
