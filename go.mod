@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/apache/thrift v0.17.0
+	github.com/creack/pty v1.1.24
 	github.com/google/uuid v1.6.0
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/spaolacci/murmur3 v1.1.0

@@ -61,12 +61,14 @@ func Copy(stop context.Context, from, to Endpoint, o Options) (*Summary, error) 
 	if err != nil {
 		return sum, err
 	}
+	rg := newRing(src, len(fams), o.Stats)
 	for _, f := range fams {
 		start := cp.get(f.Name)
 		fs := FamilySummary{Name: f.Name, Resumed: o.Resume && (start.Rows > 0 || start.Done)}
 		if start.Done {
 			fs.Rows, fs.Columns, fs.Bytes = start.Rows, start.Columns, start.Bytes
 			sum.add(fs)
+			rg.at(f.Name, "", true)
 			continue
 		}
 		o.Logger.Info("copying", "keyspace", o.Keyspace, "column_family", f.Name, "from", from.Addr, "to", to.Addr, "after_key", start.LastKey)
@@ -74,7 +76,11 @@ func Copy(stop context.Context, from, to Endpoint, o Options) (*Summary, error) 
 		if err != nil {
 			return sum, err
 		}
-		pos, err := drain(w, scan(stop, src, &o, f, start.LastKey, &copySink{w: w, batch: o.BatchSize}))
+		var sink rowSink = &copySink{w: w, batch: o.BatchSize}
+		if rg != nil {
+			sink = &ringSink{rowSink: sink, r: rg, cf: f.Name}
+		}
+		pos, err := drain(w, scan(stop, src, &o, f, start.LastKey, sink))
 		fs.Rows, fs.Columns, fs.Bytes = pos.Rows, pos.Columns, pos.Bytes
 		sum.add(fs)
 		if err != nil {
@@ -82,6 +88,7 @@ func Copy(stop context.Context, from, to Endpoint, o Options) (*Summary, error) 
 			return sum, err
 		}
 		pos.Done = true
+		rg.at(f.Name, "", true)
 		cp.set(f.Name, pos)
 		if err := cp.save(); err != nil {
 			return sum, err

@@ -43,14 +43,17 @@ func Export(stop context.Context, from Endpoint, o Options, dir string) (*Summar
 		return sum, err
 	}
 	all, names, err := describe(context.Background(), c, o.Keyspace)
-	c.Close()
 	if err != nil {
+		c.Close()
 		return sum, err
 	}
 	fams, err := choose(all, names, o.ColumnFamilies, o.Keyspace, from.Addr)
 	if err != nil {
+		c.Close()
 		return sum, err
 	}
+	rg := newRing(c, len(fams), o.Stats)
+	c.Close()
 	cp, err := openCheckpoint(o.Checkpoint, o.Resume, "export", o.Keyspace, from.Addr)
 	if err != nil {
 		return sum, err
@@ -66,7 +69,7 @@ func Export(stop context.Context, from Endpoint, o Options, dir string) (*Summar
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			results[i], errs[i] = exportFamily(stop, from, &o, f, FileName(dir, o.Keyspace, f.Name), cp)
+			results[i], errs[i] = exportFamily(stop, from, &o, f, FileName(dir, o.Keyspace, f.Name), cp, rg)
 		}()
 	}
 	wg.Wait()
@@ -89,11 +92,12 @@ func Export(stop context.Context, from Endpoint, o Options, dir string) (*Summar
 	return sum, cp.remove()
 }
 
-func exportFamily(stop context.Context, from Endpoint, o *Options, f Family, path string, cp *checkpointer) (FamilySummary, error) {
+func exportFamily(stop context.Context, from Endpoint, o *Options, f Family, path string, cp *checkpointer, rg *ring) (FamilySummary, error) {
 	start := cp.get(f.Name)
 	fs := FamilySummary{Name: f.Name, File: path, Resumed: o.Resume && (start.Rows > 0 || start.Done)}
 	if start.Done {
 		fs.Rows, fs.Columns, fs.Bytes = start.Rows, start.Columns, start.Bytes
+		rg.at(f.Name, "", true)
 		return fs, nil
 	}
 	c, err := dial(context.Background(), from, o.Keyspace)
@@ -133,10 +137,15 @@ func exportFamily(stop context.Context, from Endpoint, o *Options, f Family, pat
 	defer file.Close()
 	o.Logger.Info("exporting", "keyspace", o.Keyspace, "column_family", f.Name, "file", path, "after_key", start.LastKey)
 	sink := &exportSink{w: w, f: f, pos: start, file: file, cp: cp, stats: o.Stats, lastSave: time.Now(), rowEnd: w.Offset()}
-	err = scan(stop, c, o, f, start.LastKey, sink)
+	var rs rowSink = sink
+	if rg != nil {
+		rs = &ringSink{rowSink: sink, r: rg, cf: f.Name}
+	}
+	err = scan(stop, c, o, f, start.LastKey, rs)
 	if err == nil {
 		if err = w.Close(); err == nil {
 			sink.pos.Done = true
+			rg.at(f.Name, "", true)
 		}
 	}
 	if serr := sink.save(); err == nil {

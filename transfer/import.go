@@ -102,9 +102,19 @@ func Import(stop context.Context, to Endpoint, o Options, path string, imp Impor
 	if err != nil {
 		return sum, err
 	}
+	// Progress runs over the file once per pass.
+	var size int64
+	if st, err := os.Stat(path); err == nil {
+		size = st.Size()
+	}
+	passes := int64(2)
+	if imp.NoPrecheck {
+		passes = 1
+	}
+	o.Stats.Total.Store(passes * size)
 	if !imp.NoPrecheck {
 		o.Logger.Info("checking the file before writing", "file", path)
-		if err := readFile(stop, path, f, imp.Keys, conv, nil, 0, "", nil); err != nil {
+		if err := readFile(stop, path, f, imp.Keys, conv, nil, 0, "", o.Stats, 0); err != nil {
 			if errors.Is(err, ErrInterrupted) {
 				sum.Interrupted = true
 			}
@@ -116,7 +126,7 @@ func Import(stop context.Context, to Endpoint, o Options, path string, imp Impor
 		return sum, err
 	}
 	o.Logger.Info("importing", "file", path, "keyspace", o.Keyspace, "column_family", f.Name, "to", to.Addr, "after_rows", start.Rows)
-	pos, err := drain(w, readFile(stop, path, f, imp.Keys, conv, w, start.Rows, start.LastKey, o.Stats))
+	pos, err := drain(w, readFile(stop, path, f, imp.Keys, conv, w, start.Rows, start.LastKey, o.Stats, (passes-1)*size))
 	fs.Rows, fs.Columns, fs.Bytes = pos.Rows, pos.Columns, pos.Bytes
 	sum.add(fs)
 	if err != nil {
@@ -130,18 +140,14 @@ func Import(stop context.Context, to Endpoint, o Options, path string, imp Impor
 
 // readFile reads path through conv into w (only validating when w is
 // nil), skipping the first skip rows, the last of which must be lastKey.
-// It checks stop between rows.
-func readFile(stop context.Context, path string, f Family, mode sstablejson.KeyMode, conv *converter, w *writer, skip int64, lastKey string, stats *Stats) error {
+// It checks stop between rows, and sets stats.Done to done plus the bytes
+// read.
+func readFile(stop context.Context, path string, f Family, mode sstablejson.KeyMode, conv *converter, w *writer, skip int64, lastKey string, stats *Stats, done int64) error {
 	file, err := os.Open(path)
 	if err != nil {
 		return err
 	}
 	defer file.Close()
-	if stats != nil {
-		if st, err := file.Stat(); err == nil {
-			stats.Total.Store(st.Size())
-		}
-	}
 	r := sstablejson.NewReader(file, path, f.Super, mode)
 	var row int64
 	skipping := false
@@ -166,14 +172,14 @@ func readFile(stop context.Context, path string, f Family, mode sstablejson.KeyM
 				return ErrInterrupted
 			}
 		}
+		if ev.Kind == sstablejson.RowEnd {
+			stats.Done.Store(done + r.BytesRead())
+		}
 		if skipping {
 			continue
 		}
 		if err := conv.event(ev, w); err != nil {
 			return err
-		}
-		if ev.Kind == sstablejson.RowEnd && stats != nil {
-			stats.Done.Store(r.BytesRead())
 		}
 	}
 }

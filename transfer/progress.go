@@ -41,27 +41,42 @@ func (r *Reporter) bar(s *Stats, out io.Writer) {
 	defer r.wg.Done()
 	var bar *progressbar.ProgressBar
 	total := int64(-1)
+	t0 := time.Now()
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
 	for {
 		t := s.Total.Load()
 		if bar == nil || (t > 0 && total <= 0) {
+			if bar != nil {
+				bar.Clear()
+			}
 			total = t
 			if total <= 0 {
 				total = -1
 			}
-			bar = progressbar.NewOptions64(total,
+			opts := []progressbar.Option{
 				progressbar.OptionSetWriter(out),
-				progressbar.OptionShowBytes(true),
 				progressbar.OptionSetWidth(20),
-				progressbar.OptionThrottle(100*time.Millisecond),
+				progressbar.OptionThrottle(100 * time.Millisecond),
 				progressbar.OptionSetPredictTime(total > 0),
-				progressbar.OptionShowElapsedTimeOnFinish(),
 				progressbar.OptionSpinnerType(14),
+				// The spinner turns as this loop redraws, with no
+				// goroutine of the library's own.
+				progressbar.OptionSetSpinnerChangeInterval(0),
 				progressbar.OptionClearOnFinish(),
-			)
+			}
+			if !s.AlongRing.Load() {
+				// The bar counts bytes: of the file, or moved.
+				opts = append(opts, progressbar.OptionShowBytes(true), progressbar.OptionShowCount(), progressbar.OptionShowIts())
+			}
+			bar = progressbar.NewOptions64(total, opts...)
 		}
-		bar.Describe(fmt.Sprintf("%d rows, %d columns", s.Rows.Load(), s.Columns.Load()))
+		cols := s.Columns.Load()
+		desc := fmt.Sprintf("%d rows, %d columns (%.0f/s)", s.Rows.Load(), cols, float64(cols)/time.Since(t0).Seconds())
+		if s.AlongRing.Load() {
+			desc += ", " + humanBytes(s.Bytes.Load())
+		}
+		bar.Describe(desc)
 		if total > 0 {
 			bar.Set64(s.Done.Load())
 		} else {
@@ -99,4 +114,16 @@ func (r *Reporter) lines(s *Stats, log *slog.Logger, interval time.Duration) {
 		}
 		log.Info("progress", args...)
 	}
+}
+
+// humanBytes formats n bytes in binary units.
+func humanBytes(n int64) string {
+	b := float64(n)
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
+	i := 0
+	for b >= 1024 && i < len(units)-1 {
+		b /= 1024
+		i++
+	}
+	return fmt.Sprintf("%.1f %s", b, units[i])
 }

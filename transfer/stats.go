@@ -12,8 +12,11 @@ type Stats struct {
 	// and values) written or exported.
 	Rows, Columns, Bytes atomic.Int64
 	// Done and Total measure progress toward the end when the total is
-	// known (Import: bytes of the file read); Total is 0 otherwise.
+	// known; Total is 0 otherwise. Import counts bytes of the file read;
+	// Export and Copy, under a hashing partitioner, the share of the ring
+	// read (AlongRing is then set).
 	Done, Total atomic.Int64
+	AlongRing   atomic.Bool
 }
 
 // Family is the result for one column family.

@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/creack/pty"
+
 	"github.com/thriftd/thriftd/gen-go/cassandra"
 	"github.com/thriftd/thriftd/internal/testenv"
 	"github.com/thriftd/thriftd/internal/transfertest"
@@ -297,4 +299,43 @@ func TestSummaryAsJSON(t *testing.T) {
 		t.Fatalf("import: exit %d: %s", code, errOut)
 	}
 	transfertest.Same(t, f.Name, transfertest.Dump(t, dst.Client(false), f.Name), transfertest.Dump(t, src.Client(false), f.Name))
+}
+
+// On a terminal the progress shows as a bar: rows, columns, rate, and the
+// share of the ring read with an ETA (the test's partitioner hashes).
+func TestProgressBarOnATerminal(t *testing.T) {
+	src, dst := node(t), node(t)
+	f := transfertest.FamilyNamed("Bytes")
+	transfertest.Fill(t, src.Client(false), f, 1500, 20, 11)
+	cmd := exec.Command(toolBin, "copy", "--from", src.Addr, "--to", dst.Addr, "--keyspace", transfertest.Keyspace, "--cf", f.Name,
+		"--workers", "1", "--batch-size", "5")
+	cmd.Dir = t.TempDir()
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptmx.Close()
+	var stdout bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, tty
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	tty.Close()
+	var screen bytes.Buffer
+	io.Copy(&screen, ptmx) // ends when the tool exits and the terminal closes
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("%v\n%s", err, screen.String())
+	}
+	out := screen.String()
+	for _, want := range []string{"rows, ", "columns (", "/s)", "%"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("terminal output lacks %q:\n%q", want, out)
+		}
+	}
+	if strings.Contains(out, "msg=progress") {
+		t.Fatalf("log lines on a terminal:\n%s", out)
+	}
+	if !strings.Contains(stdout.String(), "1500 rows") {
+		t.Fatalf("summary:\n%s", stdout.String())
+	}
 }
