@@ -339,3 +339,38 @@ func TestProgressBarOnATerminal(t *testing.T) {
 		t.Fatalf("summary:\n%s", stdout.String())
 	}
 }
+
+// A server with SimpleAuthenticator, reached framed: the tool logs in
+// with --username and --password-file.
+func TestLoginAndFramed(t *testing.T) {
+	src := testenv.NewNode(t, thriftdBin, transfertest.ConfigWithAuth(t, t.TempDir(), "RandomPartitioner"))
+	src.Start()
+	dst := node(t)
+	c := src.Client(true)
+	if err := c.Login(context.Background(), transfertest.Keyspace, &cassandra.AuthenticationRequest{Credentials: map[string]string{"username": transfertest.User, "password": transfertest.Password}}); err != nil {
+		t.Fatal(err)
+	}
+	f := transfertest.FamilyNamed("UTF8")
+	transfertest.Fill(t, c, f, 25, 4, 5)
+	want := transfertest.Dump(t, c, f.Name)
+
+	dir := t.TempDir()
+	pw := filepath.Join(dir, "pw")
+	if err := os.WriteFile(pw, []byte(transfertest.Password+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"copy", "--from", src.Addr, "--to", dst.Addr, "--keyspace", transfertest.Keyspace, "--cf", f.Name, "--framed", "--progress", "off"}
+	if _, errOut, code := tool(t, dir, args...); code != 1 || !strings.Contains(errOut, src.Addr) {
+		t.Fatalf("without login: exit %d, %s", code, errOut)
+	}
+	bad := filepath.Join(dir, "bad")
+	os.WriteFile(bad, []byte("nope\n"), 0o600)
+	if _, errOut, code := tool(t, dir, append(args, "--username", transfertest.User, "--password-file", bad)...); code != 1 || !strings.Contains(errOut, "authentication failed") {
+		t.Fatalf("with a wrong password: exit %d, %s", code, errOut)
+	}
+	// The target allows all, so any login there passes.
+	if _, errOut, code := tool(t, dir, append(args, "--username", transfertest.User, "--password-file", pw, "--to-username", "nobody")...); code != 0 {
+		t.Fatalf("exit %d, %s", code, errOut)
+	}
+	transfertest.Same(t, f.Name, transfertest.Dump(t, dst.Client(false), f.Name), want)
+}

@@ -110,6 +110,9 @@ func (f *transferFlags) options(log *slog.Logger, checkpoint string) (transfer.O
 	default:
 		return transfer.Options{}, fmt.Errorf("--progress %q: auto, bar, log or off", f.progress)
 	}
+	if f.interval <= 0 {
+		return transfer.Options{}, fmt.Errorf("--progress-interval %v: must be positive", f.interval)
+	}
 	return transfer.Options{
 		Keyspace: f.keyspace, ColumnFamilies: f.cf,
 		PageSize: f.pageSize, PageRows: f.pageRows, BatchSize: f.batchSize, Workers: f.workers,
@@ -172,13 +175,14 @@ func runTransfer(cmd *cobra.Command, f *transferFlags, defaultCheckpoint string,
 			err = perr
 		}
 	}
+	_, cperr := os.Stat(o.Checkpoint)
 	switch {
+	case errors.Is(err, transfer.ErrInterrupted) && cperr != nil:
+		fmt.Fprintf(stderr, "thriftd-tool: interrupted before anything was written; run the command again to start over.\n")
 	case errors.Is(err, transfer.ErrInterrupted):
 		fmt.Fprintf(stderr, "thriftd-tool: interrupted at a row boundary; everything before it is written and the checkpoint is in %s.\nResume with:\n  %s\n", o.Checkpoint, resumeCommand())
-	case err != nil && o.Checkpoint != "":
-		if _, serr := os.Stat(o.Checkpoint); serr == nil {
-			err = fmt.Errorf("%w\n(the checkpoint in %s records the rows completed; once the cause is fixed, resume with: %s)", err, o.Checkpoint, resumeCommand())
-		}
+	case err != nil && cperr == nil && sum != nil && len(sum.Families) > 0:
+		err = fmt.Errorf("%w\n(the checkpoint in %s records the rows completed; once the cause is fixed, resume with: %s)", err, o.Checkpoint, resumeCommand())
 	}
 	return err
 }

@@ -93,9 +93,22 @@ func FamilyNamed(name string) Family {
 	panic("no family " + name)
 }
 
+// User and Password may use Keyspace under ConfigWithAuth.
+const User, Password = "alice", "wonderland7"
+
 // Config writes a storage-conf.xml with Keyspace (every family of
 // Families) and partitioner into dir and returns its path.
 func Config(t testing.TB, dir, partitioner string) string {
+	return config(t, dir, partitioner, false)
+}
+
+// ConfigWithAuth is Config with SimpleAuthenticator, its property files
+// beside the configuration letting User in to Keyspace.
+func ConfigWithAuth(t testing.TB, dir, partitioner string) string {
+	return config(t, dir, partitioner, true)
+}
+
+func config(t testing.TB, dir, partitioner string, auth bool) string {
 	t.Helper()
 	var cfs strings.Builder
 	for _, f := range Families {
@@ -121,6 +134,14 @@ func Config(t testing.TB, dir, partitioner string) string {
   `, Keyspace, cfs.String())
 	conf = conf[:i] + keyspaces + conf[j:]
 	conf = strings.Replace(conf, "org.apache.cassandra.dht.RandomPartitioner", "org.apache.cassandra.dht."+partitioner, 1)
+	if auth {
+		conf = strings.Replace(conf, "org.apache.cassandra.auth.AllowAllAuthenticator", "org.apache.cassandra.auth.SimpleAuthenticator", 1)
+		for name, text := range map[string]string{"passwd.properties": User + "=" + Password + "\n", "access.properties": Keyspace + "=" + User + "\n"} {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	path := filepath.Join(dir, "storage-conf.xml")
 	if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
