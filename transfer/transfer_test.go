@@ -308,3 +308,39 @@ func (s stopAfter) Err() error {
 	}
 	return nil
 }
+
+func TestImportInterruptedResumes(t *testing.T) {
+	src, dst := node(t, "RandomPartitioner"), node(t, "RandomPartitioner")
+	f := transfertest.FamilyNamed("SuperUTF8Long")
+	transfertest.Fill(t, src.Client(false), f, 200, 4, 9)
+	want := transfertest.Dump(t, src.Client(false), f.Name)
+	dir := t.TempDir()
+	o := small()
+	o.ColumnFamilies = []string{f.Name}
+	if _, err := transfer.Export(context.Background(), ep(src), o, dir); err != nil {
+		t.Fatal(err)
+	}
+	file := transfer.FileName(dir, ks, f.Name)
+	o.Checkpoint = filepath.Join(dir, "import.cp")
+	o.Stats = &transfer.Stats{}
+	sum, err := transfer.Import(stopAfter{context.Background(), o.Stats, 60}, ep(dst), o, file, transfer.ImportOptions{})
+	if !errors.Is(err, transfer.ErrInterrupted) || sum.Rows < 60 || sum.Rows >= 200 {
+		t.Fatalf("error %v, %d rows", err, sum.Rows)
+	}
+	// A checkpoint of another file is refused.
+	o.Resume, o.Stats = true, nil
+	other := filepath.Join(dir, "other.json")
+	b, _ := os.ReadFile(file)
+	os.WriteFile(other, b, 0o644)
+	if _, err := transfer.Import(context.Background(), ep(dst), o, other, transfer.ImportOptions{}); err == nil || !strings.Contains(err.Error(), "not of import") {
+		t.Fatalf("resuming from another file's checkpoint: %v", err)
+	}
+	sum, err = transfer.Import(context.Background(), ep(dst), o, file, transfer.ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Rows != 200 || !sum.Families[0].Resumed {
+		t.Fatalf("summary %+v", sum)
+	}
+	transfertest.Same(t, f.Name, transfertest.Dump(t, dst.Client(false), f.Name), want)
+}
