@@ -101,9 +101,10 @@ func (w *writer) work(c *conn) {
 	}
 }
 
-// send calls batch_mutate on c (dialling if c is nil), retrying twice on a new connection when the
-// connection failed (the call is idempotent: the same columns with the
-// same timestamps). A refusal by the server is not retried.
+// send calls batch_mutate on c (dialling if c is nil), retrying twice on
+// a new connection when the connection failed (the call is idempotent:
+// the same columns with the same timestamps). A refusal by the server is
+// not retried.
 func (w *writer) send(c *conn, b *batch) (*conn, error) {
 	var err error
 	for attempt := 0; attempt < 3; attempt++ {
@@ -228,6 +229,7 @@ func (w *writer) finish() (Position, error) {
 	if cause := context.Cause(w.failed); cause != nil {
 		err = cause
 	}
+	w.fail(nil) // releases the context; a cause already set stays
 	w.mu.Lock()
 	pos := w.pos
 	w.mu.Unlock()
