@@ -28,6 +28,12 @@ const (
 // MaxKeyLength bounds a row key (0.6 wrote keys with a 2-byte length).
 const MaxKeyLength = 65535
 
+// keyWindow is how far past a key's opening quote its end is looked for:
+// a key's longest escaped form (6 bytes per byte) and what follows it.
+// Looking no further keeps the look-ahead from refilling the buffer at
+// every row.
+const keyWindow = 6*MaxKeyLength + 4096
+
 // SyntaxError is a file that does not read as the format, at a 1-based
 // line and byte column.
 type SyntaxError struct {
@@ -93,6 +99,7 @@ type Reader struct {
 	name      []byte
 	value     []byte
 	scratch   []byte
+	tok       []byte
 }
 
 // NewReader reads a file of a standard or super column family; file names
@@ -482,7 +489,8 @@ func (r *Reader) token() ([]byte, int, int, error) {
 		return nil, 0, 0, err
 	}
 	line, col := r.line, r.col
-	var t []byte
+	t := r.tok[:0]
+	defer func() { r.tok = t[:0] }()
 	for {
 		c, err := r.br.ReadByte()
 		if err == io.EOF {
@@ -542,7 +550,7 @@ func (r *Reader) readKey() (string, error) {
 	}
 	// Look ahead as far as the buffer allows: a key is at most 64 KiB and
 	// 0.6 printed each row on one line.
-	buf, err := r.br.Peek(r.br.Size())
+	buf, err := r.br.Peek(min(r.br.Size(), keyWindow))
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 		return "", err
 	}
@@ -590,19 +598,7 @@ func (r *Reader) keyEnd(buf []byte, line, col int) (keyEnd, error) {
 			jsonEnd = -1
 		}
 	}
-	var cands []int
-	limit := len(buf)
-	for i := 0; i < limit; i++ {
-		if buf[i] == '\n' && len(cands) > 0 {
-			break
-		}
-		if buf[i] == '\n' && i > MaxKeyLength {
-			break
-		}
-		if buf[i] == '"' && r.closes(buf, i) {
-			cands = append(cands, i)
-		}
-	}
+	cands := r.candidates(buf)
 	if jsonEnd >= 0 {
 		later := 0
 		for _, p := range cands {
@@ -661,6 +657,37 @@ func position(buf []byte, i, line, col int) (int, int) {
 		}
 	}
 	return line, col
+}
+
+// candidates are the closing quotes in buf up to the end of the line of
+// the first one (or, if none, of the first line longer than a key can
+// be). A closing quote is followed by ':', so only colons are looked at:
+// the column lists and super column objects that follow a key hold none
+// that match.
+func (r *Reader) candidates(buf []byte) []int {
+	var cands []int
+	end := len(buf)
+	for from := 0; from < end; {
+		c := bytes.IndexByte(buf[from:end], ':')
+		if c < 0 {
+			break
+		}
+		c += from
+		if len(cands) == 0 || c > cands[len(cands)-1] {
+			if nl := bytes.IndexByte(buf[from:c], '\n'); nl >= 0 && (len(cands) > 0 || from+nl > 6*MaxKeyLength) {
+				break
+			}
+		}
+		q := c - 1
+		for q >= 0 && (buf[q] == ' ' || buf[q] == '\t' || buf[q] == '\r' || buf[q] == '\n') {
+			q--
+		}
+		if q >= 0 && buf[q] == '"' && r.closes(buf, q) && (len(cands) == 0 || q > cands[len(cands)-1]) {
+			cands = append(cands, q)
+		}
+		from = c + 1
+	}
+	return cands
 }
 
 // jsonStringEnd is the index of the first unescaped quote of buf if every
@@ -727,7 +754,10 @@ func (r *Reader) closes(buf []byte, i int) bool {
 	for j < len(buf) && (buf[j] >= '0' && buf[j] <= '9' || buf[j] >= 'a' && buf[j] <= 'f' || buf[j] >= 'A' && buf[j] <= 'F') {
 		j++
 	}
-	if j >= len(buf) || buf[j] != '"' {
+	if j >= len(buf) {
+		return true // a super column name longer than the look-ahead
+	}
+	if buf[j] != '"' {
 		return false
 	}
 	j = skipSpace(buf, j+1)
