@@ -58,5 +58,8 @@ The checkpoint defaults to FILE.checkpoint.json.`,
 	cmd.Flags().StringVar(&keys, "keys", "auto", "row keys: auto (JSON where valid, else 0.6's unescaped text) or raw (always 0.6's unescaped text: backslashes are part of the key)")
 	cmd.Flags().BoolVar(&noPrecheck, "no-precheck", false, "write while reading, without checking the whole file first")
 	cmd.MarkFlagRequired("cf")
+	// An import reads a file, not a server.
+	cmd.Flags().MarkHidden("page-size")
+	cmd.Flags().MarkHidden("page-rows")
 	return cmd
 }
