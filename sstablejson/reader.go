@@ -364,6 +364,9 @@ func (r *Reader) column() (Event, error) {
 		return Event{}, err
 	}
 	ev := Event{Kind: ColumnItem, Line: r.line, Col: r.col}
+	if r.fastColumn(&ev) {
+		return ev, nil
+	}
 	if err := r.expect('['); err != nil {
 		return Event{}, fmt.Errorf("%w (a column is [\"<name hex>\", \"<value hex>\", <timestamp>, <deleted>])", err)
 	}
@@ -399,6 +402,89 @@ func (r *Reader) column() (Event, error) {
 	}
 	ev.Column = Column{Name: r.name, Value: r.value, Timestamp: ts, Deleted: del}
 	return ev, nil
+}
+
+// fastColumn reads a column in the common layout straight from the
+// buffered bytes: on one line, hex strings without escapes, a plain
+// integer, true or false. It reports false, having consumed nothing, for
+// anything else, which column then reads byte by byte with exact errors.
+func (r *Reader) fastColumn(ev *Event) bool {
+	buf, _ := r.br.Peek(r.br.Buffered())
+	i := 0
+	ws := func() {
+		for i < len(buf) && (buf[i] == ' ' || buf[i] == '\t') {
+			i++
+		}
+	}
+	lit := func(c byte) bool {
+		ws()
+		if i < len(buf) && buf[i] == c {
+			i++
+			return true
+		}
+		return false
+	}
+	hexStr := func(dst []byte) ([]byte, bool) {
+		if !lit('"') {
+			return nil, false
+		}
+		j := bytes.IndexByte(buf[i:], '"')
+		if j < 0 || j%2 != 0 {
+			return nil, false
+		}
+		out, err := hex.AppendDecode(dst, buf[i:i+j])
+		if err != nil {
+			return nil, false
+		}
+		i += j + 1
+		return out, true
+	}
+	if !lit('[') {
+		return false
+	}
+	name, ok := hexStr(r.name[:0])
+	if !ok || !lit(',') {
+		return false
+	}
+	value, ok := hexStr(r.value[:0])
+	if !ok || !lit(',') {
+		return false
+	}
+	ws()
+	start := i
+	if i < len(buf) && buf[i] == '-' {
+		i++
+	}
+	for i < len(buf) && buf[i] >= '0' && buf[i] <= '9' {
+		i++
+	}
+	num := buf[start:i]
+	if len(num) == 0 || len(num) > 20 || (len(num) > 1 && (num[0] == '0' || num[0] == '-' && num[1] == '0')) {
+		return false
+	}
+	ts, err := strconv.ParseInt(string(num), 10, 64)
+	if err != nil || !lit(',') {
+		return false
+	}
+	ws()
+	var del bool
+	switch {
+	case bytes.HasPrefix(buf[i:], []byte("true")):
+		del, i = true, i+4
+	case bytes.HasPrefix(buf[i:], []byte("false")):
+		i += 5
+	default:
+		return false
+	}
+	if !lit(']') {
+		return false
+	}
+	r.name, r.value = name, value
+	r.n += int64(i)
+	r.col += i
+	r.br.Discard(i)
+	ev.Column = Column{Name: name, Value: value, Timestamp: ts, Deleted: del}
+	return true
 }
 
 // str reads a strict JSON string and returns its decoded bytes.
