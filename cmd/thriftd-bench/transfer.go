@@ -108,22 +108,30 @@ func transferBench(o *options, tmp string) error {
 		fmt.Fprintf(os.Stderr, "exported file: %.2f GB\n", float64(st.Size())/1e9)
 	}
 
-	dst, err := startThriftd(o.thriftd, o.config, filepath.Join(tmp, "import"))
-	if err != nil {
-		return err
+	for _, precheck := range []bool{true, false} {
+		dir := filepath.Join(tmp, "import")
+		dst, err := startThriftd(o.thriftd, o.config, dir)
+		if err != nil {
+			return err
+		}
+		args := []string{"import", "--server", dst.addr, "--keyspace", "Keyspace1", "--cf", "Standard1", "--batch-size", "100", "--workers", workers, file}
+		name := "import (check pass, then batch_mutate)"
+		if !precheck {
+			args = append(args, "--no-precheck")
+			name = "import --no-precheck (batch_mutate as it reads)"
+		}
+		imp, err := runTool(t.tool, args...)
+		dst.stop()
+		if err != nil {
+			return err
+		}
+		if err := line(name, imp); err != nil {
+			return err
+		}
+		os.RemoveAll(dir)
 	}
-	imp, err := runTool(t.tool, "import", "--server", dst.addr, "--keyspace", "Keyspace1", "--cf", "Standard1",
-		"--batch-size", "100", "--workers", workers, file)
-	dst.stop()
-	if err != nil {
-		return err
-	}
-	if err := line("import (check pass, then batch_mutate)", imp); err != nil {
-		return err
-	}
-	os.RemoveAll(filepath.Join(tmp, "import"))
 
-	dst, err = startThriftd(o.thriftd, o.config, filepath.Join(tmp, "copy"))
+	dst, err := startThriftd(o.thriftd, o.config, filepath.Join(tmp, "copy"))
 	if err != nil {
 		return err
 	}
