@@ -344,3 +344,25 @@ func TestImportInterruptedResumes(t *testing.T) {
 	}
 	transfertest.Same(t, f.Name, transfertest.Dump(t, dst.Client(false), f.Name), want)
 }
+
+// A batch the server refuses (thriftd refuses writes to the system
+// keyspace, which the file's checks cannot know) fails the import with
+// the server's reason and the batch's rows, and none of it is written.
+func TestServerRefusalNamesTheBatch(t *testing.T) {
+	n := node(t, "RandomPartitioner")
+	path := writeFile(t, "{\n  \"a\": [[\"61\", \"62\", 1, false]],\n  \"b\": [[\"61\", \"62\", 1, false]]\n}\n")
+	o := small()
+	o.Keyspace, o.ColumnFamilies = "system", []string{"LocationInfo"}
+	_, err := transfer.Import(context.Background(), ep(n), o, path, transfer.ImportOptions{})
+	if err == nil || !strings.Contains(err.Error(), `batch_mutate of 2 columns of system.LocationInfo, rows "a" to "b", on `+n.Addr+": invalid request: ") {
+		t.Fatalf("error %v", err)
+	}
+	c := n.Client(false)
+	for _, key := range []string{"a", "b"} {
+		got, err := c.GetSlice(context.Background(), "system", key, &cassandra.ColumnParent{ColumnFamily: "LocationInfo"},
+			&cassandra.SlicePredicate{SliceRange: &cassandra.SliceRange{Start: []byte{}, Finish: []byte{}, Count: 10}}, cassandra.ConsistencyLevel_ONE)
+		if err != nil || len(got) != 0 {
+			t.Fatalf("row %s: %v, %v", key, got, err)
+		}
+	}
+}
