@@ -44,6 +44,7 @@ type options struct {
 	loadValueSize           int
 	keep                    bool
 	tmp, command            string
+	transfer                transferOptions
 }
 
 func main() {
@@ -65,6 +66,7 @@ func main() {
 	flag.StringVar(&o.command, "command", "", "how the run was started, for the report's header (default: this command line)")
 	flag.StringVar(&noopAddr, "serve-noop", "", "internal: run the no-op server on this address")
 	flag.StringVar(&stockAddr, "serve-stock", "", "internal: run the stock-library no-op server on this address")
+	o.transfer.register(flag.CommandLine)
 	flag.Parse()
 	if noopAddr != "" {
 		if err := serveNoop(noopAddr, o.valueSize); err != nil {
@@ -91,6 +93,7 @@ func main() {
 	if o.short {
 		o.duration, o.keys, o.wide = 200*time.Millisecond, 200, 20_000
 		o.loadColumns = min(o.loadColumns, 20_000)
+		o.transfer.columns = min(o.transfer.columns, 20_000)
 	}
 	if err := run(&o); err != nil {
 		fmt.Fprintln(os.Stderr, "thriftd-bench:", err)
@@ -187,6 +190,9 @@ func run(o *options) error {
 
 	if o.loadColumns > 0 {
 		return loadAndReadBack(o, filepath.Join(tmp, "load"))
+	}
+	if o.transfer.columns > 0 {
+		return transferBench(o, tmp)
 	}
 
 	srv, err := startThriftd(o.thriftd, o.config, filepath.Join(tmp, "thriftd"))

@@ -2,34 +2,37 @@
 // cfstats, tpstats, flush, compact, snapshot, clearsnapshot and drain
 // against a node's admin endpoint (package admin) and prints the answers
 // in nodetool 0.6's shapes or, with --json, as JSON (package
-// admin/report). docs/thriftd-tool.md describes every command.
+// admin/report). It also moves data through the Thrift API of any 0.6
+// server: export, import and copy in 0.6's sstable2json format (package
+// transfer). docs/thriftd-tool.md and docs/migration.md describe every
+// command.
 package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/thriftd/thriftd/admin"
 	"github.com/thriftd/thriftd/admin/report"
+	"github.com/thriftd/thriftd/transfer"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	// export, import and copy catch SIGINT and SIGTERM themselves, to stop
+	// at a row boundary; the other commands end at once, as nodetool did.
+	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 }
 
 // run runs one command line and returns the exit status: 0 on success, 1
-// when the command failed, 2 for a usage error. Errors are one line on
+// when the command failed, 2 for a usage error, 130 when a transfer was
+// interrupted. Errors are one line on
 // stderr.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	o := &options{}
@@ -41,6 +44,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cmd, err := root.ExecuteC()
 	if err == nil {
 		return 0
+	}
+	if errors.Is(err, transfer.ErrInterrupted) {
+		// The command has said where it stopped and how to resume.
+		return 130
 	}
 	fmt.Fprintf(stderr, "thriftd-tool: %v\n", err)
 	if o.usage || cmd == root && !o.ran {
@@ -68,7 +75,10 @@ func newRootCmd(o *options) *cobra.Command {
 		Short: "Inspect and manage a running thriftd, as nodetool did for Cassandra 0.6",
 		Long: `thriftd-tool talks to thriftd's admin endpoint (thriftd -admin, 127.0.0.1:9161 by
 default). nodetool's -h HOST and -p PORT are accepted: they replace the host and the
-port of --admin. Every command prints nodetool 0.6's output, or JSON with --json.`,
+port of --admin. Every command prints nodetool 0.6's output, or JSON with --json.
+
+export, import and copy move data through the Thrift API of thriftd or any
+Cassandra 0.6 server, in 0.6's sstable2json format (docs/migration.md).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
@@ -91,7 +101,7 @@ port of --admin. Every command prints nodetool 0.6's output, or JSON with --json
 		newInfoCmd(o), newRingCmd(o), newCFStatsCmd(o), newTPStatsCmd(o),
 		newFlushCmd(o), newCompactCmd(o), newSnapshotCmd(o), newClearSnapshotCmd(o), newDrainCmd(o),
 	)
-	// The transfer commands (export, import, copy) are registered here.
+	root.AddCommand(newExportCmd(), newImportCmd(), newCopyCmd())
 	return root
 }
 
