@@ -28,6 +28,9 @@ type Node struct {
 	// Data is the data directory it serves.
 	Data  string
 	extra []string
+	// store is the store's flags: none on LevelDB, -cassandra and a
+	// prefix of the node's own on the Cassandra backend.
+	store []string
 
 	cmd *exec.Cmd
 	// Addr is where it listens, once started.
@@ -42,8 +45,19 @@ type Node struct {
 // NewNode prepares the thriftd binary bin on config (a path) with a fresh
 // data directory, on a free loopback port, logging JSON at debug level;
 // Start runs it. The test stops it when it ends.
+//
+// On the Cassandra backend (THRIFTD_TEST_BACKEND=cassandra) the node stores
+// its data in the test cluster for config's partitioner (see Cassandra)
+// under a CQL keyspace prefix of its own, which plays the part of the data
+// directory: a restart finds the data again, another node starts empty.
+// A test listed in test/cassandra/leveldb-only is skipped there, with the
+// reason the list gives.
 func NewNode(t testing.TB, bin, config string, extra ...string) *Node {
 	n := &Node{t: t, bin: bin, config: config, Data: filepath.Join(t.TempDir(), "data"), extra: extra}
+	if Backend() == CassandraBackend {
+		SkipLevelDBOnly(t)
+		n.store = cassandraFlags(t, config)
+	}
 	t.Cleanup(func() { n.Stop() })
 	return n
 }
@@ -51,6 +65,7 @@ func NewNode(t testing.TB, bin, config string, extra ...string) *Node {
 // Args is the command line thriftd runs with, extra arguments last.
 func (n *Node) Args(extra ...string) []string {
 	a := []string{"-config", n.config, "-listen", "127.0.0.1:0", "-data", n.Data, "-log-format", "json", "-log-level", "debug"}
+	a = append(a, n.store...)
 	a = append(a, n.extra...)
 	return append(a, extra...)
 }
