@@ -1,5 +1,5 @@
 // Command thriftd serves Cassandra 0.6's Thrift API from an embedded
-// LevelDB store. It only wires the packages together: configuration,
+// LevelDB store, or from a Cassandra cluster (-cassandra). It only wires the packages together: configuration,
 // schema, storage engine, Thrift handler and connection server.
 package main
 
@@ -20,7 +20,9 @@ import (
 	"github.com/apache/thrift/lib/go/thrift"
 
 	"github.com/thriftd/thriftd/config"
+	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/engine/ldbstore"
+	"github.com/thriftd/thriftd/engine/partitioner"
 	"github.com/thriftd/thriftd/handler"
 	"github.com/thriftd/thriftd/schema"
 	"github.com/thriftd/thriftd/server"
@@ -37,6 +39,7 @@ type flags struct {
 	logLevel, logFormat          string
 	pprof                        string
 	repair                       bool
+	cassandra                    cassandraFlags
 }
 
 func parseFlags(args []string) (*flags, error) {
@@ -56,11 +59,15 @@ func parseFlags(args []string) (*flags, error) {
 	fs.StringVar(&f.logFormat, "log-format", "text", "text or json")
 	fs.BoolVar(&f.repair, "repair", false, "recover a damaged LevelDB store in the data directory, then exit")
 	fs.StringVar(&f.pprof, "pprof", "", "serve Go's runtime profiles on HOST:PORT under /debug/pprof/ (loopback only; default off)")
+	f.cassandra.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments: %v", fs.Args())
+	}
+	if err := f.cassandra.check(f); err != nil {
+		return nil, err
 	}
 	return f, nil
 }
@@ -153,6 +160,9 @@ func run(f *flags, log *slog.Logger) error {
 	if f.repair {
 		return repair(dataDir, log)
 	}
+	if f.cassandra.drop {
+		return f.cassandra.dropPrefix(log)
+	}
 	if f.pprof != "" {
 		prof, addr, err := servePprof(f.pprof)
 		if err != nil {
@@ -175,16 +185,13 @@ func run(f *flags, log *slog.Logger) error {
 	for _, name := range cfg.Ignored {
 		log.Info("configuration element is not used by Cassandra 0.6 and is ignored", "element", name, "file", cfg.Path)
 	}
-	if err := os.MkdirAll(dataDir, 0o755); err != nil {
-		return fmt.Errorf("data directory: %w", err)
-	}
-	store, err := ldbstore.Open(dataDir, s, storeOptions(cfg, log))
+	store, where, err := openStore(f, cfg, s, dataDir, log)
 	if err != nil {
 		return err
 	}
 	defer func() {
 		if err := store.Close(); err != nil {
-			log.Error("closing the store", "dir", dataDir, "err", err)
+			log.Error("closing the store", "store", where, "err", err)
 		}
 	}()
 
@@ -224,7 +231,7 @@ func run(f *flags, log *slog.Logger) error {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()
 	log.Info("thriftd is serving",
-		"listen", l.Addr().String(), "config", cfg.Path, "data", dataDir,
+		"listen", l.Addr().String(), "config", cfg.Path, "store", where,
 		"cluster", cfg.ClusterName, "partitioner", s.Partitioner.Name(),
 		"keyspaces", len(s.Keyspaces), "commit_log_sync", cfg.CommitLogSync,
 		"authenticator", cfg.Authenticator)
@@ -243,6 +250,31 @@ func run(f *flags, log *slog.Logger) error {
 	<-served
 	log.Info("thriftd stopped")
 	return nil
+}
+
+// store is what run needs of either backend.
+type store interface {
+	engine.Store
+	Token() partitioner.Token
+}
+
+// openStore opens the backend the flags select, and says where it stores.
+func openStore(f *flags, cfg *config.Config, s *schema.Schema, dataDir string, log *slog.Logger) (store, string, error) {
+	if f.cassandra.hosts != "" {
+		st, err := f.cassandra.open(cfg, s, log)
+		if err != nil {
+			return nil, "", err
+		}
+		return st, "cassandra " + f.cassandra.hosts, nil
+	}
+	if err := os.MkdirAll(dataDir, 0o755); err != nil {
+		return nil, "", fmt.Errorf("data directory: %w", err)
+	}
+	st, err := ldbstore.Open(dataDir, s, storeOptions(cfg, log))
+	if err != nil {
+		return nil, "", err
+	}
+	return st, dataDir, nil
 }
 
 func storeOptions(cfg *config.Config, log *slog.Logger) ldbstore.Options {

@@ -38,11 +38,14 @@ func writeConsistency(l engine.ConsistencyLevel) gocql.Consistency {
 	return readConsistency(l)
 }
 
+// errRequestTimeout is the cause of a context that Store.bound ended.
+var errRequestTimeout = errors.New("cassandra request timeout")
+
 // clusterError turns a driver error into the store's: unavailable
 // replicas wrap engine.ErrUnavailable, timeouts engine.ErrTimedOut, and
 // anything else keeps the cluster's message. what says what was being
 // done.
-func clusterError(what string, err error) error {
+func clusterError(ctx context.Context, what string, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -52,6 +55,8 @@ func clusterError(what string, err error) error {
 		readTimeout  *gocql.RequestErrReadTimeout
 	)
 	switch {
+	case errors.Is(err, context.DeadlineExceeded) && errors.Is(context.Cause(ctx), errRequestTimeout):
+		return fmt.Errorf("cassandra: %s: no answer within the request timeout: %w", what, engine.ErrTimedOut)
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return err
 	case errors.As(err, &unavailable), errors.Is(err, gocql.ErrNoConnections):

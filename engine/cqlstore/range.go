@@ -68,7 +68,7 @@ func (st *Store) walkKeys(ctx context.Context, f *family, b engine.Bounds, visit
 		}
 		blob = nil
 	}
-	return clusterError("scan "+f.table, iter.Close())
+	return clusterError(ctx, "scan "+f.table, iter.Close())
 }
 
 // Splits implements engine.Store by walking the row tokens of every

@@ -111,6 +111,8 @@ func (st *Store) Count(ctx context.Context, keyspace, key, cf string, superColum
 	if f.system {
 		return 0, nil
 	}
+	ctx, cancel := st.bound(ctx)
+	defer cancel()
 	cl := readConsistency(engine.Consistency(ctx))
 	kb := st.keyBlob(key)
 	if f.def.Super && superColumn == nil {
@@ -125,7 +127,7 @@ func (st *Store) Count(ctx context.Context, keyspace, key, cf string, superColum
 				last = append(last[:0], sc...)
 			}
 		}
-		return n, clusterError("count super columns of "+f.table, iter.Close())
+		return n, clusterError(ctx, "count super columns of "+f.table, iter.Close())
 	}
 	stmt := `SELECT count(column1) FROM ` + f.table + ` WHERE key = ?`
 	args := []any{kb}
@@ -135,7 +137,7 @@ func (st *Store) Count(ctx context.Context, keyspace, key, cf string, superColum
 	}
 	var n int64
 	err = st.session.Query(stmt, args...).WithContext(ctx).Consistency(cl).Idempotent(true).Scan(&n)
-	return int(n), clusterError("count columns of "+f.table, err)
+	return int(n), clusterError(ctx, "count columns of "+f.table, err)
 }
 
 // readRow reads what q selects of one row.
@@ -144,6 +146,8 @@ func (st *Store) readRow(ctx context.Context, f *family, key string, q engine.Qu
 	if f.system || (q.Names == nil && q.Count == 0) || (q.Names != nil && len(q.Names) == 0) {
 		return row, nil
 	}
+	ctx, cancel := st.bound(ctx)
+	defer cancel()
 	var err error
 	if f.def.Super && q.SuperColumn == nil {
 		row.SuperColumns, err = st.readSupers(ctx, f, key, q.Predicate)
@@ -236,7 +240,7 @@ func (st *Store) readColumns(ctx context.Context, f *family, key string, q engin
 		out = append(out, engine.Column{Name: name, Value: nonNil(value), Timestamp: ts})
 		enc, value = nil, nil
 	}
-	return out, clusterError("read "+f.table, iter.Close())
+	return out, clusterError(ctx, "read "+f.table, iter.Close())
 }
 
 // readSupers reads whole super columns, each with all its live
@@ -301,7 +305,7 @@ func (st *Store) readSupers(ctx context.Context, f *family, key string, p engine
 	if !full {
 		finish()
 	}
-	return out, clusterError("read "+f.table, iter.Close())
+	return out, clusterError(ctx, "read "+f.table, iter.Close())
 }
 
 // decodeName reads a stored name, which must be one whole encoding.

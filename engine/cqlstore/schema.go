@@ -2,6 +2,7 @@ package cqlstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -138,10 +139,20 @@ func (st *Store) recordFamilies(ctx context.Context, s *schema.Schema, ks *schem
 	for _, n := range names {
 		want := describe(s.Partitioner.Name(), ks.ColumnFamilies[n])
 		row := map[string]any{}
-		applied, err := st.session.Query(fmt.Sprintf(`INSERT INTO %s.%s (column_family, partitioner, column_type, compare_with, compare_subcolumns_with) VALUES (?, ?, ?, ?, ?) IF NOT EXISTS`, quote(cqlKS), schemaTable),
-			want.name, want.partitioner, want.typ, want.comparator, want.subComparator).
+		insert := fmt.Sprintf(`INSERT INTO %s.%s (column_family, partitioner, column_type, compare_with, compare_subcolumns_with) VALUES (?, ?, ?, ?, ?)`, quote(cqlKS), schemaTable)
+		args := []any{want.name, want.partitioner, want.typ, want.comparator, want.subComparator}
+		applied, err := st.session.Query(insert+` IF NOT EXISTS`, args...).
 			WithContext(ctx).Consistency(gocql.Quorum).SerialConsistency(gocql.Serial).
 			MapScanCAS(row)
+		var unavailable *gocql.RequestErrUnavailable
+		if errors.As(err, &unavailable) {
+			// A lightweight transaction needs a quorum of the keyspace's
+			// replicas (ReplicationFactor above the number of nodes, as in
+			// a test cluster): read, then write plainly if missing.
+			st.opts.Logger.Warn("cannot record the schema with a lightweight transaction; recording it plainly, so thriftd processes started at the same moment with different schemas could both start",
+				"keyspace", cqlKS, "err", err)
+			applied, err = st.recordPlainly(ctx, cqlKS, insert, args, row)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("record column family %s.%s in %s.%s: %w", ks.Name, n, cqlKS, schemaTable, err)
 		}
@@ -154,6 +165,20 @@ func (st *Store) recordFamilies(ctx context.Context, s *schema.Schema, ks *schem
 		drift = append(drift, compareFamily(cqlKS, ks.Name, got, want)...)
 	}
 	return drift, nil
+}
+
+// recordPlainly reads a column family's record at ONE and writes it when
+// missing; applied reports whether it wrote.
+func (st *Store) recordPlainly(ctx context.Context, cqlKS, insert string, args []any, row map[string]any) (bool, error) {
+	err := st.session.Query(fmt.Sprintf(`SELECT partitioner, column_type, compare_with, compare_subcolumns_with FROM %s.%s WHERE column_family = ?`, quote(cqlKS), schemaTable), args[0]).
+		WithContext(ctx).Consistency(gocql.One).MapScan(row)
+	switch {
+	case err == nil:
+		return false, nil
+	case !errors.Is(err, gocql.ErrNotFound):
+		return false, err
+	}
+	return true, st.session.Query(insert, args...).WithContext(ctx).Consistency(gocql.One).Exec()
 }
 
 func compareFamily(cqlKS, ks string, stored, want storedFamily) []string {
@@ -211,12 +236,14 @@ func (st *Store) ddlAll(ctx context.Context, stmts []string) error {
 		}()
 	}
 	wg.Wait()
+	// The first error that is not the cancellation it caused.
+	var first error
 	for _, err := range errs {
-		if err != nil {
-			return err
+		if err != nil && (first == nil || errors.Is(first, context.Canceled)) {
+			first = err
 		}
 	}
-	return nil
+	return first
 }
 
 // DropPrefix drops every keyspace of the cluster whose name starts with
@@ -244,10 +271,13 @@ func DropPrefix(ctx context.Context, c Cluster, prefix string) ([]string, error)
 		return nil, fmt.Errorf("list keyspaces: %w", err)
 	}
 	sort.Strings(drop)
-	for _, k := range drop {
-		if err := s.Query(`DROP KEYSPACE IF EXISTS ` + quote(k)).WithContext(ctx).Exec(); err != nil {
-			return nil, fmt.Errorf("drop keyspace %s: %w", k, err)
-		}
+	stmts := make([]string, len(drop))
+	for i, k := range drop {
+		stmts[i] = `DROP KEYSPACE IF EXISTS ` + quote(k)
+	}
+	st := &Store{session: s}
+	if err := st.ddlAll(ctx, stmts); err != nil {
+		return nil, err
 	}
 	return drop, s.AwaitSchemaAgreement(ctx)
 }

@@ -48,6 +48,9 @@ type Cluster struct {
 	Timeout time.Duration
 }
 
+// schemaTimeout bounds one schema statement.
+const schemaTimeout = 2 * time.Minute
+
 func (c Cluster) timeout() time.Duration {
 	if c.Timeout <= 0 {
 		return 10 * time.Second
@@ -62,7 +65,11 @@ func (c Cluster) Connect() (*gocql.Session, error) {
 		return nil, fmt.Errorf("no Cassandra contact points given")
 	}
 	cc := gocql.NewCluster(c.Hosts...)
-	cc.Timeout = c.timeout()
+	// The driver's timeout is per connection, and schema changes (a
+	// keyspace drop flushes and snapshots) take far longer than data
+	// requests: the session allows schemaTimeout, and the store bounds
+	// each data request by Timeout through its context (Store.bound).
+	cc.Timeout = max(c.timeout(), schemaTimeout)
 	cc.ConnectTimeout = c.timeout()
 	cc.WriteTimeout = c.timeout()
 	cc.Consistency = gocql.One
@@ -232,6 +239,11 @@ func (st *Store) nodeToken(tokens []string) partitioner.Token {
 		}
 	}
 	return st.part.RandomToken()
+}
+
+// bound limits one data request to the cluster to Cluster.Timeout.
+func (st *Store) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeoutCause(ctx, st.opts.Cluster.timeout(), errRequestTimeout)
 }
 
 // enter marks a call in flight; it fails once the store is closed.

@@ -63,12 +63,15 @@ func (st *Store) applyRow(ctx context.Context, keyspace string, r engine.RowMuta
 		f, _ := st.family(keyspace, cf)
 		stmts = st.familyStatements(stmts, f, st.keyBlob(r.Key), byCF[cf])
 	}
-	switch len(stmts) {
-	case 0:
+	if len(stmts) == 0 {
 		return nil
+	}
+	ctx, cancel := st.bound(ctx)
+	defer cancel()
+	switch len(stmts) {
 	case 1:
 		err := st.session.Query(stmts[0].cql, stmts[0].args...).WithContext(ctx).Consistency(cl).Idempotent(true).Exec()
-		return clusterError("write", err)
+		return clusterError(ctx, "write", err)
 	}
 	typ := gocql.UnloggedBatch
 	if len(order) > 1 {
@@ -78,7 +81,7 @@ func (st *Store) applyRow(ctx context.Context, keyspace string, r engine.RowMuta
 	for _, s := range stmts {
 		b.Query(s.cql, s.args...)
 	}
-	return clusterError("write", b.Exec())
+	return clusterError(ctx, "write", b.Exec())
 }
 
 // familyStatements appends the statements of one column family's
