@@ -2,13 +2,18 @@ package cqlstore
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
+	"errors"
+	"sort"
+	"strings"
 	"testing"
 	"time"
 
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+
 	"github.com/thriftd/thriftd/engine"
+	"github.com/thriftd/thriftd/engine/comparator"
 	"github.com/thriftd/thriftd/engine/storetest"
+	"github.com/thriftd/thriftd/internal/testenv"
 	"github.com/thriftd/thriftd/schema"
 )
 
@@ -16,21 +21,14 @@ import (
 // starting it when needed.
 func cluster(t testing.TB, s *schema.Schema) Cluster {
 	t.Helper()
-	return Cluster{Hosts: startCassandra(t, s.Partitioner.Name()), Timeout: 20 * time.Second}
-}
-
-// freshPrefix is a keyspace prefix no other test uses.
-func freshPrefix(t testing.TB) string {
-	b := make([]byte, 5)
-	rand.Read(b)
-	return "t" + hex.EncodeToString(b) + "_"
+	return Cluster{Hosts: strings.Split(testenv.Cassandra(t, s.Partitioner.Name()), ","), Timeout: 20 * time.Second}
 }
 
 // openFresh opens a store for s under a fresh prefix and drops the
 // prefix's keyspaces when the test ends.
 func openFresh(t testing.TB, s *schema.Schema, gcGrace int) (*Store, Options) {
 	t.Helper()
-	o := Options{Cluster: cluster(t, s), Prefix: freshPrefix(t), GCGraceSeconds: gcGrace}
+	o := Options{Cluster: cluster(t, s), Prefix: testenv.CassandraPrefix(t), GCGraceSeconds: gcGrace}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	st, err := Open(ctx, s, o)
@@ -59,4 +57,153 @@ func TestConformance(t *testing.T) {
 		AtomicCalls: false,
 		Limits:      "docs/cassandra.md, Atomicity",
 	})
+}
+
+var ctx = context.Background()
+
+func TestRefusesAClusterOfAnotherPartitioner(t *testing.T) {
+	s := storetest.TestSchema(t, "RandomPartitioner")
+	murmur := storetest.TestSchema(t, "Murmur3Partitioner")
+	_, err := Open(ctx, s, Options{Cluster: cluster(t, murmur), Prefix: testenv.CassandraPrefix(t)})
+	if err == nil || !strings.Contains(err.Error(), "uses org.apache.cassandra.dht.Murmur3Partitioner") ||
+		!strings.Contains(err.Error(), "Partitioner org.apache.cassandra.dht.RandomPartitioner promises") {
+		t.Fatalf("Open = %v", err)
+	}
+}
+
+func TestRefusesAnUnreachableCluster(t *testing.T) {
+	s := storetest.TestSchema(t, "RandomPartitioner")
+	_, err := Open(ctx, s, Options{Cluster: Cluster{Hosts: []string{"127.0.0.1:1", "127.0.0.1:2"}, Timeout: 2 * time.Second}})
+	if err == nil || !strings.Contains(err.Error(), "cannot reach the Cassandra cluster at 127.0.0.1:1,127.0.0.1:2") {
+		t.Fatalf("Open = %v", err)
+	}
+}
+
+func TestRefusesNamesCassandraCannotHold(t *testing.T) {
+	s := storetest.TestSchema(t, "RandomPartitioner")
+	o := Options{Cluster: Cluster{Hosts: []string{"127.0.0.1:1"}}, Prefix: strings.Repeat("p", 40)}
+	_, err := Open(ctx, s, o)
+	if err == nil || !strings.Contains(err.Error(), "is 49 characters, over Cassandra's limit of 48") {
+		t.Errorf("long prefix: %v", err)
+	}
+	o.Prefix = "bad-prefix"
+	if _, err := Open(ctx, s, o); err == nil || !strings.Contains(err.Error(), "may hold only letters, digits and underscores") {
+		t.Errorf("bad prefix: %v", err)
+	}
+	o.Prefix = ""
+	s.Keyspaces[storetest.Keyspace].ColumnFamilies["thriftd_schema"] = s.Keyspaces[storetest.Keyspace].ColumnFamilies["Standard1"]
+	if _, err := Open(ctx, s, o); err == nil || !strings.Contains(err.Error(), "thriftd's own table") {
+		t.Errorf("reserved table name: %v", err)
+	}
+}
+
+func TestSchemaDrift(t *testing.T) {
+	s := storetest.TestSchema(t, "OrderPreservingPartitioner")
+	st, o := openFresh(t, s, 864000)
+	st.Close()
+	try := func(s *schema.Schema, want string) {
+		t.Helper()
+		st, err := Open(ctx, s, o)
+		if err == nil {
+			st.Close()
+		}
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Open = %v\nwant it to say %q", err, want)
+		}
+	}
+	changed := storetest.TestSchema(t, "OrderPreservingPartitioner")
+	changed.Keyspaces[storetest.Keyspace].ColumnFamilies["Standard1"].Comparator = mustComparator(t, "UTF8Type")
+	try(changed, "column family Keyspace1.Standard1 was CompareWith org.apache.cassandra.db.marshal.BytesType and is now org.apache.cassandra.db.marshal.UTF8Type")
+	changed = storetest.TestSchema(t, "OrderPreservingPartitioner")
+	changed.Keyspaces[storetest.Keyspace].ColumnFamilies["Super1"].SubComparator = mustComparator(t, "BytesType")
+	try(changed, "column family Keyspace1.Super1 was CompareSubcolumnsWith org.apache.cassandra.db.marshal.LongType and is now org.apache.cassandra.db.marshal.BytesType")
+	changed = storetest.TestSchema(t, "OrderPreservingPartitioner")
+	changed.Keyspaces[storetest.Keyspace].ColumnFamilies["Standard2"].Super = true
+	changed.Keyspaces[storetest.Keyspace].ColumnFamilies["Standard2"].SubComparator = mustComparator(t, "BytesType")
+	try(changed, "column family Keyspace1.Standard2 was ColumnType Standard and is now Super")
+	// Same cluster partitioner, other 0.6 partitioner: keys are encoded
+	// differently, so it is drift too.
+	try(storetest.TestSchema(t, "ByteOrderedPartitioner"), "holds data placed by org.apache.cassandra.dht.OrderPreservingPartitioner, but the configuration's Partitioner is org.apache.cassandra.dht.ByteOrderedPartitioner")
+	// Adding a column family is fine, and the data is still there.
+	added := storetest.TestSchema(t, "OrderPreservingPartitioner")
+	added.Keyspaces[storetest.Keyspace].ColumnFamilies["New1"] = &schema.ColumnFamily{Keyspace: storetest.Keyspace, Name: "New1", Comparator: mustComparator(t, "AsciiType")}
+	st, err := Open(ctx, added, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	storetest.Apply(t, st, storetest.Put("New1", "k", "a", "v", 1))
+	storetest.Expect(t, storetest.Get(t, st, "New1", "k", nil, storetest.All(10)), "a=v@1")
+}
+
+func mustComparator(t testing.TB, name string) comparator.Comparator {
+	t.Helper()
+	c, err := comparator.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// A row holding only tombstones stays a range ghost for GCGraceSeconds,
+// then disappears, as 0.6 purged it.
+func TestGhostsExpireAfterGCGrace(t *testing.T) {
+	s := storetest.TestSchema(t, "Murmur3Partitioner")
+	st, _ := openFresh(t, s, 3)
+	storetest.Apply(t, st, storetest.Put("Standard1", "live", "a", "v", 1), storetest.Put("Standard1", "dead", "a", "v", 1))
+	storetest.Apply(t, st, storetest.Del("Standard1", "dead", nil, nil, 2))
+	keys := func() string {
+		rows, err := st.Range(ctx, storetest.Keyspace, engine.Bounds{StartInclusive: true}, engine.Query{ColumnFamily: "Standard1", Predicate: storetest.All(10)}, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range rows {
+			out = append(out, r.Key+":"+storetest.Render(r))
+		}
+		sort.Strings(out)
+		return strings.Join(out, " ")
+	}
+	storetest.Expect(t, keys(), "dead: live:a=v@1")
+	time.Sleep(4 * time.Second)
+	storetest.Expect(t, keys(), "live:a=v@1")
+}
+
+// A keyspace whose ReplicationFactor exceeds the nodes cannot serve
+// QUORUM: the store says Unavailable, which the handler sends as
+// UnavailableException; ONE still works.
+func TestUnavailableAtQuorum(t *testing.T) {
+	s := storetest.TestSchema(t, "Murmur3Partitioner")
+	s.Keyspaces[storetest.Keyspace].ReplicationFactor = 3
+	st, _ := openFresh(t, s, 864000)
+	quorum := engine.WithConsistency(ctx, engine.Quorum)
+	err := st.Apply(quorum, storetest.Keyspace, []engine.RowMutation{storetest.Put("Standard1", "k", "a", "v", 1)})
+	if !errors.Is(err, engine.ErrUnavailable) || !strings.Contains(err.Error(), "QUORUM") {
+		t.Errorf("QUORUM write: %v", err)
+	}
+	_, err = st.Get(quorum, storetest.Keyspace, "k", engine.Query{ColumnFamily: "Standard1", Predicate: storetest.All(1)})
+	if !errors.Is(err, engine.ErrUnavailable) {
+		t.Errorf("QUORUM read: %v", err)
+	}
+	storetest.Apply(t, st, storetest.Put("Standard1", "k", "a", "v", 1))
+	storetest.Expect(t, storetest.Get(t, st, "Standard1", "k", nil, storetest.All(1)), "a=v@1")
+}
+
+func TestConsistencyMapping(t *testing.T) {
+	for _, tc := range []struct {
+		level       engine.ConsistencyLevel
+		read, write gocql.Consistency
+	}{
+		{engine.Zero, gocql.One, gocql.Any},
+		{engine.One, gocql.One, gocql.One},
+		{engine.Quorum, gocql.Quorum, gocql.Quorum},
+		{engine.DCQuorum, gocql.LocalQuorum, gocql.LocalQuorum},
+		{engine.DCQuorumSync, gocql.EachQuorum, gocql.EachQuorum},
+		{engine.All, gocql.All, gocql.All},
+		{engine.Any, gocql.One, gocql.Any},
+	} {
+		if r, w := readConsistency(tc.level), writeConsistency(tc.level); r != tc.read || w != tc.write {
+			t.Errorf("level %d: read %v write %v, want %v %v", tc.level, r, w, tc.read, tc.write)
+		}
+	}
 }
