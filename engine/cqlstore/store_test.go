@@ -3,6 +3,7 @@ package cqlstore
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sort"
 	"strings"
 	"testing"
@@ -204,6 +205,25 @@ func TestConsistencyMapping(t *testing.T) {
 	} {
 		if r, w := readConsistency(tc.level), writeConsistency(tc.level); r != tc.read || w != tc.write {
 			t.Errorf("level %d: read %v write %v, want %v %v", tc.level, r, w, tc.read, tc.write)
+		}
+	}
+}
+
+// Every 0.6 level maps onto one the cluster accepts for writes, reads and
+// range reads (EACH_QUORUM and LOCAL_QUORUM included, on SimpleStrategy).
+func TestEveryLevelIsServed(t *testing.T) {
+	s := storetest.TestSchema(t, "Murmur3Partitioner")
+	st, _ := openFresh(t, s, 864000)
+	for _, l := range []engine.ConsistencyLevel{engine.Zero, engine.One, engine.Quorum, engine.DCQuorum, engine.DCQuorumSync, engine.All, engine.Any} {
+		c := engine.WithConsistency(ctx, l)
+		if err := st.Apply(c, storetest.Keyspace, []engine.RowMutation{storetest.Put("Standard1", "k", "a", "v", int64(l))}); err != nil {
+			t.Errorf("level %d: write: %v", l, err)
+		}
+		if r, err := st.Get(c, storetest.Keyspace, "k", engine.Query{ColumnFamily: "Standard1", Predicate: storetest.All(1)}); err != nil || storetest.Render(r) != fmt.Sprintf("a=v@%d", l) {
+			t.Errorf("level %d: read %q, %v", l, storetest.Render(r), err)
+		}
+		if rows, err := st.Range(c, storetest.Keyspace, engine.Bounds{StartInclusive: true}, engine.Query{ColumnFamily: "Standard1", Predicate: storetest.All(1)}, 10); err != nil || len(rows) != 1 {
+			t.Errorf("level %d: range %d rows, %v", l, len(rows), err)
 		}
 	}
 }
