@@ -2,11 +2,17 @@ package testenv
 
 import (
 	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/xml"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 // LevelDBOnlyList is test/cassandra/leveldb-only: the tests that check the
@@ -73,10 +79,77 @@ func partitionerOf(t testing.TB, path string) string {
 	return strings.TrimSpace(doc.Partitioner)
 }
 
+// prefixes holds the keyspace prefixes tests have finished with, by
+// cluster and configuration, for the next test on the same configuration:
+// creating a configuration's keyspaces and tables takes seconds on
+// Cassandra, emptying them a fraction of one.
+var prefixes = struct {
+	sync.Mutex
+	free map[string][]string
+	all  map[string][]string // every prefix handed out, by contact points
+}{free: map[string][]string{}, all: map[string][]string{}}
+
 // cassandraFlags are thriftd's flags to store config's data in the test
-// cluster of its partitioner under a fresh prefix.
+// cluster of its partitioner under a prefix of the test's own: one a
+// finished test used on the same configuration, emptied, or else a fresh
+// one. The prefix returns to the pool when the test ends.
 func cassandraFlags(t testing.TB, config string) []string {
 	t.Helper()
 	points := Cassandra(t, partitionerOf(t, config))
-	return []string{"-cassandra", points, "-cassandra-prefix", CassandraPrefix(t)}
+	text, err := os.ReadFile(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(text)
+	key := points + " " + hex.EncodeToString(sum[:])
+	prefixes.Lock()
+	var prefix string
+	if free := prefixes.free[key]; len(free) > 0 {
+		prefix = free[len(free)-1]
+		prefixes.free[key] = free[:len(free)-1]
+	}
+	prefixes.Unlock()
+	if prefix != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		if err := TruncatePrefix(ctx, points, prefix); err != nil {
+			t.Fatalf("emptying keyspace prefix %s for reuse: %v", prefix, err)
+		}
+	} else {
+		prefix = CassandraPrefix(t)
+		prefixes.Lock()
+		prefixes.all[points] = append(prefixes.all[points], prefix)
+		prefixes.Unlock()
+	}
+	// Registered before the node's own cleanup, so it runs after thriftd
+	// has stopped.
+	t.Cleanup(func() {
+		prefixes.Lock()
+		prefixes.free[key] = append(prefixes.free[key], prefix)
+		prefixes.Unlock()
+	})
+	return []string{"-cassandra", points, "-cassandra-prefix", prefix}
+}
+
+// dropPrefixes drops the keyspaces of every prefix this process handed
+// out, unless THRIFTD_CASSANDRA_KEEP_KEYSPACES=1 (test/run-all sets it: it
+// deletes the nodes' data when it ends).
+func dropPrefixes() error {
+	if os.Getenv("THRIFTD_CASSANDRA_KEEP_KEYSPACES") == "1" {
+		return nil
+	}
+	prefixes.Lock()
+	defer prefixes.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	for points, ps := range prefixes.all {
+		for _, p := range ps {
+			if _, err := DropPrefix(ctx, points, p); err != nil {
+				return fmt.Errorf("dropping the keyspaces of prefix %s: %w", p, err)
+			}
+		}
+	}
+	prefixes.all = map[string][]string{}
+	prefixes.free = map[string][]string{}
+	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -62,12 +63,26 @@ func NewNode(t testing.TB, bin, config string, extra ...string) *Node {
 	return n
 }
 
-// Args is the command line thriftd runs with, extra arguments last.
+// Args is the command line thriftd runs with, extra arguments last. When
+// thriftd stores in Cassandra (-cassandra), its keyspace prefix stands for
+// the data directory and every -data is left out: thriftd refuses both.
 func (n *Node) Args(extra ...string) []string {
 	a := []string{"-config", n.config, "-listen", "127.0.0.1:0", "-data", n.Data, "-log-format", "json", "-log-level", "debug"}
 	a = append(a, n.store...)
 	a = append(a, n.extra...)
-	return append(a, extra...)
+	a = append(a, extra...)
+	if !slices.Contains(a, "-cassandra") {
+		return a
+	}
+	out := a[:0:0]
+	for i := 0; i < len(a); i++ {
+		if a[i] == "-data" && i+1 < len(a) {
+			i++
+			continue
+		}
+		out = append(out, a[i])
+	}
+	return out
 }
 
 // Start runs thriftd and waits until it serves; it fails the test if the
