@@ -52,6 +52,12 @@ func describe(p string, cf *schema.ColumnFamily) storedFamily {
 // the recording is a lightweight transaction, so several thriftd
 // processes may start against one cluster at once.
 func (st *Store) ensureSchema(ctx context.Context, s *schema.Schema) error {
+	// What exists already is read once, so that a restart on an existing
+	// prefix sends no schema statement at all.
+	existing, err := st.existingTables(ctx)
+	if err != nil {
+		return err
+	}
 	var drift []string
 	var tables []string
 	for _, name := range s.KeyspaceNames() {
@@ -63,16 +69,24 @@ func (st *Store) ensureSchema(ctx context.Context, s *schema.Schema) error {
 		if ks.System {
 			continue
 		}
-		repl, err := st.replication(ks)
-		if err != nil {
-			return err
+		if existing[cqlKS] == nil {
+			repl, err := st.replication(ks)
+			if err != nil {
+				return err
+			}
+			if err := st.ddl(ctx, fmt.Sprintf(`CREATE KEYSPACE IF NOT EXISTS %s WITH replication = %s`, quote(cqlKS), repl)); err != nil {
+				return err
+			}
 		}
-		if err := st.ddl(ctx, fmt.Sprintf(`CREATE KEYSPACE IF NOT EXISTS %s WITH replication = %s`, quote(cqlKS), repl)); err != nil {
-			return err
-		}
-		if err := st.ddl(ctx, fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s.%s (column_family text PRIMARY KEY, partitioner text, column_type text, compare_with text, compare_subcolumns_with text)`,
-			quote(cqlKS), schemaTable)); err != nil {
-			return err
+		if !existing[cqlKS][schemaTable] {
+			if err := st.ddl(ctx, fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s.%s (column_family text PRIMARY KEY, partitioner text, column_type text, compare_with text, compare_subcolumns_with text)`,
+				quote(cqlKS), schemaTable)); err != nil {
+				return err
+			}
+			// Read it next, perhaps through another coordinator.
+			if err := st.session.AwaitSchemaAgreement(ctx); err != nil {
+				return fmt.Errorf("the cluster's nodes did not agree on the schema: %w", err)
+			}
 		}
 		d, err := st.recordFamilies(ctx, s, ks, cqlKS)
 		if err != nil {
@@ -80,7 +94,9 @@ func (st *Store) ensureSchema(ctx context.Context, s *schema.Schema) error {
 		}
 		drift = append(drift, d...)
 		for n, def := range ks.ColumnFamilies {
-			tables = append(tables, st.createTable(cqlKS, n, def))
+			if !existing[cqlKS][n] {
+				tables = append(tables, st.createTable(cqlKS, n, def))
+			}
 		}
 	}
 	if len(drift) > 0 {
@@ -95,6 +111,24 @@ func (st *Store) ensureSchema(ctx context.Context, s *schema.Schema) error {
 		return fmt.Errorf("the cluster's nodes did not agree on the schema: %w", err)
 	}
 	return nil
+}
+
+// existingTables returns the tables of every keyspace, by keyspace; a
+// keyspace without tables is missing from it.
+func (st *Store) existingTables(ctx context.Context) (map[string]map[string]bool, error) {
+	out := map[string]map[string]bool{}
+	iter := st.session.Query(`SELECT keyspace_name, table_name FROM system_schema.tables`).WithContext(ctx).PageSize(pageSize).Iter()
+	var ks, table string
+	for iter.Scan(&ks, &table) {
+		if out[ks] == nil {
+			out[ks] = map[string]bool{}
+		}
+		out[ks][table] = true
+	}
+	if err := iter.Close(); err != nil {
+		return nil, fmt.Errorf("read the cluster's tables from system_schema.tables: %w", err)
+	}
+	return out, nil
 }
 
 // replication is the keyspace's replication map: SimpleStrategy for 0.6's
@@ -135,9 +169,17 @@ func (st *Store) recordFamilies(ctx context.Context, s *schema.Schema, ks *schem
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	recorded, err := st.recorded(ctx, cqlKS)
+	if err != nil {
+		return nil, err
+	}
 	var drift []string
 	for _, n := range names {
 		want := describe(s.Partitioner.Name(), ks.ColumnFamilies[n])
+		if got, ok := recorded[n]; ok {
+			drift = append(drift, compareFamily(cqlKS, ks.Name, got, want)...)
+			continue
+		}
 		row := map[string]any{}
 		insert := fmt.Sprintf(`INSERT INTO %s.%s (column_family, partitioner, column_type, compare_with, compare_subcolumns_with) VALUES (?, ?, ?, ?, ?)`, quote(cqlKS), schemaTable)
 		args := []any{want.name, want.partitioner, want.typ, want.comparator, want.subComparator}
@@ -179,6 +221,22 @@ func (st *Store) recordPlainly(ctx context.Context, cqlKS, insert string, args [
 		return false, err
 	}
 	return true, st.session.Query(insert, args...).WithContext(ctx).Consistency(gocql.One).Exec()
+}
+
+// recorded reads every record of a keyspace's thriftd_schema.
+func (st *Store) recorded(ctx context.Context, cqlKS string) (map[string]storedFamily, error) {
+	out := map[string]storedFamily{}
+	iter := st.session.Query(fmt.Sprintf(`SELECT column_family, partitioner, column_type, compare_with, compare_subcolumns_with FROM %s.%s`, quote(cqlKS), schemaTable)).
+		WithContext(ctx).Consistency(gocql.One).PageSize(pageSize).Iter()
+	var f storedFamily
+	for iter.Scan(&f.name, &f.partitioner, &f.typ, &f.comparator, &f.subComparator) {
+		out[f.name] = f
+		f = storedFamily{}
+	}
+	if err := iter.Close(); err != nil {
+		return nil, fmt.Errorf("read %s.%s: %w", cqlKS, schemaTable, err)
+	}
+	return out, nil
 }
 
 func compareFamily(cqlKS, ks string, stored, want storedFamily) []string {
