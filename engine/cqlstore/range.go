@@ -28,7 +28,9 @@ func (st *Store) Range(ctx context.Context, keyspace string, b engine.Bounds, q 
 		return nil, nil
 	}
 	var keys []string
-	err = st.walkKeys(ctx, f, b, func(key string, _ partitioner.Token) bool {
+	walkCtx, cancel := st.bound(ctx)
+	defer cancel()
+	err = st.walkKeys(walkCtx, f, b, func(key string, _ partitioner.Token) bool {
 		keys = append(keys, key)
 		return len(keys) < maxRows
 	})
@@ -73,7 +75,9 @@ func (st *Store) walkKeys(ctx context.Context, f *family, b engine.Bounds, visit
 
 // Splits implements engine.Store by walking the row tokens of every
 // column family in b, as the LevelDB store does: exact, and as costly as
-// reading every key in b once.
+// reading every key in b once. It is bounded by ctx and, per page, by the
+// session's timeout, not by Cluster.Timeout, since a scan of many keys may
+// rightly take longer than one request.
 func (st *Store) Splits(ctx context.Context, b engine.Bounds, keysPerSplit int) ([]partitioner.Token, error) {
 	if err := st.enter(); err != nil {
 		return nil, err
