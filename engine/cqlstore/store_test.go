@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 	"testing"
@@ -224,6 +225,26 @@ func TestEveryLevelIsServed(t *testing.T) {
 		}
 		if rows, err := st.Range(c, storetest.Keyspace, engine.Bounds{StartInclusive: true}, engine.Query{ColumnFamily: "Standard1", Predicate: storetest.All(1)}, 10); err != nil || len(rows) != 1 {
 			t.Errorf("level %d: range %d rows, %v", l, len(rows), err)
+		}
+	}
+}
+
+func TestTLSFilesAreChecked(t *testing.T) {
+	dir := t.TempDir()
+	notPEM := dir + "/ca.pem"
+	if err := os.WriteFile(notPEM, []byte("not a certificate"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		c    Cluster
+		want string
+	}{
+		{Cluster{Hosts: []string{"127.0.0.1:1"}, TLSCA: dir + "/missing.pem"}, "TLS CA file: open " + dir + "/missing.pem"},
+		{Cluster{Hosts: []string{"127.0.0.1:1"}, TLSCA: notPEM}, "TLS CA file " + notPEM + " holds no PEM certificate"},
+		{Cluster{Hosts: []string{"127.0.0.1:1"}, TLSCert: notPEM, TLSKey: notPEM}, "TLS client certificate:"},
+	} {
+		if _, err := tc.c.Connect(); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want %q", tc.c, err, tc.want)
 		}
 	}
 }
