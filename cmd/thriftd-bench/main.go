@@ -61,6 +61,7 @@ func main() {
 	flag.StringVar(&o.tmp, "tmp", "", "directory for the data directories (default: the system's)")
 	flag.StringVar(&o.command, "command", "", "how the run was started, for the report's header (default: this command line)")
 	flag.StringVar(&noopAddr, "serve-noop", "", "internal: run the no-op server on this address")
+	cassandra := flag.String("cassandra", "", "run the CQL benchmark instead (cql.go): thriftd on the Cassandra cluster at HOST:PORT[,...] beside direct CQL")
 	flag.Parse()
 	if noopAddr != "" {
 		if err := serveNoop(noopAddr, o.valueSize); err != nil {
@@ -80,6 +81,10 @@ func main() {
 	if o.short {
 		o.duration, o.keys, o.wide = 200*time.Millisecond, 200, 20_000
 		o.loadColumns = min(o.loadColumns, 20_000)
+	}
+	run := run
+	if *cassandra != "" {
+		run = func(o *options) error { return runCQL(o, *cassandra) }
 	}
 	if err := run(&o); err != nil {
 		fmt.Fprintln(os.Stderr, "thriftd-bench:", err)
