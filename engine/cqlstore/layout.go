@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/thriftd/thriftd/engine/comparator"
 	"github.com/thriftd/thriftd/engine/partitioner"
 	"github.com/thriftd/thriftd/schema"
 )
@@ -19,9 +20,14 @@ import (
 //	Super:    key blob, super_column blob, column1 blob, value blob,
 //	          ghost blob static, PRIMARY KEY (key, super_column, column1)
 //
-// column1 and super_column hold the comparator's order-preserving encoding
-// of the name (engine/comparator), so CQL's unsigned blob order is the 0.6
-// comparator's order for every comparator. A cell's write time is the 0.6
+// column1 and super_column hold the name itself for the comparators that
+// order as unsigned bytes (BytesType, AsciiType, UTF8Type), and the
+// comparator's order-preserving encoding (engine/comparator) for LongType,
+// LexicalUUIDType and TimeUUIDType, so CQL's unsigned blob order is the
+// 0.6 comparator's order for every comparator. (The escaped encodings of
+// the byte-ordered types would also keep the order, but add bytes that a
+// name of nearly 64 KiB cannot spare: Cassandra's limit on a clustering
+// value is 65,535 bytes, as 0.6's on a name.) A cell's write time is the 0.6
 // timestamp (USING TIMESTAMP).
 //
 // key is the row key's bytes on a Random or Murmur3 cluster, whose tokens
@@ -113,6 +119,39 @@ func clusterPartitionerFor(p partitioner.Partitioner) (string, error) {
 		return byteOrderedCluster, nil
 	}
 	return "", fmt.Errorf("the Cassandra backend has no cluster partitioner for %s", p.Name())
+}
+
+// byteOrdered reports whether c orders names as unsigned bytes, so that
+// a name is stored as it is.
+func byteOrdered(c comparator.Comparator) bool {
+	switch c.(type) {
+	case comparator.BytesType, comparator.AsciiType, comparator.UTF8Type:
+		return true
+	}
+	return false
+}
+
+// encodeName is the stored form of a column or super column name.
+func encodeName(c comparator.Comparator, name []byte) []byte {
+	if byteOrdered(c) {
+		return name
+	}
+	return c.Encode(nil, name)
+}
+
+// decodeName reads a stored name back.
+func decodeName(c comparator.Comparator, blob []byte) ([]byte, error) {
+	if byteOrdered(c) {
+		return append(make([]byte, 0, len(blob)), blob...), nil
+	}
+	name, rest, err := c.Decode(blob)
+	if err != nil {
+		return nil, err
+	}
+	if len(rest) != 0 {
+		return nil, fmt.Errorf("%w: %d bytes after the name", comparator.ErrMalformed, len(rest))
+	}
+	return append(make([]byte, 0, len(name)), name...), nil
 }
 
 // keyBlob is the stored key of a row.

@@ -133,7 +133,7 @@ func (st *Store) Count(ctx context.Context, keyspace, key, cf string, superColum
 	args := []any{kb}
 	if superColumn != nil {
 		stmt += ` AND super_column = ?`
-		args = append(args, f.def.Comparator.Encode(nil, superColumn))
+		args = append(args, encodeName(f.def.Comparator, superColumn))
 	}
 	var n int64
 	err = st.session.Query(stmt, args...).WithContext(ctx).Consistency(cl).Idempotent(true).Scan(&n)
@@ -161,7 +161,7 @@ func (st *Store) readRow(ctx context.Context, f *family, key string, q engine.Qu
 func uniqueEncoded(c comparator.Comparator, names [][]byte) [][]byte {
 	out := make([][]byte, 0, len(names))
 	for _, n := range names {
-		out = append(out, c.Encode(nil, n))
+		out = append(out, encodeName(c, n))
 	}
 	sort.Slice(out, func(i, j int) bool { return bytes.Compare(out[i], out[j]) < 0 })
 	uniq := out[:0]
@@ -187,11 +187,11 @@ func where(col string, c comparator.Comparator, p engine.Predicate) (string, []a
 	}
 	if len(lo) > 0 {
 		sb.WriteString(` AND ` + col + ` >= ?`)
-		args = append(args, c.Encode(nil, lo))
+		args = append(args, encodeName(c, lo))
 	}
 	if len(hi) > 0 {
 		sb.WriteString(` AND ` + col + ` <= ?`)
-		args = append(args, c.Encode(nil, hi))
+		args = append(args, encodeName(c, hi))
 	}
 	return sb.String(), args
 }
@@ -204,7 +204,7 @@ func (st *Store) readColumns(ctx context.Context, f *family, key string, q engin
 	args := []any{st.keyBlob(key)}
 	if q.SuperColumn != nil {
 		stmt += ` AND super_column = ?`
-		args = append(args, f.def.Comparator.Encode(nil, q.SuperColumn))
+		args = append(args, encodeName(f.def.Comparator, q.SuperColumn))
 		c = f.def.SubComparator
 	}
 	w, wargs := where("column1", c, q.Predicate)
@@ -306,18 +306,6 @@ func (st *Store) readSupers(ctx context.Context, f *family, key string, p engine
 		finish()
 	}
 	return out, clusterError(ctx, "read "+f.table, iter.Close())
-}
-
-// decodeName reads a stored name, which must be one whole encoding.
-func decodeName(c comparator.Comparator, enc []byte) ([]byte, error) {
-	name, rest, err := c.Decode(enc)
-	if err != nil {
-		return nil, err
-	}
-	if len(rest) != 0 {
-		return nil, fmt.Errorf("%w: %d bytes after the name", comparator.ErrMalformed, len(rest))
-	}
-	return append(make([]byte, 0, len(name)), name...), nil
 }
 
 func nonNil(b []byte) []byte {

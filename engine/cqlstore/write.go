@@ -116,14 +116,14 @@ func (st *Store) familyStatements(out []statement, f *family, key []byte, muts [
 		}
 		var sc, name []byte
 		if m.SuperColumn != nil {
-			sc = f.def.Comparator.Encode(nil, m.SuperColumn)
+			sc = encodeName(f.def.Comparator, m.SuperColumn)
 		}
 		if m.Name != nil {
 			c := f.def.Comparator
 			if m.SuperColumn != nil {
 				c = f.def.SubComparator
 			}
-			name = c.Encode(nil, m.Name)
+			name = encodeName(c, m.Name)
 		}
 		switch {
 		case !m.Delete && sc == nil:

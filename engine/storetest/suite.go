@@ -26,6 +26,7 @@ func Run(t *testing.T, h Harness) {
 		{"InsertAndDeleteInOneMutation", testInsertAndDeleteInOneMutation},
 		{"Slices", testSlices},
 		{"LongTypeOrder", testLongTypeOrder},
+		{"LongestNames", testLongestNames},
 		{"SuperColumns", testSuperColumns},
 		{"RangeGhostsAndBounds", testRangeGhostsAndBounds},
 		{"RangeIsInTokenOrder", testRangeIsInTokenOrder},
@@ -179,6 +180,25 @@ func testLongTypeOrder(t *testing.T, h Harness) {
 	}
 	Expect(t, Get(t, st, "StandardLong1", "k", nil, All(10)), "-1099511627776=v@1 -1=v@1 0=v@1 5=v@1 1099511627776=v@1")
 	Expect(t, Get(t, st, "StandardLong1", "k", nil, engine.Predicate{Start: Long(0), Finish: Long(-1), Reversed: true, Count: 10}), "0=v@1 -1=v@1")
+}
+
+// Column names may be as long as 0.6 allowed: 65,535 bytes. A super
+// column name and a subcolumn name are checked at half that together,
+// since Cassandra limits their sum (docs/cassandra.md, Differences).
+func testLongestNames(t *testing.T, h Harness) {
+	st := h.fresh(t)
+	long := strings.Repeat("x", 1<<16-1)
+	Apply(t, st, Put("Standard1", "k", long, "v", 1))
+	sc := strings.Repeat("s", 1<<15)
+	Apply(t, st, engine.RowMutation{Key: "k", Mutations: []engine.Mutation{{ColumnFamily: "Super1", SuperColumn: []byte(sc), Name: Long(1), Value: []byte("v"), Timestamp: 1}}})
+	r, err := st.Get(ctx, Keyspace, "k", engine.Query{ColumnFamily: "Standard1", Predicate: engine.Predicate{Names: [][]byte{[]byte(long)}}})
+	if err != nil || len(r.Columns) != 1 || string(r.Columns[0].Name) != long {
+		t.Errorf("longest column name: %d columns, %v", len(r.Columns), err)
+	}
+	r, err = st.Get(ctx, Keyspace, "k", engine.Query{ColumnFamily: "Super1", Predicate: All(10)})
+	if err != nil || len(r.SuperColumns) != 1 || string(r.SuperColumns[0].Name) != sc {
+		t.Errorf("longest super column name: %d super columns, %v", len(r.SuperColumns), err)
+	}
 }
 
 func testSuperColumns(t *testing.T, h Harness) {
