@@ -31,9 +31,11 @@ import (
 // timestamp (USING TIMESTAMP).
 //
 // key is the row key's bytes on a Random or Murmur3 cluster, whose tokens
-// are 0.6's; on a ByteOrdered cluster it is the partitioner's RowKey
-// (token then key), so the cluster's byte order of keys is the 0.6 token
-// order of OrderPreserving, Collating and ByteOrdered partitioners.
+// are 0.6's, and on a ByteOrdered cluster for the OrderPreserving and
+// ByteOrdered partitioners, whose token order is the keys' byte order; for
+// CollatingOrderPreservingPartitioner it is the partitioner's RowKey
+// (collation token then key), so the cluster's byte order of key blobs is
+// the 0.6 token order.
 //
 // ghost is the range ghost marker: every deletion writes it with a TTL of
 // GCGraceSeconds, so a row holding only tombstones still appears in range
@@ -156,15 +158,27 @@ func decodeName(c comparator.Comparator, blob []byte) ([]byte, error) {
 
 // keyBlob is the stored key of a row.
 func (st *Store) keyBlob(key string) []byte {
-	if st.ordered {
+	if st.ordered && !st.rawKeyOrder() {
 		return st.part.RowKey(nil, key)
 	}
 	return []byte(key)
 }
 
+// rawKeyOrder reports whether the partitioner's token order is the
+// unsigned byte order of the keys themselves (OrderPreserving and
+// ByteOrdered: the token is the escaped key), so that a ByteOrdered
+// cluster keeps keys as they are and 0.6's longest keys fit.
+func (st *Store) rawKeyOrder() bool {
+	switch st.part.(type) {
+	case partitioner.OrderPreservingPartitioner, partitioner.ByteOrderedPartitioner:
+		return true
+	}
+	return false
+}
+
 // decodeKey reads a stored key back into the row key and its 0.6 token.
 func (st *Store) decodeKey(blob []byte) (string, partitioner.Token, error) {
-	if st.ordered {
+	if st.ordered && !st.rawKeyOrder() {
 		key, tok, rest, err := st.part.DecodeRowKey(blob)
 		if err != nil {
 			return "", nil, err
@@ -189,7 +203,13 @@ func (st *Store) tokenValue(t partitioner.Token) any {
 		copy(b[:], t)
 		return int64(binary.BigEndian.Uint64(b[:]) ^ (1 << 63))
 	}
-	// ByteOrdered: a key blob starts with its token, and token encodings
+	if st.rawKeyOrder() {
+		// The token is the escaped key (its own RowKey): bind the key.
+		if key, _, _, err := st.part.DecodeRowKey(t); err == nil {
+			return []byte(key)
+		}
+	}
+	// Collating: a key blob starts with its token, and token encodings
 	// are self-delimiting, so blob >= t exactly when the key's token >= t.
 	return []byte(t)
 }

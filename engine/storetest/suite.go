@@ -182,7 +182,7 @@ func testLongTypeOrder(t *testing.T, h Harness) {
 	Expect(t, Get(t, st, "StandardLong1", "k", nil, engine.Predicate{Start: Long(0), Finish: Long(-1), Reversed: true, Count: 10}), "0=v@1 -1=v@1")
 }
 
-// Column names may be as long as 0.6 allowed: 65,535 bytes. A super
+// Column names and keys may be as long as 0.6 allowed: 65,535 bytes. A super
 // column name and a subcolumn name are checked at half that together,
 // since Cassandra limits their sum (docs/cassandra.md, Differences).
 func testLongestNames(t *testing.T, h Harness) {
@@ -198,6 +198,14 @@ func testLongestNames(t *testing.T, h Harness) {
 	r, err = st.Get(ctx, Keyspace, "k", engine.Query{ColumnFamily: "Super1", Predicate: All(10)})
 	if err != nil || len(r.SuperColumns) != 1 || string(r.SuperColumns[0].Name) != sc {
 		t.Errorf("longest super column name: %d super columns, %v", len(r.SuperColumns), err)
+	}
+	// So may keys (under the order-preserving partitioner of fresh).
+	longKey := strings.Repeat("k", 1<<16-1)
+	Apply(t, st, Put("Standard1", longKey, "c", "v", 1))
+	Expect(t, Get(t, st, "Standard1", longKey, nil, All(1)), "c=v@1")
+	rows, err := st.Range(ctx, Keyspace, engine.Bounds{Start: TestSchema(t, "OrderPreservingPartitioner").Partitioner.Token("k"), End: nil}, engine.Query{ColumnFamily: "Standard1", Predicate: All(1)}, 10)
+	if err != nil || len(rows) != 1 || rows[0].Key != longKey {
+		t.Errorf("range over the longest key: %d rows, %v", len(rows), err)
 	}
 }
 
@@ -280,7 +288,7 @@ func testRangeGhostsAndBounds(t *testing.T, h Harness) {
 // Rows come back in the partitioner's token order, whatever the backend
 // keeps them in.
 func testRangeIsInTokenOrder(t *testing.T, h Harness) {
-	for _, part := range []string{"RandomPartitioner", "Murmur3Partitioner", "ByteOrderedPartitioner"} {
+	for _, part := range []string{"RandomPartitioner", "Murmur3Partitioner", "ByteOrderedPartitioner", "OrderPreservingPartitioner", "CollatingOrderPreservingPartitioner"} {
 		t.Run(part, func(t *testing.T) {
 			s := TestSchema(t, part)
 			st := h.Open(t, s)
