@@ -3,6 +3,7 @@ module github.com/thriftd/thriftd
 go 1.26.0
 
 require (
+	github.com/apache/cassandra-gocql-driver/v2 v2.1.2
 	github.com/apache/thrift v0.17.0
 	github.com/creack/pty v1.1.24
 	github.com/ergochat/readline v0.1.3
@@ -31,4 +32,5 @@ require (
 	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/term v0.44.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
+	gopkg.in/inf.v0 v0.9.1 // indirect
 )

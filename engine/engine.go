@@ -156,3 +156,43 @@ type Store interface {
 
 // ErrClosed is returned by calls made after Close.
 var ErrClosed = errors.New("engine: store is closed")
+
+// ErrUnavailable is wrapped by a Store's error when the replicas a call's
+// consistency level needs are not alive (0.6's UnavailableException).
+var ErrUnavailable = errors.New("not enough replicas are alive for the consistency level")
+
+// ErrTimedOut is wrapped by a Store's error when replicas did not answer
+// in time (0.6's TimedOutException). Whether a timed-out write was applied
+// is unknown, as in 0.6.
+var ErrTimedOut = errors.New("replicas did not answer in time")
+
+// ConsistencyLevel is a call's 0.6 consistency level; the values are the
+// IDL's.
+type ConsistencyLevel int
+
+// The 0.6 consistency levels.
+const (
+	Zero         ConsistencyLevel = 0
+	One          ConsistencyLevel = 1
+	Quorum       ConsistencyLevel = 2
+	DCQuorum     ConsistencyLevel = 3
+	DCQuorumSync ConsistencyLevel = 4
+	All          ConsistencyLevel = 5
+	Any          ConsistencyLevel = 6
+)
+
+type consistencyKey struct{}
+
+// WithConsistency returns ctx carrying the call's consistency level, for
+// a Store that replicates. A single-node Store ignores it.
+func WithConsistency(ctx context.Context, level ConsistencyLevel) context.Context {
+	return context.WithValue(ctx, consistencyKey{}, level)
+}
+
+// Consistency returns the level ctx carries, and One when it carries none.
+func Consistency(ctx context.Context) ConsistencyLevel {
+	if l, ok := ctx.Value(consistencyKey{}).(ConsistencyLevel); ok {
+		return l
+	}
+	return One
+}

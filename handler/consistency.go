@@ -2,9 +2,11 @@ package handler
 
 import "github.com/thriftd/thriftd/gen-go/cassandra"
 
-// thriftd holds every replica of every key, so no consistency level can
-// ever be unavailable (spec 16.4): what remains of 0.6's rules is which
-// levels a kind of call accepts at all.
+// On the LevelDB store thriftd holds every replica of every key, so no
+// consistency level can ever be unavailable (spec 16.4); a store on a
+// Cassandra cluster maps the level it receives through the context
+// (withConsistency in methods.go). Here are 0.6's rules on which levels a
+// kind of call accepts at all.
 
 // knownConsistencyLevel reports whether cl is one of the IDL's values.
 func knownConsistencyLevel(cl cassandra.ConsistencyLevel) bool {

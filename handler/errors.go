@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 
+	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/gen-go/cassandra"
 )
 
@@ -62,6 +63,11 @@ func toThrift(err error) (thriftErr error, ok bool) {
 		return &cassandra.AuthenticationException{Why: authn.Why}, true
 	case errors.As(err, &authz):
 		return &cassandra.AuthorizationException{Why: authz.Why}, true
+	case errors.Is(err, engine.ErrUnavailable):
+		// A replicating store lacks live replicas for the level.
+		return cassandra.NewUnavailableException(), true
+	case errors.Is(err, engine.ErrTimedOut):
+		return cassandra.NewTimedOutException(), true
 	case errors.Is(err, context.DeadlineExceeded):
 		// The request outlived RpcTimeoutInMillis, as 0.6's coordinator
 		// did when replicas were slow.

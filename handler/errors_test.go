@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -26,6 +27,8 @@ func TestToThrift(t *testing.T) {
 		{&AuthenticationError{Why: "a"}, &cassandra.AuthenticationException{Why: "a"}, true},
 		{&AuthorizationError{Why: "z"}, &cassandra.AuthorizationException{Why: "z"}, true},
 		{context.DeadlineExceeded, cassandra.NewTimedOutException(), true},
+		{fmt.Errorf("cluster: Cannot achieve consistency level QUORUM: %w", engine.ErrUnavailable), cassandra.NewUnavailableException(), true},
+		{fmt.Errorf("cluster: Operation timed out: %w", engine.ErrTimedOut), cassandra.NewTimedOutException(), true},
 		{engine.ErrClosed, nil, false},
 		{errors.New("disk on fire"), nil, false},
 	}
@@ -142,5 +145,54 @@ func TestMissingArguments(t *testing.T) {
 	}
 	if got := whyOf(rangeSlices(ks1, parent("Standard1", nil), all(), nil, one)(e.ctx, e.c)); got != "Required field 'range' was not present!" {
 		t.Errorf("get_range_slices without range: %q", got)
+	}
+}
+
+// levelStore records the consistency level each call hands the store.
+type levelStore struct {
+	engine.Store
+	mu     sync.Mutex
+	levels []engine.ConsistencyLevel
+}
+
+func (s *levelStore) note(ctx context.Context) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.levels = append(s.levels, engine.Consistency(ctx))
+}
+
+func (s *levelStore) Apply(ctx context.Context, ks string, rows []engine.RowMutation) error {
+	s.note(ctx)
+	return s.Store.Apply(ctx, ks, rows)
+}
+
+func (s *levelStore) Get(ctx context.Context, ks, key string, q engine.Query) (engine.Row, error) {
+	s.note(ctx)
+	return s.Store.Get(ctx, ks, key, q)
+}
+
+func (s *levelStore) Range(ctx context.Context, ks string, b engine.Bounds, q engine.Query, n int) ([]engine.Row, error) {
+	s.note(ctx)
+	return s.Store.Range(ctx, ks, b, q, n)
+}
+
+// TestConsistencyReachesTheStore checks that every data call hands its
+// consistency level to the store, which a replicating store maps.
+func TestConsistencyReachesTheStore(t *testing.T) {
+	e := newEnv(t)
+	ls := &levelStore{Store: e.store}
+	cfg, sc := testConfig(t)
+	c := New(Options{Schema: sc, Store: ls, Config: cfg}).Connection()
+	must(t, c.Insert(e.ctx, ks1, "k", path("Standard1", nil, b("c")), b("v"), 1, cassandra.ConsistencyLevel_QUORUM))
+	must(t, c.Insert(e.ctx, ks1, "k", path("Standard1", nil, b("d")), b("v"), 1, cassandra.ConsistencyLevel_ZERO))
+	if _, err := c.GetSlice(e.ctx, ks1, "k", parent("Standard1", nil), all(), cassandra.ConsistencyLevel_ALL); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.GetRangeSlices(e.ctx, ks1, parent("Standard1", nil), all(), &cassandra.KeyRange{StartKey: strp(""), EndKey: strp(""), Count: 1}, cassandra.ConsistencyLevel_DCQUORUM); err != nil {
+		t.Fatal(err)
+	}
+	want := []engine.ConsistencyLevel{engine.Quorum, engine.Zero, engine.All, engine.DCQuorum}
+	if !reflect.DeepEqual(ls.levels, want) {
+		t.Errorf("levels = %v, want %v", ls.levels, want)
 	}
 }

@@ -3,6 +3,7 @@ package handler
 import (
 	"context"
 
+	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/gen-go/cassandra"
 )
 
@@ -19,18 +20,21 @@ func (c *conn) Login(ctx context.Context, keyspace string, req *cassandra.Authen
 
 func (c *conn) Get(ctx context.Context, keyspace, key string, path *cassandra.ColumnPath, cl cassandra.ConsistencyLevel) (r *cassandra.ColumnOrSuperColumn, err error) {
 	defer c.s.recoverPanic("get", &err)
+	ctx = withConsistency(ctx, cl)
 	r, err = c.get(ctx, javaString(keyspace), javaString(key), path, cl)
 	return r, c.s.reply(ctx, "get", err)
 }
 
 func (c *conn) GetSlice(ctx context.Context, keyspace, key string, parent *cassandra.ColumnParent, pred *cassandra.SlicePredicate, cl cassandra.ConsistencyLevel) (r []*cassandra.ColumnOrSuperColumn, err error) {
 	defer c.s.recoverPanic("get_slice", &err)
+	ctx = withConsistency(ctx, cl)
 	r, err = c.getSlice(ctx, javaString(keyspace), javaString(key), parent, pred, cl)
 	return r, c.s.reply(ctx, "get_slice", err)
 }
 
 func (c *conn) Multiget(ctx context.Context, keyspace string, keys []string, path *cassandra.ColumnPath, cl cassandra.ConsistencyLevel) (r map[string]*cassandra.ColumnOrSuperColumn, err error) {
 	defer c.s.recoverPanic("multiget", &err)
+	ctx = withConsistency(ctx, cl)
 	ctx, cancel := c.s.withTimeout(ctx)
 	defer cancel()
 	r, err = c.multiget(ctx, javaString(keyspace), javaStrings(keys), path, cl)
@@ -39,6 +43,7 @@ func (c *conn) Multiget(ctx context.Context, keyspace string, keys []string, pat
 
 func (c *conn) MultigetSlice(ctx context.Context, keyspace string, keys []string, parent *cassandra.ColumnParent, pred *cassandra.SlicePredicate, cl cassandra.ConsistencyLevel) (r map[string][]*cassandra.ColumnOrSuperColumn, err error) {
 	defer c.s.recoverPanic("multiget_slice", &err)
+	ctx = withConsistency(ctx, cl)
 	ctx, cancel := c.s.withTimeout(ctx)
 	defer cancel()
 	r, err = c.multigetSlice(ctx, javaString(keyspace), javaStrings(keys), parent, pred, cl)
@@ -47,12 +52,14 @@ func (c *conn) MultigetSlice(ctx context.Context, keyspace string, keys []string
 
 func (c *conn) GetCount(ctx context.Context, keyspace, key string, parent *cassandra.ColumnParent, cl cassandra.ConsistencyLevel) (r int32, err error) {
 	defer c.s.recoverPanic("get_count", &err)
+	ctx = withConsistency(ctx, cl)
 	r, err = c.getCount(ctx, javaString(keyspace), javaString(key), parent, cl)
 	return r, c.s.reply(ctx, "get_count", err)
 }
 
 func (c *conn) GetRangeSlice(ctx context.Context, keyspace string, parent *cassandra.ColumnParent, pred *cassandra.SlicePredicate, startKey, finishKey string, rowCount int32, cl cassandra.ConsistencyLevel) (r []*cassandra.KeySlice, err error) {
 	defer c.s.recoverPanic("get_range_slice", &err)
+	ctx = withConsistency(ctx, cl)
 	ctx, cancel := c.s.withTimeout(ctx)
 	defer cancel()
 	// 0.6 built a KeyRange from the deprecated call's arguments.
@@ -63,6 +70,7 @@ func (c *conn) GetRangeSlice(ctx context.Context, keyspace string, parent *cassa
 
 func (c *conn) GetRangeSlices(ctx context.Context, keyspace string, parent *cassandra.ColumnParent, pred *cassandra.SlicePredicate, kr *cassandra.KeyRange, cl cassandra.ConsistencyLevel) (r []*cassandra.KeySlice, err error) {
 	defer c.s.recoverPanic("get_range_slices", &err)
+	ctx = withConsistency(ctx, cl)
 	ctx, cancel := c.s.withTimeout(ctx)
 	defer cancel()
 	r, err = c.getRangeSlices(ctx, javaString(keyspace), parent, pred, kr, cl)
@@ -71,21 +79,25 @@ func (c *conn) GetRangeSlices(ctx context.Context, keyspace string, parent *cass
 
 func (c *conn) Insert(ctx context.Context, keyspace, key string, path *cassandra.ColumnPath, value []byte, timestamp int64, cl cassandra.ConsistencyLevel) (err error) {
 	defer c.s.recoverPanic("insert", &err)
+	ctx = withConsistency(ctx, cl)
 	return c.s.reply(ctx, "insert", c.insert(ctx, javaString(keyspace), javaString(key), path, value, timestamp, cl))
 }
 
 func (c *conn) BatchInsert(ctx context.Context, keyspace, key string, cfmap map[string][]*cassandra.ColumnOrSuperColumn, cl cassandra.ConsistencyLevel) (err error) {
 	defer c.s.recoverPanic("batch_insert", &err)
+	ctx = withConsistency(ctx, cl)
 	return c.s.reply(ctx, "batch_insert", c.batchInsert(ctx, javaString(keyspace), javaString(key), cfmap, cl))
 }
 
 func (c *conn) Remove(ctx context.Context, keyspace, key string, path *cassandra.ColumnPath, timestamp int64, cl cassandra.ConsistencyLevel) (err error) {
 	defer c.s.recoverPanic("remove", &err)
+	ctx = withConsistency(ctx, cl)
 	return c.s.reply(ctx, "remove", c.remove(ctx, javaString(keyspace), javaString(key), path, timestamp, cl))
 }
 
 func (c *conn) BatchMutate(ctx context.Context, keyspace string, mutations map[string]map[string][]*cassandra.Mutation, cl cassandra.ConsistencyLevel) (err error) {
 	defer c.s.recoverPanic("batch_mutate", &err)
+	ctx = withConsistency(ctx, cl)
 	return c.s.reply(ctx, "batch_mutate", c.batchMutate(ctx, javaString(keyspace), mutations, cl))
 }
 
@@ -129,6 +141,13 @@ func (c *conn) DescribeSplits(ctx context.Context, startToken, endToken string, 
 	defer c.s.recoverPanic("describe_splits", &err)
 	r, err = c.s.describeSplits(ctx, javaString(startToken), javaString(endToken), keysPerSplit)
 	return r, c.s.undeclared(ctx, "describe_splits", err)
+}
+
+// withConsistency carries a data call's consistency level to the store,
+// which maps it onto a replicated cluster's levels (a single-node store
+// ignores it). It is the one place the level is handed down.
+func withConsistency(ctx context.Context, cl cassandra.ConsistencyLevel) context.Context {
+	return engine.WithConsistency(ctx, engine.ConsistencyLevel(cl))
 }
 
 // javaStrings applies javaString to every element, reusing keys when all

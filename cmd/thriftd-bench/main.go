@@ -67,6 +67,7 @@ func main() {
 	flag.StringVar(&noopAddr, "serve-noop", "", "internal: run the no-op server on this address")
 	flag.StringVar(&stockAddr, "serve-stock", "", "internal: run the stock-library no-op server on this address")
 	o.transfer.register(flag.CommandLine)
+	cassandra := flag.String("cassandra", "", "run the CQL benchmark instead (cql.go): thriftd on the Cassandra cluster at HOST:PORT[,...] beside direct CQL")
 	flag.Parse()
 	if noopAddr != "" {
 		if err := serveNoop(noopAddr, o.valueSize); err != nil {
@@ -94,6 +95,10 @@ func main() {
 		o.duration, o.keys, o.wide = 200*time.Millisecond, 200, 20_000
 		o.loadColumns = min(o.loadColumns, 20_000)
 		o.transfer.columns = min(o.transfer.columns, 20_000)
+	}
+	run := run
+	if *cassandra != "" {
+		run = func(o *options) error { return runCQL(o, *cassandra) }
 	}
 	if err := run(&o); err != nil {
 		fmt.Fprintln(os.Stderr, "thriftd-bench:", err)

@@ -21,10 +21,15 @@ type process struct {
 	addr string
 }
 
-// startThriftd runs thriftd on config with data in dir, on a free loopback
-// port, and waits for its "thriftd is serving" line.
+// startThriftd runs thriftd on config with data in dir (none when dir is
+// "", as with -cassandra), on a free loopback port, and waits for its
+// "thriftd is serving" line.
 func startThriftd(bin, config, dir string, extra ...string) (*process, error) {
-	args := append([]string{"-config", config, "-listen", "127.0.0.1:0", "-data", dir, "-log-format", "json", "-admin", "127.0.0.1:0"}, extra...)
+	args := []string{"-config", config, "-listen", "127.0.0.1:0", "-log-format", "json", "-admin", "127.0.0.1:0"}
+	if dir != "" {
+		args = append(args, "-data", dir)
+	}
+	args = append(args, extra...)
 	cmd := exec.Command(bin, args...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {

@@ -1,6 +1,7 @@
 // Command thriftd serves Cassandra 0.6's Thrift API from an embedded
-// LevelDB store. It only wires the packages together: configuration,
-// schema, storage engine, Thrift handler and connection server.
+// LevelDB store, or from a Cassandra cluster (-cassandra). It only wires
+// the packages together: configuration, schema, storage engine, Thrift
+// handler, connection server and admin endpoint.
 package main
 
 import (
@@ -12,6 +13,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -19,7 +21,9 @@ import (
 
 	"github.com/thriftd/thriftd/admin"
 	"github.com/thriftd/thriftd/config"
+	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/engine/ldbstore"
+	"github.com/thriftd/thriftd/engine/partitioner"
 	"github.com/thriftd/thriftd/handler"
 	"github.com/thriftd/thriftd/schema"
 	"github.com/thriftd/thriftd/server"
@@ -33,6 +37,7 @@ type command struct {
 	config      string
 	printConfig bool
 	repair      bool
+	drop        bool
 	settings    *settings.Flags
 }
 
@@ -42,6 +47,7 @@ func parseFlags(args []string) (*command, error) {
 	fs.StringVar(&c.config, "config", "storage-conf.xml", "the configuration `FILE`: a thriftd.yaml, or the Cassandra 0.6 storage-conf.xml to serve (told apart by content)")
 	fs.BoolVar(&c.printConfig, "print-config", false, "print the effective configuration (file and flags) as a thriftd.yaml, then exit")
 	fs.BoolVar(&c.repair, "repair", false, "recover a damaged LevelDB store in the data directory, then exit")
+	fs.BoolVar(&c.drop, "cassandra-drop", false, "drop every keyspace thriftd created under -cassandra-prefix in the cluster of -cassandra, then exit")
 	c.settings = settings.AddFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -63,7 +69,7 @@ func main() {
 	}
 	eff, err := settings.Resolve(c.config, c.settings)
 	if err == nil {
-		err = served(eff)
+		err = checkBackend(c, eff)
 	}
 	if err != nil {
 		// Logged as thriftd would have logged it: by the log flags alone,
@@ -83,24 +89,18 @@ func main() {
 		return
 	}
 	log := newLogger(eff.Log)
-	if c.repair {
+	switch {
+	case c.repair:
 		err = ldbstore.Repair(eff.Data, log)
-	} else {
+	case c.drop:
+		err = dropPrefix(eff.Cassandra, log)
+	default:
 		err = run(eff, log)
 	}
 	if err != nil {
 		log.Error("thriftd stopped", "err", err)
 		os.Exit(1)
 	}
-}
-
-// served refuses settings that this thriftd declares but does not act on,
-// rather than ignoring them: the Cassandra backend.
-func served(eff *settings.Effective) error {
-	if len(eff.Cassandra.Hosts) > 0 {
-		return fmt.Errorf("%s: cassandra.hosts: this thriftd serves the embedded LevelDB store only", eff.Origin("cassandra.hosts"))
-	}
-	return nil
 }
 
 // newLogger builds the logger of the log settings, which Resolve checked;
@@ -116,7 +116,7 @@ func newLogger(s settings.Log) *slog.Logger {
 }
 
 func run(eff *settings.Effective, log *slog.Logger) error {
-	cfg, dataDir := eff.Storage, eff.Data
+	cfg := eff.Storage
 	s, err := schema.FromConfig(cfg)
 	if err != nil {
 		return err
@@ -131,16 +131,13 @@ func run(eff *settings.Effective, log *slog.Logger) error {
 	for _, name := range cfg.Ignored {
 		log.Info("configuration element is not used by Cassandra 0.6 and is ignored", "element", name, "file", cfg.Path)
 	}
-	if err := os.MkdirAll(dataDir, 0o755); err != nil {
-		return fmt.Errorf("data directory: %w", err)
-	}
-	store, err := ldbstore.Open(dataDir, s, storeOptions(eff, log))
+	store, where, err := openStore(eff, s, log)
 	if err != nil {
 		return err
 	}
 	defer func() {
 		if err := store.Close(); err != nil {
-			log.Error("closing the store", "dir", dataDir, "err", err)
+			log.Error("closing the store", "store", where, "err", err)
 		}
 	}()
 
@@ -198,7 +195,7 @@ func run(eff *settings.Effective, log *slog.Logger) error {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()
 	log.Info("thriftd is serving",
-		"listen", l.Addr().String(), "config", cfg.Path, "settings", eff.File, "data", dataDir,
+		"listen", l.Addr().String(), "config", cfg.Path, "settings", eff.File, "store", where,
 		"cluster", cfg.ClusterName, "partitioner", s.Partitioner.Name(),
 		"keyspaces", len(s.Keyspaces), "commit_log_sync", eff.Sync,
 		"authenticator", cfg.Authenticator)
@@ -223,6 +220,33 @@ func run(eff *settings.Effective, log *slog.Logger) error {
 	<-served
 	log.Info("thriftd stopped")
 	return nil
+}
+
+// store is what run needs of either backend.
+type store interface {
+	engine.Store
+	Token() partitioner.Token
+}
+
+// openStore opens the backend the settings select, and says where it
+// stores: the Cassandra cluster of -cassandra, else the LevelDB store in
+// the data directory.
+func openStore(eff *settings.Effective, s *schema.Schema, log *slog.Logger) (store, string, error) {
+	if c := eff.Cassandra; len(c.Hosts) > 0 {
+		st, err := openCassandra(c, eff.Storage, s, log)
+		if err != nil {
+			return nil, "", err
+		}
+		return st, "cassandra " + strings.Join(c.Hosts, ","), nil
+	}
+	if err := os.MkdirAll(eff.Data, 0o755); err != nil {
+		return nil, "", fmt.Errorf("data directory: %w", err)
+	}
+	st, err := ldbstore.Open(eff.Data, s, storeOptions(eff, log))
+	if err != nil {
+		return nil, "", err
+	}
+	return st, eff.Data, nil
 }
 
 func storeOptions(eff *settings.Effective, log *slog.Logger) ldbstore.Options {

@@ -3,7 +3,6 @@ package main
 import (
 	"net"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -56,29 +55,6 @@ func TestDefaultConfigurationListensOnLocalhost(t *testing.T) {
 		eff := resolve(t, "-config", filepath.Join("..", "..", file))
 		if filepath.Base(eff.Data) != "data" || eff.Listen != "localhost:9160" {
 			t.Errorf("%s: data %q, listen %q", file, eff.Data, eff.Listen)
-		}
-	}
-}
-
-func TestSettingsThisThriftdDoesNotServeAreRefused(t *testing.T) {
-	conf := fixture(t, "storage-conf-0.6-test.xml")
-	for _, tc := range []struct {
-		args []string
-		want string // "" when accepted
-	}{
-		{nil, ""},
-		{[]string{"-admin", "off"}, ""},
-		{[]string{"-pprof", "127.0.0.1:0"}, ""},
-		{[]string{"-cassandra", "127.0.0.1:9042"}, "-cassandra: cassandra.hosts: this thriftd serves the embedded LevelDB store only"},
-		{[]string{"-admin", "127.0.0.1:9999"}, ""},
-		{[]string{"-admin-token-file", "t"}, ""},
-	} {
-		err := served(resolve(t, append([]string{"-config", conf}, tc.args...)...))
-		switch {
-		case tc.want == "" && err != nil:
-			t.Errorf("%v: %v", tc.args, err)
-		case tc.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.want)):
-			t.Errorf("%v: got %v, want %q", tc.args, err, tc.want)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -29,6 +30,9 @@ type Node struct {
 	Data  string
 	extra []string
 	exact []string // the whole command line, for NewNodeArgs
+	// store is the store's flags: none on LevelDB, -cassandra and a
+	// prefix of the node's own on the Cassandra backend.
+	store []string
 
 	cmd *exec.Cmd
 	// Addr is where it listens, once started.
@@ -43,8 +47,19 @@ type Node struct {
 // NewNode prepares the thriftd binary bin on config (a path) with a fresh
 // data directory, on a free loopback port, logging JSON at debug level;
 // Start runs it. The test stops it when it ends.
+//
+// On the Cassandra backend (THRIFTD_TEST_BACKEND=cassandra) the node stores
+// its data in the test cluster for config's partitioner (see Cassandra)
+// under a CQL keyspace prefix of its own, which plays the part of the data
+// directory: a restart finds the data again, another node starts empty.
+// A test listed in test/cassandra/leveldb-only is skipped there, with the
+// reason the list gives.
 func NewNode(t testing.TB, bin, config string, extra ...string) *Node {
 	n := &Node{t: t, bin: bin, config: config, Data: filepath.Join(t.TempDir(), "data"), extra: extra}
+	if Backend() == CassandraBackend {
+		SkipLevelDBOnly(t)
+		n.store = cassandraFlags(t, config)
+	}
 	t.Cleanup(func() { n.Stop() })
 	return n
 }
@@ -60,14 +75,29 @@ func NewNodeArgs(t testing.TB, bin string, args ...string) *Node {
 	return n
 }
 
-// Args is the command line thriftd runs with, extra arguments last.
+// Args is the command line thriftd runs with, extra arguments last. When
+// thriftd stores in Cassandra (-cassandra), its keyspace prefix stands for
+// the data directory and every -data is left out: thriftd refuses both.
 func (n *Node) Args(extra ...string) []string {
 	if n.exact != nil {
 		return append(append([]string(nil), n.exact...), extra...)
 	}
 	a := []string{"-config", n.config, "-listen", "127.0.0.1:0", "-data", n.Data, "-log-format", "json", "-log-level", "debug", "-admin", "127.0.0.1:0"}
+	a = append(a, n.store...)
 	a = append(a, n.extra...)
-	return append(a, extra...)
+	a = append(a, extra...)
+	if !slices.Contains(a, "-cassandra") {
+		return a
+	}
+	out := a[:0:0]
+	for i := 0; i < len(a); i++ {
+		if a[i] == "-data" && i+1 < len(a) {
+			i++
+			continue
+		}
+		out = append(out, a[i])
+	}
+	return out
 }
 
 // Start runs thriftd and waits until it serves; it fails the test if the

@@ -51,7 +51,8 @@ func Thriftd(race bool) (path string, cleanup func(), err error) {
 }
 
 // Main runs a whole-process test package: it finds or builds thriftd (see
-// Thriftd), stores its path in *bin, runs the tests and exits.
+// Thriftd), stores its path in *bin, runs the tests, drops the Cassandra
+// keyspaces its nodes used (on the Cassandra backend) and exits.
 func Main(m *testing.M, race bool, bin *string) {
 	path, cleanup, err := Thriftd(race)
 	if err != nil {
@@ -61,5 +62,11 @@ func Main(m *testing.M, race bool, bin *string) {
 	*bin = path
 	code := m.Run()
 	cleanup()
+	if err := dropPrefixes(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		if code == 0 {
+			code = 1
+		}
+	}
 	os.Exit(code)
 }

@@ -5,7 +5,8 @@ import tempfile
 
 import pytest
 
-from support import DEFAULT_CONF, TEST_CONF, Launcher, thriftd_binary
+from support import (DEFAULT_CONF, TEST_CONF, Launcher, backend, drop_prefixes, leveldb_only,
+                     thriftd_binary)
 
 
 @pytest.fixture(scope='session')
@@ -16,7 +17,10 @@ def session_tmp():
 
 @pytest.fixture(scope='session')
 def binary(session_tmp):
-    return thriftd_binary(session_tmp)
+    yield thriftd_binary(session_tmp)
+    # On the Cassandra backend, the keyspaces of every prefix the session
+    # used (a no-op on LevelDB).
+    drop_prefixes()
 
 
 @pytest.fixture
@@ -48,3 +52,16 @@ def default_node(launcher):
 @pytest.fixture
 def default_client(launcher, default_node):
     return launcher.connect(default_node)
+
+
+def pytest_collection_modifyitems(config, items):
+    """On the Cassandra backend, skip the tests test/cassandra/leveldb-only
+    names, with its reason."""
+    if backend() != 'cassandra':
+        return
+    only = leveldb_only()
+    for item in items:
+        nodeid = item.nodeid.split('test/python/', 1)[-1].split('[', 1)[0]
+        if nodeid in only:
+            item.add_marker(pytest.mark.skip(
+                reason='LevelDB only (test/cassandra/leveldb-only): ' + only[nodeid]))

@@ -3,11 +3,22 @@ configurations, thriftd processes and raw Thrift clients.
 
 thriftd is $THRIFTD_BIN when set (test/run-all sets it), else built once
 per session from the repository.
+
+THRIFTD_TEST_BACKEND=cassandra runs every thriftd on a real Cassandra node
+of test/cassandra/cluster (the one for its configuration's partitioner)
+instead of LevelDB, as internal/testenv does for the Go tests: each data
+directory becomes a CQL keyspace prefix of its own, so a restart on the
+same data finds it again.
 """
 
+import atexit
+import hashlib
 import json
 import struct
 import os
+import re
+import secrets
+import shutil
 import signal
 import subprocess
 import sys
@@ -23,6 +34,7 @@ from thrift.protocol import TBinaryProtocol  # noqa: E402
 from thrift.transport import TSocket, TTransport  # noqa: E402
 
 from cassandra import Cassandra  # noqa: E402
+import xml.etree.ElementTree as ElementTree  # noqa: E402
 
 TEST_CONF = os.path.join(FIXTURES, 'storage-conf-0.6-test.xml')
 DEFAULT_CONF = os.path.join(FIXTURES, 'storage-conf-0.6-default.xml')
@@ -31,6 +43,151 @@ PASSWD = os.path.join(FIXTURES, 'passwd.properties')
 ACCESS = os.path.join(FIXTURES, 'access.properties')
 
 SIMPLE_AUTH = 'org.apache.cassandra.auth.SimpleAuthenticator'
+
+CLUSTER_SCRIPT = os.path.join(REPO, 'test', 'cassandra', 'cluster')
+LEVELDB_ONLY = os.path.join(REPO, 'test', 'cassandra', 'leveldb-only')
+
+
+def backend():
+    """The store thriftd runs on in this suite: 'leveldb' (default) or
+    'cassandra', from THRIFTD_TEST_BACKEND."""
+    b = os.environ.get('THRIFTD_TEST_BACKEND', '') or 'leveldb'
+    if b not in ('leveldb', 'cassandra'):
+        raise ValueError('THRIFTD_TEST_BACKEND=%r: want leveldb or cassandra' % b)
+    return b
+
+
+def leveldb_only():
+    """The python entries of test/cassandra/leveldb-only: pytest node id
+    (file::function) to the reason it does not run on Cassandra."""
+    out = {}
+    with open(LEVELDB_ONLY, encoding='utf-8') as f:
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith('#'):
+                continue
+            fields = line.split(None, 2)
+            if len(fields) == 3 and fields[0] == 'python':
+                out[fields[1]] = fields[2]
+    return out
+
+
+def cluster_for(partitioner):
+    """The test cluster whose partitioner gives a 0.6 partitioner's row
+    order (internal/testenv's clusterFor)."""
+    short = partitioner.rsplit('.', 1)[-1]
+    if short == 'RandomPartitioner':
+        return 'random'
+    if short in ('OrderPreservingPartitioner', 'CollatingOrderPreservingPartitioner',
+                 'ByteOrderedPartitioner'):
+        return 'byteordered'
+    if short == 'Murmur3Partitioner':
+        return 'murmur3'
+    raise ValueError('no test cluster for partitioner %r' % partitioner)
+
+
+_points = {}
+
+
+def cassandra_points(partitioner):
+    """Contact points of the running test cluster for partitioner, from
+    $THRIFTD_CASSANDRA_<NAME> when set, else from the cluster script's
+    start (which reuses a running node and locks against parallel
+    starts). Raises, never skips, when no node can be had."""
+    name = cluster_for(partitioner)
+    env = os.environ.get('THRIFTD_CASSANDRA_' + name.upper())
+    if env:
+        return env
+    if name not in _points:
+        done = subprocess.run([CLUSTER_SCRIPT, 'start', name], capture_output=True,
+                              text=True, timeout=900)
+        if done.returncode != 0:
+            raise AssertionError('cannot start the Cassandra test cluster %s:\n%s%s'
+                                 % (name, done.stdout, done.stderr))
+        _points[name] = done.stdout.strip().splitlines()[-1]
+    return _points[name]
+
+
+def partitioner_of(config):
+    text = fixture_text(config)
+    part = ElementTree.fromstring(text).findtext('Partitioner')
+    if not part:
+        raise AssertionError('%s has no Partitioner: no test cluster can be chosen for it' % config)
+    return part.strip()
+
+
+def cassandra_prefix():
+    """A CQL keyspace prefix no other test uses (testenv.CassandraPrefix)."""
+    return 't' + secrets.token_hex(5) + '_'
+
+
+# Prefixes finished tests left, by (contact points, configuration digest):
+# the next test on the same configuration reuses one, emptied, instead of
+# paying for its schema again (seconds on Cassandra), as testenv does.
+_free_prefixes = {}
+# The prefix standing for each data directory: (pool key, prefix).
+_data_prefixes = {}
+# Every prefix handed out, with its contact points, for drop_prefixes.
+_all_prefixes = []
+_helper = {}
+
+
+def cqlprefix(*args):
+    """Runs test/cassandra/cqlprefix (built once per process) with args."""
+    if 'bin' not in _helper:
+        d = tempfile.mkdtemp(prefix='thriftd-cqlprefix-')
+        atexit.register(shutil.rmtree, d, True)
+        out = os.path.join(d, 'cqlprefix')
+        subprocess.run(['go', 'build', '-o', out, './test/cassandra/cqlprefix'], cwd=REPO, check=True)
+        _helper['bin'] = out
+    done = subprocess.run([_helper['bin']] + list(args), capture_output=True, text=True, timeout=900)
+    if done.returncode != 0:
+        raise AssertionError('cqlprefix %s failed:\n%s%s' % (' '.join(args), done.stdout, done.stderr))
+
+
+def store_flags(config, data):
+    """thriftd's store flags for config on data: none on LevelDB; on
+    Cassandra, the cluster of config's partitioner and the prefix that
+    stands for the data directory (the same data, the same prefix)."""
+    if backend() != 'cassandra':
+        return []
+    points = cassandra_points(partitioner_of(config))
+    path = os.path.abspath(data)
+    if path not in _data_prefixes:
+        with open(config, 'rb') as f:
+            key = (points, hashlib.sha256(f.read()).hexdigest())
+        free = _free_prefixes.get(key)
+        if free:
+            prefix = free.pop()
+            cqlprefix('truncate', points, prefix)
+        else:
+            prefix = cassandra_prefix()
+            _all_prefixes.append((points, prefix))
+        _data_prefixes[path] = (key, prefix)
+    prefix = _data_prefixes[path][1]
+    assert re.match(r'^t[0-9a-f]{10}_$', prefix)
+    return ['-cassandra', points, '-cassandra-prefix', prefix]
+
+
+def release_prefix(data):
+    """Returns the prefix of a data directory to the pool, once every
+    thriftd on it has stopped."""
+    entry = _data_prefixes.pop(os.path.abspath(data), None)
+    if entry is not None:
+        key, prefix = entry
+        _free_prefixes.setdefault(key, []).append(prefix)
+
+
+def drop_prefixes():
+    """Drops the keyspaces of every prefix handed out, unless
+    THRIFTD_CASSANDRA_KEEP_KEYSPACES=1 (test/run-all deletes the nodes'
+    data when it ends)."""
+    if os.environ.get('THRIFTD_CASSANDRA_KEEP_KEYSPACES') == '1':
+        return
+    while _all_prefixes:
+        points, prefix = _all_prefixes.pop()
+        cqlprefix('drop', points, prefix)
+    _free_prefixes.clear()
 
 
 def fixture_text(path):
@@ -108,8 +265,12 @@ class Thriftd(object):
         return int(self.addr.rsplit(':', 1)[1])
 
     def start(self, timeout=30):
-        args = [self.binary, '-config', self.config, '-listen', '127.0.0.1:0',
-                '-data', self.data, '-log-format', 'json', '-admin', '127.0.0.1:0'] + self.extra
+        store = store_flags(self.config, self.data)
+        # On Cassandra the prefix stands for the data directory: thriftd
+        # refuses -data beside -cassandra.
+        data = [] if store else ['-data', self.data]
+        args = [self.binary, '-config', self.config, '-listen', '127.0.0.1:0'] + data + \
+            ['-log-format', 'json', '-admin', '127.0.0.1:0'] + store + self.extra
         os.makedirs(self.workdir, exist_ok=True)
         self.proc = subprocess.Popen(args, cwd=self.workdir, stdin=subprocess.DEVNULL,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -221,6 +382,8 @@ class Launcher(object):
                 pass
         for n in self.nodes:
             n.stop()
+        for n in self.nodes:
+            release_prefix(n.data)
 
 
 def i64(n):

@@ -1,14 +1,22 @@
-package ldbstore
+package storetest
 
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"sort"
 	"testing"
 
 	"github.com/thriftd/thriftd/engine"
 )
+
+// cell is one version of a column in the model.
+type cell struct {
+	ts      int64
+	deleted bool
+	value   []byte
+}
 
 // model is a deliberately naive in-memory statement of 0.6's semantics:
 // every version kept, tombstones as plain numbers, everything recomputed
@@ -26,7 +34,7 @@ type modelRow struct {
 func (m *model) row(cf, key string) *modelRow {
 	r := m.rows[cf+"/"+key]
 	if r == nil {
-		r = &modelRow{tomb: minTimestamp, cols: map[string]cell{}, scs: map[string]int64{}}
+		r = &modelRow{tomb: math.MinInt64, cols: map[string]cell{}, scs: map[string]int64{}}
 		m.rows[cf+"/"+key] = r
 	}
 	return r
@@ -167,8 +175,8 @@ func (m *model) get(cf, key string, super bool, q engine.Query) engine.Row {
 	return row
 }
 
-func TestStoreMatchesModel(t *testing.T) {
-	st := newStore(t)
+func testStoreMatchesModel(t *testing.T, h Harness) {
+	st := h.fresh(t)
 	m := &model{rows: map[string]*modelRow{}}
 	rng := rand.New(rand.NewPCG(1, 2))
 	pick := func(s ...string) string { return s[rng.IntN(len(s))] }
@@ -185,7 +193,7 @@ func TestStoreMatchesModel(t *testing.T) {
 		var mu engine.Mutation
 		super := rng.IntN(2) == 0
 		if super {
-			mu = engine.Mutation{ColumnFamily: "Super1", SuperColumn: []byte(pick(scs...)), Name: long(int64(rng.IntN(5))), Value: []byte(pick("x", "y", "z")), Timestamp: ts}
+			mu = engine.Mutation{ColumnFamily: "Super1", SuperColumn: []byte(pick(scs...)), Name: Long(int64(rng.IntN(5))), Value: []byte(pick("x", "y", "z")), Timestamp: ts}
 		} else {
 			mu = engine.Mutation{ColumnFamily: "Standard1", Name: []byte(pick(names...)), Value: []byte(pick("x", "y", "z")), Timestamp: ts}
 		}
@@ -197,7 +205,7 @@ func TestStoreMatchesModel(t *testing.T) {
 		case r < 5:
 			mu.Delete, mu.Value = true, nil
 		}
-		apply(t, st, engine.RowMutation{Key: key, Mutations: []engine.Mutation{mu}})
+		Apply(t, st, engine.RowMutation{Key: key, Mutations: []engine.Mutation{mu}})
 		m.apply(key, mu)
 
 		// Compare a random query after every write.
@@ -208,7 +216,7 @@ func TestStoreMatchesModel(t *testing.T) {
 			if rng.IntN(2) == 0 {
 				q.SuperColumn = []byte(pick(scs...))
 				if rng.IntN(2) == 0 {
-					q.Start = long(int64(rng.IntN(5)))
+					q.Start = Long(int64(rng.IntN(5)))
 				}
 			} else if rng.IntN(2) == 0 {
 				q.Start = []byte(pick(scs...))
@@ -219,13 +227,77 @@ func TestStoreMatchesModel(t *testing.T) {
 				q.Start, q.Finish = q.Finish, q.Start
 			}
 		}
-		got, err := st.Get(ctx, ks, key, q)
+		got, err := st.Get(ctx, Keyspace, key, q)
 		if err != nil {
 			t.Fatal(err)
 		}
 		want := m.get(q.ColumnFamily, key, super, q)
-		if g, w := render(got), render(want); g != w {
+		if g, w := Render(got), Render(want); g != w {
 			t.Fatalf("op %d: %s %+v\nstore %q\nmodel %q", i, key, fmt.Sprintf("%+v", q), g, w)
+		}
+	}
+}
+
+// Rows written with many mutations at once, across super columns and with
+// deletions among them, must come out as the model's, as single mutations
+// do (the LevelDB store reads the stored versions of such rows in one walk;
+// the Cassandra store sends them as one batch).
+func testManyMutationsMatchModel(t *testing.T, h Harness) {
+	st := h.fresh(t)
+	m := &model{rows: map[string]*modelRow{}}
+	rng := rand.New(rand.NewPCG(5, 6))
+	pick := func(s ...string) string { return s[rng.IntN(len(s))] }
+	keys := []string{"k1", "k2", "k3"}
+	scs := []string{"s1", "s2", "s3"}
+	var names []string
+	for i := range 40 {
+		names = append(names, fmt.Sprintf("n%02d", i))
+	}
+	batches := 300
+	if testing.Short() {
+		batches = 60
+	}
+	for b := 0; b < batches; b++ {
+		key := pick(keys...)
+		cf := pick("Standard1", "Super1")
+		rowDeleted := false
+		var muts []engine.Mutation
+		for range 16 + rng.IntN(30) {
+			ts := int64(rng.IntN(8))
+			mu := engine.Mutation{ColumnFamily: cf, Name: []byte(pick(names...)), Value: []byte(pick("x", "y", "z")), Timestamp: ts}
+			if cf == "Super1" {
+				mu.SuperColumn = []byte(pick(scs...))
+				mu.Name = Long(int64(rng.IntN(40)))
+			}
+			switch r := rng.IntN(40); {
+			case r == 0 && !rowDeleted:
+				// One row deletion per mutation: of several, the store
+				// keeps the last and the model the latest.
+				rowDeleted = true
+				mu = engine.Mutation{ColumnFamily: cf, Timestamp: ts, Delete: true}
+			case r == 1 && cf == "Super1":
+				mu = engine.Mutation{ColumnFamily: cf, SuperColumn: mu.SuperColumn, Timestamp: ts, Delete: true}
+			case r < 8:
+				mu.Delete, mu.Value = true, nil
+			}
+			muts = append(muts, mu)
+		}
+		Apply(t, st, engine.RowMutation{Key: key, Mutations: muts})
+		for _, mu := range muts {
+			m.apply(key, mu)
+		}
+		for _, k := range keys {
+			for _, c := range []string{"Standard1", "Super1"} {
+				q := engine.Query{ColumnFamily: c, Predicate: engine.Predicate{Count: -1}}
+				got, err := st.Get(ctx, Keyspace, k, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := m.get(c, k, c == "Super1", q)
+				if g, w := Render(got), Render(want); g != w {
+					t.Fatalf("batch %d: %s %s\nstore %q\nmodel %q", b, c, k, g, w)
+				}
+			}
 		}
 	}
 }

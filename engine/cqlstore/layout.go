@@ -1,0 +1,215 @@
+package cqlstore
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/big"
+	"regexp"
+	"strings"
+
+	"github.com/thriftd/thriftd/engine/comparator"
+	"github.com/thriftd/thriftd/engine/partitioner"
+	"github.com/thriftd/thriftd/schema"
+)
+
+// Layout. Each 0.6 column family is one table of the CQL keyspace
+// Prefix+keyspace:
+//
+//	Standard: key blob, column1 blob, value blob, ghost blob static,
+//	          PRIMARY KEY (key, column1)
+//	Super:    key blob, super_column blob, column1 blob, value blob,
+//	          ghost blob static, PRIMARY KEY (key, super_column, column1)
+//
+// column1 and super_column hold the name itself for the comparators that
+// order as unsigned bytes (BytesType, AsciiType, UTF8Type), and the
+// comparator's order-preserving encoding (engine/comparator) for LongType,
+// LexicalUUIDType and TimeUUIDType, so CQL's unsigned blob order is the
+// 0.6 comparator's order for every comparator. (The escaped encodings of
+// the byte-ordered types would also keep the order, but add bytes that a
+// name of nearly 64 KiB cannot spare: Cassandra's limit on a clustering
+// value is 65,535 bytes, as 0.6's on a name.) A cell's write time is the 0.6
+// timestamp (USING TIMESTAMP).
+//
+// key is the row key's bytes on a Random or Murmur3 cluster, whose tokens
+// are 0.6's, and on a ByteOrdered cluster for the OrderPreserving and
+// ByteOrdered partitioners, whose token order is the keys' byte order; for
+// CollatingOrderPreservingPartitioner it is the partitioner's RowKey
+// (collation token then key), so the cluster's byte order of key blobs is
+// the 0.6 token order.
+//
+// ghost is the range ghost marker: every deletion writes it with a TTL of
+// GCGraceSeconds, so a row holding only tombstones still appears in range
+// reads (as it did in 0.6) until GCGraceSeconds have passed. It is never
+// read as data.
+//
+// Each keyspace also holds thriftd_schema (schema.go), which records the
+// partitioner and each column family's type and comparators.
+
+// family is a column family as the store keeps it.
+type family struct {
+	def    *schema.ColumnFamily
+	table  string // "ks"."cf", quoted
+	system bool   // 0.6's system keyspace: no table, always empty
+}
+
+// schemaTable is the name of thriftd's own table in each keyspace.
+const schemaTable = "thriftd_schema"
+
+// maxNameLen is Cassandra's limit on keyspace and table names.
+const maxNameLen = 48
+
+var cqlName = regexp.MustCompile(`^[A-Za-z0-9_]+$`)
+
+// quote returns name as a quoted CQL identifier.
+func quote(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }
+
+// keyspaceName is the CQL keyspace of a 0.6 keyspace.
+func keyspaceName(prefix, ks string) string { return prefix + ks }
+
+// checkNames refuses keyspace and column family names Cassandra cannot
+// hold, before anything is created.
+func checkNames(s *schema.Schema, prefix string) error {
+	if prefix != "" && !cqlName.MatchString(prefix) {
+		return fmt.Errorf("-cassandra-prefix %q may hold only letters, digits and underscores, as CQL keyspace names do", prefix)
+	}
+	var bad []string
+	for _, name := range s.KeyspaceNames() {
+		ks := s.Keyspaces[name]
+		if ks.System {
+			continue
+		}
+		cql := keyspaceName(prefix, name)
+		switch {
+		case !cqlName.MatchString(name):
+			bad = append(bad, fmt.Sprintf("keyspace %q: CQL keyspace names hold only letters, digits and underscores", name))
+		case len(cql) > maxNameLen:
+			bad = append(bad, fmt.Sprintf("keyspace %s: its CQL name %s (prefix %q) is %d characters, over Cassandra's limit of %d; use a shorter -cassandra-prefix", name, cql, prefix, len(cql), maxNameLen))
+		}
+		for cf := range ks.ColumnFamilies {
+			switch {
+			case !cqlName.MatchString(cf):
+				bad = append(bad, fmt.Sprintf("column family %s.%s: CQL table names hold only letters, digits and underscores", name, cf))
+			case len(cf) > maxNameLen:
+				bad = append(bad, fmt.Sprintf("column family %s.%s: its name is %d characters, over Cassandra's limit of %d", name, cf, len(cf), maxNameLen))
+			case strings.EqualFold(cf, schemaTable):
+				bad = append(bad, fmt.Sprintf("column family %s.%s: the name is thriftd's own table in each keyspace", name, cf))
+			}
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("the schema cannot be stored in Cassandra: %s", strings.Join(bad, "; "))
+	}
+	return nil
+}
+
+// The cluster partitioners thriftd can use, as system.local names them.
+const (
+	murmur3Cluster     = "org.apache.cassandra.dht.Murmur3Partitioner"
+	randomCluster      = "org.apache.cassandra.dht.RandomPartitioner"
+	byteOrderedCluster = "org.apache.cassandra.dht.ByteOrderedPartitioner"
+)
+
+// clusterPartitionerFor names the cluster partitioner that keeps rows in
+// the order p promises.
+func clusterPartitionerFor(p partitioner.Partitioner) (string, error) {
+	switch p.(type) {
+	case partitioner.RandomPartitioner:
+		return randomCluster, nil
+	case partitioner.Murmur3Partitioner:
+		return murmur3Cluster, nil
+	case partitioner.OrderPreservingPartitioner, partitioner.ByteOrderedPartitioner, *partitioner.CollatingOrderPreservingPartitioner:
+		return byteOrderedCluster, nil
+	}
+	return "", fmt.Errorf("the Cassandra backend has no cluster partitioner for %s", p.Name())
+}
+
+// byteOrdered reports whether c orders names as unsigned bytes, so that
+// a name is stored as it is.
+func byteOrdered(c comparator.Comparator) bool {
+	switch c.(type) {
+	case comparator.BytesType, comparator.AsciiType, comparator.UTF8Type:
+		return true
+	}
+	return false
+}
+
+// encodeName is the stored form of a column or super column name.
+func encodeName(c comparator.Comparator, name []byte) []byte {
+	if byteOrdered(c) {
+		return name
+	}
+	return c.Encode(nil, name)
+}
+
+// decodeName reads a stored name back.
+func decodeName(c comparator.Comparator, blob []byte) ([]byte, error) {
+	if byteOrdered(c) {
+		return append(make([]byte, 0, len(blob)), blob...), nil
+	}
+	name, rest, err := c.Decode(blob)
+	if err != nil {
+		return nil, err
+	}
+	if len(rest) != 0 {
+		return nil, fmt.Errorf("%w: %d bytes after the name", comparator.ErrMalformed, len(rest))
+	}
+	return append(make([]byte, 0, len(name)), name...), nil
+}
+
+// keyBlob is the stored key of a row.
+func (st *Store) keyBlob(key string) []byte {
+	if st.ordered && !st.rawKeyOrder() {
+		return st.part.RowKey(nil, key)
+	}
+	return []byte(key)
+}
+
+// rawKeyOrder reports whether the partitioner's token order is the
+// unsigned byte order of the keys themselves (OrderPreserving and
+// ByteOrdered: the token is the escaped key), so that a ByteOrdered
+// cluster keeps keys as they are and 0.6's longest keys fit.
+func (st *Store) rawKeyOrder() bool {
+	switch st.part.(type) {
+	case partitioner.OrderPreservingPartitioner, partitioner.ByteOrderedPartitioner:
+		return true
+	}
+	return false
+}
+
+// decodeKey reads a stored key back into the row key and its 0.6 token.
+func (st *Store) decodeKey(blob []byte) (string, partitioner.Token, error) {
+	if st.ordered && !st.rawKeyOrder() {
+		key, tok, rest, err := st.part.DecodeRowKey(blob)
+		if err != nil {
+			return "", nil, err
+		}
+		if len(rest) != 0 {
+			return "", nil, fmt.Errorf("%w: %d bytes after the key", partitioner.ErrMalformed, len(rest))
+		}
+		return key, tok, nil
+	}
+	return string(blob), st.part.Token(string(blob)), nil
+}
+
+// tokenValue is a non-minimum 0.6 token as the cluster's token()
+// function returns it, to bind in "token(key) >= ?".
+func (st *Store) tokenValue(t partitioner.Token) any {
+	switch st.part.(type) {
+	case partitioner.RandomPartitioner:
+		return new(big.Int).SetBytes(t)
+	case partitioner.Murmur3Partitioner:
+		// 0.6-style tokens of Murmur3 are the int64 with its sign bit flipped.
+		var b [8]byte
+		copy(b[:], t)
+		return int64(binary.BigEndian.Uint64(b[:]) ^ (1 << 63))
+	}
+	if st.rawKeyOrder() {
+		// The token is the escaped key (its own RowKey): bind the key.
+		if key, _, _, err := st.part.DecodeRowKey(t); err == nil {
+			return []byte(key)
+		}
+	}
+	// Collating: a key blob starts with its token, and token encodings
+	// are self-delimiting, so blob >= t exactly when the key's token >= t.
+	return []byte(t)
+}

@@ -1,0 +1,118 @@
+package cqlstore
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/thriftd/thriftd/engine"
+	"github.com/thriftd/thriftd/engine/partitioner"
+)
+
+// Range implements engine.Store: it pages through the table's partitions
+// in the cluster's token order (SELECT DISTINCT key ... WHERE token(key)
+// >= ?), which is the 0.6 token order, keeping those inside b, then reads
+// each row's predicate concurrently. A partition that holds only the
+// ghost marker is a range ghost: it is returned with nothing in it.
+func (st *Store) Range(ctx context.Context, keyspace string, b engine.Bounds, q engine.Query, maxRows int) ([]engine.Row, error) {
+	if err := st.enter(); err != nil {
+		return nil, err
+	}
+	defer st.leave()
+	f, err := st.family(keyspace, q.ColumnFamily)
+	if err != nil {
+		return nil, err
+	}
+	if f.system || maxRows <= 0 {
+		return nil, nil
+	}
+	var keys []string
+	walkCtx, cancel := st.bound(ctx)
+	defer cancel()
+	err = st.walkKeys(walkCtx, f, b, func(key string, _ partitioner.Token) bool {
+		keys = append(keys, key)
+		return len(keys) < maxRows
+	})
+	if err != nil {
+		return nil, err
+	}
+	return st.readRows(ctx, f, keys, q)
+}
+
+// walkKeys calls visit with every row key of f whose 0.6 token lies in b,
+// in token order, until visit returns false.
+func (st *Store) walkKeys(ctx context.Context, f *family, b engine.Bounds, visit func(string, partitioner.Token) bool) error {
+	stmt, args := `SELECT DISTINCT key FROM `+f.table, []any(nil)
+	if len(b.Start) > 0 {
+		// The minimum token needs no bound (and ByteOrdered's, the empty
+		// blob, binds as null, which Cassandra refuses).
+		stmt += ` WHERE token(key) >= ?`
+		args = append(args, st.tokenValue(b.Start))
+	}
+	iter := st.session.Query(stmt, args...).
+		WithContext(ctx).Consistency(readConsistency(engine.Consistency(ctx))).PageSize(pageSize).Idempotent(true).Iter()
+	var blob []byte
+	for iter.Scan(&blob) {
+		key, tok, err := st.decodeKey(blob)
+		if err != nil {
+			iter.Close()
+			return fmt.Errorf("%s: stored row key: %w", f.table, err)
+		}
+		if len(b.End) > 0 && bytes.Compare(tok, b.End) > 0 {
+			break
+		}
+		if !b.StartInclusive && bytes.Equal(tok, b.Start) {
+			continue
+		}
+		if !visit(key, tok) {
+			break
+		}
+		blob = nil
+	}
+	return clusterError(ctx, "scan "+f.table, iter.Close())
+}
+
+// Splits implements engine.Store by walking the row tokens of every
+// column family in b, as the LevelDB store does: exact, and as costly as
+// reading every key in b once. It is bounded by ctx and, per page, by the
+// session's timeout, not by Cluster.Timeout, since a scan of many keys may
+// rightly take longer than one request.
+func (st *Store) Splits(ctx context.Context, b engine.Bounds, keysPerSplit int) ([]partitioner.Token, error) {
+	if err := st.enter(); err != nil {
+		return nil, err
+	}
+	defer st.leave()
+	if keysPerSplit <= 0 {
+		keysPerSplit = 1
+	}
+	seen := map[string]bool{}
+	var tokens []partitioner.Token
+	for _, f := range st.cfs {
+		if f.system {
+			continue
+		}
+		err := st.walkKeys(ctx, f, b, func(_ string, tok partitioner.Token) bool {
+			if !seen[string(tok)] {
+				seen[string(tok)] = true
+				tokens = append(tokens, append(partitioner.Token(nil), tok...))
+			}
+			return ctx.Err() == nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	sort.Slice(tokens, func(i, j int) bool { return bytes.Compare(tokens[i], tokens[j]) < 0 })
+	var out []partitioner.Token
+	for i := keysPerSplit; i < len(tokens); i += keysPerSplit {
+		if len(b.End) > 0 && bytes.Equal(tokens[i-1], b.End) {
+			break
+		}
+		out = append(out, tokens[i-1])
+	}
+	return out, nil
+}

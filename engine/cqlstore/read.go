@@ -1,0 +1,316 @@
+package cqlstore
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/thriftd/thriftd/engine"
+	"github.com/thriftd/thriftd/engine/comparator"
+)
+
+// pageSize is how many CQL rows a scan fetches per round trip.
+const pageSize = 1000
+
+// Get implements engine.Store.
+func (st *Store) Get(ctx context.Context, keyspace, key string, q engine.Query) (engine.Row, error) {
+	if err := st.enter(); err != nil {
+		return engine.Row{}, err
+	}
+	defer st.leave()
+	f, err := st.family(keyspace, q.ColumnFamily)
+	if err != nil {
+		return engine.Row{}, err
+	}
+	return st.readRow(ctx, f, key, q)
+}
+
+// GetMany implements engine.Store with one read per key, up to
+// Options.Concurrency at once. Unlike the LevelDB store, the rows are not
+// read from one snapshot: Cassandra has none (docs/cassandra.md).
+func (st *Store) GetMany(ctx context.Context, keyspace string, keys []string, q engine.Query) ([]engine.Row, error) {
+	if err := st.enter(); err != nil {
+		return nil, err
+	}
+	defer st.leave()
+	f, err := st.family(keyspace, q.ColumnFamily)
+	if err != nil {
+		return nil, err
+	}
+	return st.readRows(ctx, f, keys, q)
+}
+
+// readRows reads q from every key concurrently; out[i] is keys[i]'s row.
+func (st *Store) readRows(ctx context.Context, f *family, keys []string, q engine.Query) ([]engine.Row, error) {
+	out := make([]engine.Row, len(keys))
+	err := st.each(ctx, len(keys), func(ctx context.Context, i int) error {
+		r, err := st.readRow(ctx, f, keys[i], q)
+		out[i] = r
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// each runs fn(0..n-1) with at most Options.Concurrency at once, and
+// returns the first error, after every started call has returned; the
+// first error cancels the context the others run under.
+func (st *Store) each(ctx context.Context, n int, fn func(context.Context, int) error) error {
+	if n == 1 {
+		return fn(ctx, 0)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg    sync.WaitGroup
+		once  sync.Once
+		first error
+	)
+	sem := make(chan struct{}, st.opts.Concurrency)
+	for i := 0; i < n; i++ {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			if err := fn(ctx, i); err != nil {
+				once.Do(func() { first = err; cancel() })
+			}
+		}()
+	}
+	wg.Wait()
+	if first != nil {
+		return first
+	}
+	// The caller's context ended before every call started.
+	return context.Cause(ctx)
+}
+
+// Count implements engine.Store.
+func (st *Store) Count(ctx context.Context, keyspace, key, cf string, superColumn []byte) (int, error) {
+	if err := st.enter(); err != nil {
+		return 0, err
+	}
+	defer st.leave()
+	f, err := st.family(keyspace, cf)
+	if err != nil {
+		return 0, err
+	}
+	if f.system {
+		return 0, nil
+	}
+	ctx, cancel := st.bound(ctx)
+	defer cancel()
+	cl := readConsistency(engine.Consistency(ctx))
+	kb := st.keyBlob(key)
+	if f.def.Super && superColumn == nil {
+		// Super columns with a live subcolumn: one per run of rows.
+		iter := st.session.Query(`SELECT super_column FROM `+f.table+` WHERE key = ?`, kb).
+			WithContext(ctx).Consistency(cl).PageSize(pageSize).Idempotent(true).Iter()
+		n := 0
+		var sc, last []byte
+		for iter.Scan(&sc) {
+			if len(sc) > 0 && !bytes.Equal(sc, last) {
+				n++
+				last = append(last[:0], sc...)
+			}
+		}
+		return n, clusterError(ctx, "count super columns of "+f.table, iter.Close())
+	}
+	stmt := `SELECT count(column1) FROM ` + f.table + ` WHERE key = ?`
+	args := []any{kb}
+	if superColumn != nil {
+		stmt += ` AND super_column = ?`
+		args = append(args, encodeName(f.def.Comparator, superColumn))
+	}
+	var n int64
+	err = st.session.Query(stmt, args...).WithContext(ctx).Consistency(cl).Idempotent(true).Scan(&n)
+	return int(n), clusterError(ctx, "count columns of "+f.table, err)
+}
+
+// readRow reads what q selects of one row.
+func (st *Store) readRow(ctx context.Context, f *family, key string, q engine.Query) (engine.Row, error) {
+	row := engine.Row{Key: key}
+	if f.system || (q.Names == nil && q.Count == 0) || (q.Names != nil && len(q.Names) == 0) {
+		return row, nil
+	}
+	ctx, cancel := st.bound(ctx)
+	defer cancel()
+	var err error
+	if f.def.Super && q.SuperColumn == nil {
+		row.SuperColumns, err = st.readSupers(ctx, f, key, q.Predicate)
+	} else {
+		row.Columns, err = st.readColumns(ctx, f, key, q)
+	}
+	return row, err
+}
+
+// uniqueEncoded returns the encodings of names in ascending order, once each.
+func uniqueEncoded(c comparator.Comparator, names [][]byte) [][]byte {
+	out := make([][]byte, 0, len(names))
+	for _, n := range names {
+		out = append(out, encodeName(c, n))
+	}
+	sort.Slice(out, func(i, j int) bool { return bytes.Compare(out[i], out[j]) < 0 })
+	uniq := out[:0]
+	for i, e := range out {
+		if i == 0 || !bytes.Equal(e, uniq[len(uniq)-1]) {
+			uniq = append(uniq, e)
+		}
+	}
+	return uniq
+}
+
+// where builds the restriction of a clustering column col, encoded by c,
+// for a predicate: the IN list of Names, or the bounds of a run.
+func where(col string, c comparator.Comparator, p engine.Predicate) (string, []any) {
+	if p.Names != nil {
+		return ` AND ` + col + ` IN ?`, []any{uniqueEncoded(c, p.Names)}
+	}
+	var sb strings.Builder
+	var args []any
+	lo, hi := p.Start, p.Finish
+	if p.Reversed {
+		lo, hi = p.Finish, p.Start
+	}
+	if len(lo) > 0 {
+		sb.WriteString(` AND ` + col + ` >= ?`)
+		args = append(args, encodeName(c, lo))
+	}
+	if len(hi) > 0 {
+		sb.WriteString(` AND ` + col + ` <= ?`)
+		args = append(args, encodeName(c, hi))
+	}
+	return sb.String(), args
+}
+
+// readColumns reads the columns of a Standard row, or the subcolumns of
+// one super column.
+func (st *Store) readColumns(ctx context.Context, f *family, key string, q engine.Query) ([]engine.Column, error) {
+	c := f.def.Comparator
+	stmt := `SELECT column1, value, writetime(value) FROM ` + f.table + ` WHERE key = ?`
+	args := []any{st.keyBlob(key)}
+	if q.SuperColumn != nil {
+		stmt += ` AND super_column = ?`
+		args = append(args, encodeName(f.def.Comparator, q.SuperColumn))
+		c = f.def.SubComparator
+	}
+	w, wargs := where("column1", c, q.Predicate)
+	stmt += w
+	args = append(args, wargs...)
+	if q.Names == nil && q.Reversed {
+		if f.def.Super {
+			stmt += ` ORDER BY super_column DESC, column1 DESC`
+		} else {
+			stmt += ` ORDER BY column1 DESC`
+		}
+	}
+	if q.Names == nil && q.Count > 0 {
+		stmt += fmt.Sprintf(` LIMIT %d`, min(q.Count, math.MaxInt32))
+	}
+	iter := st.session.Query(stmt, args...).WithContext(ctx).
+		Consistency(readConsistency(engine.Consistency(ctx))).PageSize(pageSize).Idempotent(true).Iter()
+	var (
+		out   []engine.Column
+		enc   []byte
+		value []byte
+		ts    int64
+	)
+	for iter.Scan(&enc, &value, &ts) {
+		if len(enc) == 0 {
+			continue // a partition with only the ghost marker
+		}
+		name, err := decodeName(c, enc)
+		if err != nil {
+			iter.Close()
+			return nil, fmt.Errorf("%s: stored column name: %w", f.table, err)
+		}
+		out = append(out, engine.Column{Name: name, Value: nonNil(value), Timestamp: ts})
+		enc, value = nil, nil
+	}
+	return out, clusterError(ctx, "read "+f.table, iter.Close())
+}
+
+// readSupers reads whole super columns, each with all its live
+// subcolumns, at most p.Count of them (Names: every one named).
+func (st *Store) readSupers(ctx context.Context, f *family, key string, p engine.Predicate) ([]engine.SuperColumn, error) {
+	stmt := `SELECT super_column, column1, value, writetime(value) FROM ` + f.table + ` WHERE key = ?`
+	args := []any{st.keyBlob(key)}
+	w, wargs := where("super_column", f.def.Comparator, p)
+	stmt += w
+	args = append(args, wargs...)
+	if p.Names == nil && p.Reversed {
+		stmt += ` ORDER BY super_column DESC, column1 DESC`
+	}
+	iter := st.session.Query(stmt, args...).WithContext(ctx).
+		Consistency(readConsistency(engine.Consistency(ctx))).PageSize(pageSize).Idempotent(true).Iter()
+	var (
+		out              []engine.SuperColumn
+		scEnc, last, enc []byte
+		value            []byte
+		ts               int64
+	)
+	limit := p.Count
+	if p.Names != nil || limit < 0 {
+		limit = math.MaxInt
+	}
+	finish := func() {
+		if n := len(out); n > 0 && p.Reversed {
+			cols := out[n-1].Columns
+			for i, j := 0, len(cols)-1; i < j; i, j = i+1, j-1 {
+				cols[i], cols[j] = cols[j], cols[i]
+			}
+		}
+	}
+	full := false
+	for iter.Scan(&scEnc, &enc, &value, &ts) {
+		if len(scEnc) == 0 {
+			continue
+		}
+		if !bytes.Equal(scEnc, last) {
+			finish()
+			if len(out) == limit {
+				full = true
+				break
+			}
+			name, err := decodeName(f.def.Comparator, scEnc)
+			if err != nil {
+				iter.Close()
+				return nil, fmt.Errorf("%s: stored super column name: %w", f.table, err)
+			}
+			out = append(out, engine.SuperColumn{Name: name})
+			last = append(last[:0], scEnc...)
+		}
+		name, err := decodeName(f.def.SubComparator, enc)
+		if err != nil {
+			iter.Close()
+			return nil, fmt.Errorf("%s: stored subcolumn name: %w", f.table, err)
+		}
+		sc := &out[len(out)-1]
+		sc.Columns = append(sc.Columns, engine.Column{Name: name, Value: nonNil(value), Timestamp: ts})
+		scEnc, enc, value = nil, nil, nil
+	}
+	if !full {
+		finish()
+	}
+	return out, clusterError(ctx, "read "+f.table, iter.Close())
+}
+
+func nonNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}

@@ -1,0 +1,279 @@
+// Package cqlstore is the engine.Store on an Apache Cassandra 5 cluster,
+// spoken to in CQL through github.com/apache/cassandra-gocql-driver/v2.
+// See layout.go for the tables, schema.go for how they are created and
+// checked, and docs/cassandra.md for every way it differs from the
+// LevelDB store and from 0.6.
+package cqlstore
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+
+	"github.com/thriftd/thriftd/engine"
+	"github.com/thriftd/thriftd/engine/partitioner"
+	"github.com/thriftd/thriftd/schema"
+)
+
+// Cluster is how to reach a Cassandra cluster. The zero value of each
+// optional field means its default.
+type Cluster struct {
+	// Hosts are the contact points, HOST:PORT (or HOST, port 9042).
+	Hosts []string
+	// Username and Password log in with PasswordAuthenticator when
+	// Username is set.
+	Username, Password string
+	// TLSCA is a PEM file of the certificates that sign the nodes'; when
+	// set (or TLSCert is), connections use TLS.
+	TLSCA string
+	// TLSCert and TLSKey are a PEM client certificate and its key, for
+	// nodes that require client authentication.
+	TLSCert, TLSKey string
+	// TLSServerName is the name the nodes' certificates must carry; when
+	// empty, the certificate chain is checked but not the host name (the
+	// contact points are often addresses the certificates do not name).
+	TLSServerName string
+	// LocalDC is the local data center: requests go to its nodes first,
+	// and DC-aware placement strategies replicate there.
+	LocalDC string
+	// Timeout bounds each request to the cluster and connecting. Default 10s.
+	Timeout time.Duration
+}
+
+// schemaTimeout bounds one schema statement.
+const schemaTimeout = 2 * time.Minute
+
+func (c Cluster) timeout() time.Duration {
+	if c.Timeout <= 0 {
+		return 10 * time.Second
+	}
+	return c.Timeout
+}
+
+// Connect opens a session on the cluster. The error names the contact
+// points when none answers.
+func (c Cluster) Connect() (*gocql.Session, error) {
+	if len(c.Hosts) == 0 {
+		return nil, fmt.Errorf("no Cassandra contact points given")
+	}
+	cc := gocql.NewCluster(c.Hosts...)
+	// The driver's timeout is per connection, and schema changes (a
+	// keyspace drop flushes and snapshots) take far longer than data
+	// requests: the session allows schemaTimeout, and the store bounds
+	// each data request by Timeout through its context (Store.bound).
+	cc.Timeout = max(c.timeout(), schemaTimeout)
+	cc.ConnectTimeout = c.timeout()
+	cc.WriteTimeout = c.timeout()
+	cc.Consistency = gocql.One
+	cc.NumConns = 2
+	// Cassandra 4 and 5 speak protocol 5; naming it skips the negotiation.
+	cc.ProtoVersion = 5
+	cc.Logger = slogLogger{}
+	// Protocol 4 and up carry the client-side timestamps thriftd sets
+	// with USING TIMESTAMP unchanged; auto-negotiation picks 5 on 5.0.
+	if c.LocalDC != "" {
+		cc.PoolConfig.HostSelectionPolicy = gocql.TokenAwareHostPolicy(gocql.DCAwareRoundRobinPolicy(c.LocalDC))
+	} else {
+		cc.PoolConfig.HostSelectionPolicy = gocql.TokenAwareHostPolicy(gocql.RoundRobinHostPolicy())
+	}
+	if c.Username != "" {
+		cc.Authenticator = gocql.PasswordAuthenticator{Username: c.Username, Password: c.Password}
+	}
+	if c.TLSCA != "" || c.TLSCert != "" {
+		cfg, err := c.tlsConfig()
+		if err != nil {
+			return nil, err
+		}
+		cc.SslOpts = &gocql.SslOptions{Config: cfg, EnableHostVerification: c.TLSServerName != ""}
+	}
+	s, err := cc.CreateSession()
+	if err != nil {
+		return nil, fmt.Errorf("cannot reach the Cassandra cluster at %s: %w", strings.Join(c.Hosts, ","), err)
+	}
+	return s, nil
+}
+
+func (c Cluster) tlsConfig() (*tls.Config, error) {
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: c.TLSServerName}
+	if c.TLSCA != "" {
+		pem, err := os.ReadFile(c.TLSCA)
+		if err != nil {
+			return nil, fmt.Errorf("TLS CA file: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("TLS CA file %s holds no PEM certificate", c.TLSCA)
+		}
+		cfg.RootCAs = pool
+	}
+	if c.TLSCert != "" || c.TLSKey != "" {
+		cert, err := tls.LoadX509KeyPair(c.TLSCert, c.TLSKey)
+		if err != nil {
+			return nil, fmt.Errorf("TLS client certificate: %w", err)
+		}
+		cfg.Certificates = []tls.Certificate{cert}
+	}
+	if c.TLSServerName == "" {
+		// Verify the chain against RootCAs, but not the host name.
+		cfg.InsecureSkipVerify = true
+		cfg.VerifyConnection = func(cs tls.ConnectionState) error {
+			if len(cs.PeerCertificates) == 0 {
+				return fmt.Errorf("the node sent no certificate")
+			}
+			opts := x509.VerifyOptions{Roots: cfg.RootCAs, Intermediates: x509.NewCertPool()}
+			for _, ic := range cs.PeerCertificates[1:] {
+				opts.Intermediates.AddCert(ic)
+			}
+			_, err := cs.PeerCertificates[0].Verify(opts)
+			return err
+		}
+	}
+	return cfg, nil
+}
+
+// slogLogger drops the driver's own log lines; the store logs what
+// matters through its Logger, with context.
+type slogLogger struct{}
+
+func (slogLogger) Error(string, ...gocql.LogField)   {}
+func (slogLogger) Warning(string, ...gocql.LogField) {}
+func (slogLogger) Info(string, ...gocql.LogField)    {}
+func (slogLogger) Debug(string, ...gocql.LogField)   {}
+
+// Options configures a Store.
+type Options struct {
+	Cluster Cluster
+	// Prefix starts every CQL keyspace name thriftd creates.
+	Prefix string
+	// GCGraceSeconds is each table's gc_grace_seconds, and how long a
+	// deleted row stays a range ghost (storage-conf.xml's GCGraceSeconds).
+	GCGraceSeconds int
+	// Logger receives schema changes and refusals. Default: discard.
+	Logger *slog.Logger
+	// Concurrency bounds the requests one call sends at once (GetMany,
+	// Apply of several rows, Range). Default 16.
+	Concurrency int
+}
+
+// Store is an engine.Store on a Cassandra cluster.
+type Store struct {
+	session *gocql.Session
+	opts    Options
+	part    partitioner.Partitioner
+	ordered bool // the cluster is ByteOrdered: key blobs are RowKeys
+	cfs     map[cfName]*family
+	token   partitioner.Token
+
+	mu     sync.RWMutex
+	closed bool
+}
+
+type cfName struct{ keyspace, name string }
+
+var _ engine.Store = (*Store)(nil)
+
+// Open connects to the cluster, checks that its partitioner can keep the
+// row order s.Partitioner promises, creates the keyspaces and tables s
+// declares when missing and refuses a schema that drifted from what the
+// keyspaces record. ctx bounds the whole start-up.
+func Open(ctx context.Context, s *schema.Schema, o Options) (*Store, error) {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Concurrency <= 0 {
+		o.Concurrency = 16
+	}
+	if _, err := clusterPartitionerFor(s.Partitioner); err != nil {
+		return nil, err
+	}
+	if err := checkNames(s, o.Prefix); err != nil {
+		return nil, err
+	}
+	session, err := o.Cluster.Connect()
+	if err != nil {
+		return nil, err
+	}
+	st := &Store{session: session, opts: o, part: s.Partitioner, cfs: map[cfName]*family{}}
+	if err := st.open(ctx, s); err != nil {
+		session.Close()
+		return nil, err
+	}
+	return st, nil
+}
+
+func (st *Store) open(ctx context.Context, s *schema.Schema) error {
+	local, err := readLocal(ctx, st.session)
+	if err != nil {
+		return err
+	}
+	want, _ := clusterPartitionerFor(s.Partitioner)
+	if local.partitioner != want {
+		return fmt.Errorf("the Cassandra cluster at %s uses %s, which cannot keep rows in the order storage-conf.xml's Partitioner %s promises (that needs %s); use a cluster with %s or change the Partitioner",
+			strings.Join(st.opts.Cluster.Hosts, ","), local.partitioner, s.Partitioner.Name(), want, want)
+	}
+	st.ordered = want == byteOrderedCluster
+	st.token = st.nodeToken(local.tokens)
+	if st.opts.Cluster.LocalDC == "" {
+		st.opts.Cluster.LocalDC = local.dataCenter
+	}
+	return st.ensureSchema(ctx, s)
+}
+
+// Token is a ring token for describe_ring: the contacted node's first
+// token where the cluster's tokens are 0.6 tokens (Random, Murmur3), else
+// a random token.
+func (st *Store) Token() partitioner.Token { return st.token }
+
+func (st *Store) nodeToken(tokens []string) partitioner.Token {
+	if !st.ordered && len(tokens) > 0 {
+		if t, err := st.part.ParseToken(tokens[0]); err == nil && len(t) > 0 {
+			return t
+		}
+	}
+	return st.part.RandomToken()
+}
+
+// bound limits one data request to the cluster to Cluster.Timeout.
+func (st *Store) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeoutCause(ctx, st.opts.Cluster.timeout(), errRequestTimeout)
+}
+
+// enter marks a call in flight; it fails once the store is closed.
+func (st *Store) enter() error {
+	st.mu.RLock()
+	if st.closed {
+		st.mu.RUnlock()
+		return engine.ErrClosed
+	}
+	return nil
+}
+
+func (st *Store) leave() { st.mu.RUnlock() }
+
+// Close waits for calls in flight and closes the session.
+func (st *Store) Close() error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.closed {
+		return nil
+	}
+	st.closed = true
+	st.session.Close()
+	return nil
+}
+
+func (st *Store) family(keyspace, cf string) (*family, error) {
+	f := st.cfs[cfName{keyspace, cf}]
+	if f == nil {
+		return nil, fmt.Errorf("cqlstore: unknown column family %s.%s", keyspace, cf)
+	}
+	return f, nil
+}

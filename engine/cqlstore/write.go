@@ -1,0 +1,157 @@
+package cqlstore
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+
+	"github.com/thriftd/thriftd/engine"
+)
+
+// maxTTL is Cassandra's largest TTL (20 years).
+const maxTTL = 630720000
+
+// Apply implements engine.Store. Each RowMutation is one CQL batch: an
+// unlogged batch when it touches one column family (one partition of one
+// table, which Cassandra applies atomically and in isolation), a logged
+// batch when it touches several (several tables: the batch log makes it
+// all-or-nothing in the end, but a reader may see one table's part before
+// another's). Rows are applied concurrently and independently: unlike the
+// LevelDB store, a failed call may have applied some rows and not others,
+// as in 0.6. Every column family is checked before anything is written.
+func (st *Store) Apply(ctx context.Context, keyspace string, rows []engine.RowMutation) error {
+	if err := st.enter(); err != nil {
+		return err
+	}
+	defer st.leave()
+	for _, r := range rows {
+		for _, m := range r.Mutations {
+			f, err := st.family(keyspace, m.ColumnFamily)
+			if err != nil {
+				return err
+			}
+			if f.system {
+				return fmt.Errorf("cqlstore: column family %s.%s is read-only", keyspace, m.ColumnFamily)
+			}
+		}
+	}
+	cl := writeConsistency(engine.Consistency(ctx))
+	return st.each(ctx, len(rows), func(ctx context.Context, i int) error {
+		return st.applyRow(ctx, keyspace, rows[i], cl)
+	})
+}
+
+// statement is one CQL statement of a batch.
+type statement struct {
+	cql  string
+	args []any
+}
+
+func (st *Store) applyRow(ctx context.Context, keyspace string, r engine.RowMutation, cl gocql.Consistency) error {
+	var order []string
+	byCF := map[string][]engine.Mutation{}
+	for _, m := range r.Mutations {
+		if _, ok := byCF[m.ColumnFamily]; !ok {
+			order = append(order, m.ColumnFamily)
+		}
+		byCF[m.ColumnFamily] = append(byCF[m.ColumnFamily], m)
+	}
+	var stmts []statement
+	for _, cf := range order {
+		f, _ := st.family(keyspace, cf)
+		stmts = st.familyStatements(stmts, f, st.keyBlob(r.Key), byCF[cf])
+	}
+	if len(stmts) == 0 {
+		return nil
+	}
+	ctx, cancel := st.bound(ctx)
+	defer cancel()
+	switch len(stmts) {
+	case 1:
+		err := st.session.Query(stmts[0].cql, stmts[0].args...).WithContext(ctx).Consistency(cl).Idempotent(true).Exec()
+		return clusterError(ctx, "write", err)
+	}
+	typ := gocql.UnloggedBatch
+	if len(order) > 1 {
+		typ = gocql.LoggedBatch
+	}
+	b := st.session.Batch(typ).WithContext(ctx).Consistency(cl)
+	for _, s := range stmts {
+		b.Query(s.cql, s.args...)
+	}
+	return clusterError(ctx, "write", b.Exec())
+}
+
+// familyStatements appends the statements of one column family's
+// mutations of a row. 0.6's reconciliation is Cassandra's own: the
+// higher timestamp wins, a tombstone wins a tie, and between live values
+// the greater value; a deletion shadows writes at or before it.
+func (st *Store) familyStatements(out []statement, f *family, key []byte, muts []engine.Mutation) []statement {
+	t := f.table
+	// Of several row deletions only the last counts (0.6 set, rather
+	// than merged, a mutation's row tombstone).
+	rowDel := -1
+	for i, m := range muts {
+		if m.Delete && m.SuperColumn == nil && m.Name == nil {
+			rowDel = i
+		}
+	}
+	deleted := false
+	var latest int64 = math.MinInt64
+	for i, m := range muts {
+		if m.Delete {
+			if m.SuperColumn == nil && m.Name == nil && i != rowDel {
+				continue
+			}
+			deleted = true
+			latest = max(latest, m.Timestamp)
+		}
+		// Long.MIN_VALUE is refused by Cassandra, and a write or deletion
+		// at it is invisible in 0.6 anyway: nothing is shadowed by it,
+		// and it is shadowed by "not deleted".
+		if m.Timestamp == math.MinInt64 {
+			continue
+		}
+		var sc, name []byte
+		if m.SuperColumn != nil {
+			sc = encodeName(f.def.Comparator, m.SuperColumn)
+		}
+		if m.Name != nil {
+			c := f.def.Comparator
+			if m.SuperColumn != nil {
+				c = f.def.SubComparator
+			}
+			name = encodeName(c, m.Name)
+		}
+		switch {
+		case !m.Delete && sc == nil:
+			out = append(out, statement{`INSERT INTO ` + t + ` (key, column1, value) VALUES (?, ?, ?) USING TIMESTAMP ?`,
+				[]any{key, name, nonNil(m.Value), m.Timestamp}})
+		case !m.Delete:
+			out = append(out, statement{`INSERT INTO ` + t + ` (key, super_column, column1, value) VALUES (?, ?, ?, ?) USING TIMESTAMP ?`,
+				[]any{key, sc, name, nonNil(m.Value), m.Timestamp}})
+		case sc == nil && name == nil:
+			out = append(out, statement{`DELETE FROM ` + t + ` USING TIMESTAMP ? WHERE key = ?`, []any{m.Timestamp, key}})
+		case name == nil:
+			out = append(out, statement{`DELETE FROM ` + t + ` USING TIMESTAMP ? WHERE key = ? AND super_column = ?`, []any{m.Timestamp, key, sc}})
+		case sc == nil:
+			out = append(out, statement{`DELETE FROM ` + t + ` USING TIMESTAMP ? WHERE key = ? AND column1 = ?`, []any{m.Timestamp, key, name}})
+		default:
+			out = append(out, statement{`DELETE FROM ` + t + ` USING TIMESTAMP ? WHERE key = ? AND super_column = ? AND column1 = ?`, []any{m.Timestamp, key, sc, name}})
+		}
+	}
+	if deleted && st.opts.GCGraceSeconds > 0 {
+		// The range ghost marker, just after the latest deletion so that
+		// a row deletion does not shadow it, expiring when 0.6 would
+		// purge the tombstone.
+		ts := latest
+		if ts < math.MaxInt64 {
+			ts++
+		}
+		out = append(out, statement{`UPDATE ` + t + ` USING TTL ? AND TIMESTAMP ? SET ghost = ? WHERE key = ?`,
+			[]any{min(st.opts.GCGraceSeconds, maxTTL), ts, []byte{}, key}})
+	}
+	return out
+}

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The Cassandra backend: the Go end-to-end tests (test/e2e) and the Python
+# interop suite again, with THRIFTD_TEST_BACKEND=cassandra, on real
+# Cassandra 5.0.9 nodes (test/cassandra/cluster: murmur3, random,
+# byteordered) and the CQL benchmark in its short mode; then the
+# multi-node tests (test/cluster) on the three-node
+# ring3, after stopping the single nodes to leave the machine memory for
+# three more JVMs. Nodes already running are reused; their contact points
+# come from THRIFTD_CASSANDRA_<NAME> when test/run-all exported them.
+# The nodes are left running: test/run-all stops them when it exits, else
+# run test/cassandra/cluster stop-all.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+cluster=test/cassandra/cluster
+t0=$SECONDS
+for name in murmur3 random byteordered; do
+	var=THRIFTD_CASSANDRA_${name^^}
+	[ -n "${!var:-}" ] || export "$var=$($cluster start "$name")"
+done
+echo "cassandra.sh: single nodes ready after $((SECONDS - t0)) s"
+
+t=$SECONDS
+THRIFTD_TEST_BACKEND=cassandra go test -race -count=1 ./test/e2e
+echo "cassandra.sh: test/e2e on Cassandra took $((SECONDS - t)) s"
+
+t=$SECONDS
+THRIFTD_TEST_BACKEND=cassandra bash test/suites/python.sh
+echo "cassandra.sh: the Python suite on Cassandra took $((SECONDS - t)) s"
+
+# The CQL benchmark in its short mode: seconds that prove it works end to
+# end; its figures are not checked.
+t=$SECONDS
+bin=$(mktemp -d)
+trap 'rm -rf "$bin"' EXIT
+go build -o "$bin/" ./cmd/thriftd ./cmd/thriftd-stress ./cmd/thriftd-bench
+"$bin/thriftd-bench" -thriftd "$bin/thriftd" -stress "$bin/thriftd-stress" -config storage-conf.xml \
+	-cassandra "$THRIFTD_CASSANDRA_RANDOM" -short -conns 32 >"$bin/bench.md"
+cat "$bin/bench.md"
+grep -qF '| get_range_slices (100 rows × 10 columns) | 32 |' "$bin/bench.md" ||
+	{ echo "cassandra.sh: the CQL benchmark did not report get_range_slices" >&2; exit 1; }
+echo "cassandra.sh: the short CQL benchmark took $((SECONDS - t)) s"
+
+t=$SECONDS
+$cluster stop murmur3 &
+$cluster stop random &
+$cluster stop byteordered &
+wait
+unset THRIFTD_CASSANDRA_MURMUR3 THRIFTD_CASSANDRA_RANDOM THRIFTD_CASSANDRA_BYTEORDERED
+export THRIFTD_CASSANDRA_RING3=${THRIFTD_CASSANDRA_RING3:-$($cluster start ring3)}
+echo "cassandra.sh: ring3 ready after $((SECONDS - t)) s"
+t=$SECONDS
+# -v prints the figures of the kill test (acked, failed, timed out, lost).
+go test -race -count=1 -v -timeout 20m ./test/cluster
+echo "cassandra.sh: test/cluster took $((SECONDS - t)) s; whole suite $((SECONDS - t0)) s"
+$cluster stop ring3
