@@ -39,7 +39,7 @@ func TestCassandraFlagsRefuseWhatCannotWork(t *testing.T) {
 		{[]string{"-cassandra-dc", "dc1"}, "-cassandra-dc: is set, but cassandra.hosts is empty"},
 		{[]string{"-cassandra-drop"}, "-cassandra-drop needs -cassandra"},
 		{[]string{"-cassandra", "127.0.0.1:9042", "-cassandra-drop"}, "-cassandra-drop needs -cassandra-prefix (it drops only the keyspaces of one prefix)"},
-		{[]string{"-cassandra", "127.0.0.1:9042", "-cassandra-tls-cert", "c.pem"}, "-cassandra-tls-cert: must be set too"},
+		{[]string{"-cassandra", "127.0.0.1:9042", "-cassandra-tls-cert", "c.pem"}, "cassandra.tls_key: must be set too"},
 	} {
 		_, _, err := backendCheck(append([]string{"-config", conf}, tc.args...)...)
 		switch {

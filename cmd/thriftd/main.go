@@ -137,7 +137,7 @@ func run(eff *settings.Effective, log *slog.Logger) error {
 	}
 	defer func() {
 		if err := store.Close(); err != nil {
-			log.Error("closing the store", "store", where, "err", err)
+			log.Error("closing the store", where, "err", err)
 		}
 	}()
 
@@ -195,7 +195,7 @@ func run(eff *settings.Effective, log *slog.Logger) error {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()
 	log.Info("thriftd is serving",
-		"listen", l.Addr().String(), "config", cfg.Path, "settings", eff.File, "store", where,
+		"listen", l.Addr().String(), "config", cfg.Path, "settings", eff.File, where,
 		"cluster", cfg.ClusterName, "partitioner", s.Partitioner.Name(),
 		"keyspaces", len(s.Keyspaces), "commit_log_sync", eff.Sync,
 		"authenticator", cfg.Authenticator)
@@ -229,24 +229,24 @@ type store interface {
 }
 
 // openStore opens the backend the settings select, and says where it
-// stores: the Cassandra cluster of -cassandra, else the LevelDB store in
-// the data directory.
-func openStore(eff *settings.Effective, s *schema.Schema, log *slog.Logger) (store, string, error) {
+// stores, for the logs: the Cassandra cluster of -cassandra
+// (cassandra=HOSTS), else the LevelDB store (data=DIR).
+func openStore(eff *settings.Effective, s *schema.Schema, log *slog.Logger) (store, slog.Attr, error) {
 	if c := eff.Cassandra; len(c.Hosts) > 0 {
 		st, err := openCassandra(c, eff.Storage, s, log)
 		if err != nil {
-			return nil, "", err
+			return nil, slog.Attr{}, err
 		}
-		return st, "cassandra " + strings.Join(c.Hosts, ","), nil
+		return st, slog.String("cassandra", strings.Join(c.Hosts, ",")), nil
 	}
 	if err := os.MkdirAll(eff.Data, 0o755); err != nil {
-		return nil, "", fmt.Errorf("data directory: %w", err)
+		return nil, slog.Attr{}, fmt.Errorf("data directory: %w", err)
 	}
 	st, err := ldbstore.Open(eff.Data, s, storeOptions(eff, log))
 	if err != nil {
-		return nil, "", err
+		return nil, slog.Attr{}, err
 	}
-	return st, eff.Data, nil
+	return st, slog.String("data", eff.Data), nil
 }
 
 func storeOptions(eff *settings.Effective, log *slog.Logger) ldbstore.Options {
