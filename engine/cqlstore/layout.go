@@ -31,10 +31,12 @@ import (
 // timestamp (USING TIMESTAMP).
 //
 // key is the row key's bytes on a Random or Murmur3 cluster, whose tokens
-// are 0.6's, and on a ByteOrdered cluster for the OrderPreserving and
-// ByteOrdered partitioners, whose token order is the keys' byte order; for
+// are 0.6's, and on a ByteOrdered cluster for ByteOrderedPartitioner, whose
+// token order is the keys' byte order; for OrderPreservingPartitioner it is
+// the key's bytes mapped into Java's String order
+// (partitioner.JavaOrderBytes, as long as the key); for
 // CollatingOrderPreservingPartitioner it is the partitioner's RowKey
-// (collation token then key), so the cluster's byte order of key blobs is
+// (collation token then key). So the cluster's byte order of key blobs is
 // the 0.6 token order.
 //
 // ghost is the range ghost marker: every deletion writes it with a TTL of
@@ -161,13 +163,23 @@ func (st *Store) keyBlob(key string) []byte {
 	if st.ordered && !st.rawKeyOrder() {
 		return st.part.RowKey(nil, key)
 	}
+	if st.javaOrder() {
+		return partitioner.JavaOrderBytes(key)
+	}
 	return []byte(key)
 }
 
-// rawKeyOrder reports whether the partitioner's token order is the
-// unsigned byte order of the keys themselves (OrderPreserving and
-// ByteOrdered: the token is the escaped key), so that a ByteOrdered
-// cluster keeps keys as they are and 0.6's longest keys fit.
+// javaOrder reports whether key blobs are partitioner.JavaOrderBytes
+// (OrderPreservingPartitioner, which orders keys as Java's Strings).
+func (st *Store) javaOrder() bool {
+	_, ok := st.part.(partitioner.OrderPreservingPartitioner)
+	return ok
+}
+
+// rawKeyOrder reports whether the partitioner's token is the escaped key
+// (OrderPreserving, in Java's order, and ByteOrdered), so that a ByteOrdered
+// cluster keeps keys at their own length (keyBlob) and 0.6's longest keys
+// fit.
 func (st *Store) rawKeyOrder() bool {
 	switch st.part.(type) {
 	case partitioner.OrderPreservingPartitioner, partitioner.ByteOrderedPartitioner:
@@ -188,7 +200,11 @@ func (st *Store) decodeKey(blob []byte) (string, partitioner.Token, error) {
 		}
 		return key, tok, nil
 	}
-	return string(blob), st.part.Token(string(blob)), nil
+	key := string(blob)
+	if st.javaOrder() {
+		key = partitioner.KeyOfJavaOrderBytes(blob)
+	}
+	return key, st.part.Token(key), nil
 }
 
 // tokenValue is a non-minimum 0.6 token as the cluster's token()
@@ -206,7 +222,7 @@ func (st *Store) tokenValue(t partitioner.Token) any {
 	if st.rawKeyOrder() {
 		// The token is the escaped key (its own RowKey): bind the key.
 		if key, _, _, err := st.part.DecodeRowKey(t); err == nil {
-			return []byte(key)
+			return st.keyBlob(key)
 		}
 	}
 	// Collating: a key blob starts with its token, and token encodings

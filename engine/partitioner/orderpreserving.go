@@ -210,6 +210,22 @@ func appendJavaOrder[T string | []byte](dst []byte, key T) []byte {
 	return appendEscaped(dst, m)
 }
 
+// JavaOrderBytes returns key's bytes mapped so that their unsigned byte
+// order is Java's String order (UTF-16 code units), the order of
+// OrderPreservingPartitioner's tokens, without the token's escaping: the
+// result is as long as key. A store that orders keys by their bytes (a
+// ByteOrdered Cassandra cluster) stores these for OrderPreservingPartitioner.
+func JavaOrderBytes(key string) []byte {
+	b := []byte(key)
+	for i, c := range b {
+		b[i] = javaOrder(c)
+	}
+	return b
+}
+
+// KeyOfJavaOrderBytes inverts JavaOrderBytes.
+func KeyOfJavaOrderBytes(b []byte) string { return string(fromJavaOrder(bytes.Clone(b))) }
+
 // javaOrderToken is OrderPreservingPartitioner's token of key.
 func javaOrderToken(key string) Token {
 	if len(key) == 0 {
