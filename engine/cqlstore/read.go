@@ -225,7 +225,9 @@ func (st *Store) readColumns(ctx context.Context, f *family, key string, q engin
 		}
 	}
 	if q.Names == nil && q.Count > 0 {
-		stmt += fmt.Sprintf(` LIMIT %d`, min(q.Count, math.MaxInt32))
+		// A bound LIMIT keeps one prepared statement for every count.
+		stmt += ` LIMIT ?`
+		args = append(args, min(q.Count, math.MaxInt32))
 	}
 	iter := st.readQuery(ctx, stmt, args...).PageSize(pageSize).Iter()
 	var (
