@@ -80,17 +80,18 @@ func clusterError(ctx context.Context, what string, err error) error {
 func notApplied(err error) bool {
 	var (
 		unavailable   *gocql.RequestErrUnavailable
-		overloaded    *gocql.RequestErrOverloaded
 		bootstrapping *gocql.RequestErrBootstrapping
 		op            *net.OpError
 	)
-	return errors.As(err, &unavailable) || errors.As(err, &overloaded) || errors.As(err, &bootstrapping) ||
+	return errors.As(err, &unavailable) || errors.As(err, &bootstrapping) ||
 		errors.Is(err, gocql.ErrNoConnections) || errors.Is(err, gocql.ErrNoStreams) ||
 		errors.Is(err, syscall.ECONNREFUSED) || (errors.As(err, &op) && op.Op == "dial")
 }
 
 // inDoubt reports whether err leaves the outcome unknown: the
-// coordinator timed out or a replica failed while applying, or the
+// coordinator timed out or a replica failed while applying, the
+// coordinator was overloaded (Cassandra also says so once a write was
+// sent to some replicas and too many hints are in flight), or the
 // connection was lost, reset or silent after the request may have been
 // sent (the driver cannot tell whether a node killed mid-request had
 // applied it).
@@ -102,12 +103,13 @@ func inDoubt(err error) bool {
 		readFailure  *gocql.RequestErrReadFailure
 		cdcFailure   *gocql.RequestErrCDCWriteFailure
 		casUnknown   *gocql.RequestErrCASWriteUnknown
+		overloaded   *gocql.RequestErrOverloaded
 		netErr       net.Error
 	)
 	switch {
 	case errors.As(err, &writeTimeout), errors.As(err, &readTimeout),
 		errors.As(err, &writeFailure), errors.As(err, &readFailure),
-		errors.As(err, &cdcFailure), errors.As(err, &casUnknown):
+		errors.As(err, &cdcFailure), errors.As(err, &casUnknown), errors.As(err, &overloaded):
 		return true
 	case errors.Is(err, gocql.ErrTimeoutNoResponse), errors.Is(err, gocql.ErrConnectionClosed),
 		errors.Is(err, gocql.ErrTooManyTimeouts), err.Error() == errHeartbeatFailed:

@@ -34,7 +34,6 @@ func TestClusterErrorMapping(t *testing.T) {
 		want string
 	}{
 		{"replicas unavailable", &gocql.RequestErrUnavailable{}, unavailable},
-		{"coordinator overloaded", &gocql.RequestErrOverloaded{}, unavailable},
 		{"coordinator bootstrapping", &gocql.RequestErrBootstrapping{}, unavailable},
 		{"no connection to any node", gocql.ErrNoConnections, unavailable},
 		{"no stream free on the connection", gocql.ErrNoStreams, unavailable},
@@ -47,6 +46,7 @@ func TestClusterErrorMapping(t *testing.T) {
 		{"read failure", &gocql.RequestErrReadFailure{}, timedOut},
 		{"CDC write failure", &gocql.RequestErrCDCWriteFailure{}, timedOut},
 		{"CAS write unknown", &gocql.RequestErrCASWriteUnknown{}, timedOut},
+		{"coordinator overloaded", &gocql.RequestErrOverloaded{}, timedOut},
 		{"no response within the driver timeout", gocql.ErrTimeoutNoResponse, timedOut},
 		{"connection closed waiting for the response", gocql.ErrConnectionClosed, timedOut},
 		{"too many timeouts on the connection", gocql.ErrTooManyTimeouts, timedOut},
