@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"syscall"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
@@ -41,28 +44,113 @@ func writeConsistency(l engine.ConsistencyLevel) gocql.Consistency {
 // errRequestTimeout is the cause of a context that Store.bound ended.
 var errRequestTimeout = errors.New("cassandra request timeout")
 
-// clusterError turns a driver error into the store's: unavailable
-// replicas wrap engine.ErrUnavailable, timeouts engine.ErrTimedOut, and
-// anything else keeps the cluster's message. what says what was being
-// done.
+// errHeartbeatFailed is the message the driver gives every request in
+// flight on a connection whose node stopped answering its heartbeats; it
+// is not a value the driver exports, so it is matched by its text.
+const errHeartbeatFailed = "gocql: heartbeat failed"
+
+// clusterError turns a driver error into the store's, as 0.6 reported
+// the same outcome: what is known not to have been applied wraps
+// engine.ErrUnavailable (0.6's UnavailableException), what may or may not
+// have been applied wraps engine.ErrTimedOut (0.6's TimedOutException:
+// "the outcome is in doubt"), and anything else keeps the cluster's
+// message. A context the caller ended is returned as it is. what says
+// what was being done.
 func clusterError(ctx context.Context, what string, err error) error {
 	if err == nil {
 		return nil
 	}
-	var (
-		unavailable  *gocql.RequestErrUnavailable
-		writeTimeout *gocql.RequestErrWriteTimeout
-		readTimeout  *gocql.RequestErrReadTimeout
-	)
 	switch {
 	case errors.Is(err, context.DeadlineExceeded) && errors.Is(context.Cause(ctx), errRequestTimeout):
 		return fmt.Errorf("cassandra: %s: no answer within the request timeout: %w", what, engine.ErrTimedOut)
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return err
-	case errors.As(err, &unavailable), errors.Is(err, gocql.ErrNoConnections):
+	case notApplied(err):
 		return fmt.Errorf("cassandra: %s: %v: %w", what, err, engine.ErrUnavailable)
-	case errors.As(err, &writeTimeout), errors.As(err, &readTimeout), errors.Is(err, gocql.ErrTimeoutNoResponse):
+	case inDoubt(err):
 		return fmt.Errorf("cassandra: %s: %v: %w", what, err, engine.ErrTimedOut)
 	}
 	return fmt.Errorf("cassandra: %s: %w", what, err)
+}
+
+// notApplied reports whether err says that the request was refused
+// before any replica applied it: too few live replicas, no connection to
+// any node, a coordinator that is overloaded or still starting, or a
+// node that refused the connection.
+func notApplied(err error) bool {
+	var (
+		unavailable   *gocql.RequestErrUnavailable
+		bootstrapping *gocql.RequestErrBootstrapping
+		op            *net.OpError
+	)
+	return errors.As(err, &unavailable) || errors.As(err, &bootstrapping) ||
+		errors.Is(err, gocql.ErrNoConnections) || errors.Is(err, gocql.ErrNoStreams) ||
+		errors.Is(err, syscall.ECONNREFUSED) || (errors.As(err, &op) && op.Op == "dial")
+}
+
+// inDoubt reports whether err leaves the outcome unknown: the
+// coordinator timed out or a replica failed while applying, the
+// coordinator was overloaded (Cassandra also says so once a write was
+// sent to some replicas and too many hints are in flight), or the
+// connection was lost, reset or silent after the request may have been
+// sent (the driver cannot tell whether a node killed mid-request had
+// applied it).
+func inDoubt(err error) bool {
+	var (
+		writeTimeout *gocql.RequestErrWriteTimeout
+		readTimeout  *gocql.RequestErrReadTimeout
+		writeFailure *gocql.RequestErrWriteFailure
+		readFailure  *gocql.RequestErrReadFailure
+		cdcFailure   *gocql.RequestErrCDCWriteFailure
+		casUnknown   *gocql.RequestErrCASWriteUnknown
+		overloaded   *gocql.RequestErrOverloaded
+		netErr       net.Error
+	)
+	switch {
+	case errors.As(err, &writeTimeout), errors.As(err, &readTimeout),
+		errors.As(err, &writeFailure), errors.As(err, &readFailure),
+		errors.As(err, &cdcFailure), errors.As(err, &casUnknown), errors.As(err, &overloaded):
+		return true
+	case errors.Is(err, gocql.ErrTimeoutNoResponse), errors.Is(err, gocql.ErrConnectionClosed),
+		errors.Is(err, gocql.ErrTooManyTimeouts), err.Error() == errHeartbeatFailed:
+		return true
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, net.ErrClosed),
+		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE), errors.Is(err, syscall.ECONNABORTED),
+		errors.Is(err, syscall.ETIMEDOUT):
+		return true
+	}
+	// Any other socket error (a read or write deadline passed).
+	return errors.As(err, &netErr)
+}
+
+// readRetry is the retry policy of reads: a read whose connection was
+// lost, or whose coordinator was overloaded or starting, is sent once
+// more, to the next node the host policy offers (a read changes nothing,
+// so sending it twice is harmless). Timeouts and unavailable replicas
+// reported by a coordinator are not retried: the coordinator already
+// waited for the replicas the consistency level needs. Writes are never
+// retried: their failures reach the client as 0.6 reported them.
+type readRetry struct{}
+
+// readRetries is how many times a read is sent again.
+const readRetries = 1
+
+func (readRetry) Attempt(q gocql.RetryableQuery) bool { return q.Attempts() <= readRetries }
+
+func (readRetry) GetRetryType(err error) gocql.RetryType {
+	var (
+		overloaded    *gocql.RequestErrOverloaded
+		bootstrapping *gocql.RequestErrBootstrapping
+		answered      gocql.RequestError
+	)
+	switch {
+	case errors.As(err, &overloaded), errors.As(err, &bootstrapping):
+		return gocql.RetryNextHost
+	case errors.As(err, &answered):
+		// The coordinator answered: its answer is the outcome.
+		return gocql.Rethrow
+	case notApplied(err), inDoubt(err):
+		return gocql.RetryNextHost
+	}
+	return gocql.Rethrow
 }

@@ -52,6 +52,32 @@ type family struct {
 	def    *schema.ColumnFamily
 	table  string // "ks"."cf", quoted
 	system bool   // 0.6's system keyspace: no table, always empty
+	cql    writeCQL
+}
+
+// newFamily is def's family, stored in table.
+func newFamily(def *schema.ColumnFamily, table string, system bool) *family {
+	return &family{def: def, table: table, system: system, cql: newWriteCQL(table)}
+}
+
+// writeCQL is the text of a table's write statements, built once rather
+// than per call.
+type writeCQL struct {
+	insert, insertSub                               string
+	deleteRow, deleteSuper, deleteColumn, deleteSub string
+	ghost                                           string
+}
+
+func newWriteCQL(t string) writeCQL {
+	return writeCQL{
+		insert:       `INSERT INTO ` + t + ` (key, column1, value) VALUES (?, ?, ?) USING TIMESTAMP ?`,
+		insertSub:    `INSERT INTO ` + t + ` (key, super_column, column1, value) VALUES (?, ?, ?, ?) USING TIMESTAMP ?`,
+		deleteRow:    `DELETE FROM ` + t + ` USING TIMESTAMP ? WHERE key = ?`,
+		deleteSuper:  `DELETE FROM ` + t + ` USING TIMESTAMP ? WHERE key = ? AND super_column = ?`,
+		deleteColumn: `DELETE FROM ` + t + ` USING TIMESTAMP ? WHERE key = ? AND column1 = ?`,
+		deleteSub:    `DELETE FROM ` + t + ` USING TIMESTAMP ? WHERE key = ? AND super_column = ? AND column1 = ?`,
+		ghost:        `UPDATE ` + t + ` USING TTL ? AND TIMESTAMP ? SET ghost = ? WHERE key = ?`,
+	}
 }
 
 // schemaTable is the name of thriftd's own table in each keyspace.

@@ -50,8 +50,7 @@ func (st *Store) walkKeys(ctx context.Context, f *family, b engine.Bounds, visit
 		stmt += ` WHERE token(key) >= ?`
 		args = append(args, st.tokenValue(b.Start))
 	}
-	iter := st.session.Query(stmt, args...).
-		WithContext(ctx).Consistency(readConsistency(engine.Consistency(ctx))).PageSize(pageSize).Idempotent(true).Iter()
+	iter := st.readQuery(ctx, stmt, args...).PageSize(pageSize).Iter()
 	var blob []byte
 	for iter.Scan(&blob) {
 		key, tok, err := st.decodeKey(blob)

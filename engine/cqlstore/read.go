@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+
 	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/engine/comparator"
 )
@@ -113,12 +115,10 @@ func (st *Store) Count(ctx context.Context, keyspace, key, cf string, superColum
 	}
 	ctx, cancel := st.bound(ctx)
 	defer cancel()
-	cl := readConsistency(engine.Consistency(ctx))
 	kb := st.keyBlob(key)
 	if f.def.Super && superColumn == nil {
 		// Super columns with a live subcolumn: one per run of rows.
-		iter := st.session.Query(`SELECT super_column FROM `+f.table+` WHERE key = ?`, kb).
-			WithContext(ctx).Consistency(cl).PageSize(pageSize).Idempotent(true).Iter()
+		iter := st.readQuery(ctx, `SELECT super_column FROM `+f.table+` WHERE key = ?`, kb).PageSize(pageSize).Iter()
 		n := 0
 		var sc, last []byte
 		for iter.Scan(&sc) {
@@ -136,8 +136,15 @@ func (st *Store) Count(ctx context.Context, keyspace, key, cf string, superColum
 		args = append(args, encodeName(f.def.Comparator, superColumn))
 	}
 	var n int64
-	err = st.session.Query(stmt, args...).WithContext(ctx).Consistency(cl).Idempotent(true).Scan(&n)
+	err = st.readQuery(ctx, stmt, args...).Scan(&n)
 	return int(n), clusterError(ctx, "count columns of "+f.table, err)
+}
+
+// readQuery is a read of the cluster at the call's consistency level,
+// under ctx, retried by readRetry.
+func (st *Store) readQuery(ctx context.Context, stmt string, args ...any) *gocql.Query {
+	return st.session.Query(stmt, args...).WithContext(ctx).
+		Consistency(readConsistency(engine.Consistency(ctx))).Idempotent(true).RetryPolicy(readRetry{})
 }
 
 // readRow reads what q selects of one row.
@@ -218,10 +225,11 @@ func (st *Store) readColumns(ctx context.Context, f *family, key string, q engin
 		}
 	}
 	if q.Names == nil && q.Count > 0 {
-		stmt += fmt.Sprintf(` LIMIT %d`, min(q.Count, math.MaxInt32))
+		// A bound LIMIT keeps one prepared statement for every count.
+		stmt += ` LIMIT ?`
+		args = append(args, min(q.Count, math.MaxInt32))
 	}
-	iter := st.session.Query(stmt, args...).WithContext(ctx).
-		Consistency(readConsistency(engine.Consistency(ctx))).PageSize(pageSize).Idempotent(true).Iter()
+	iter := st.readQuery(ctx, stmt, args...).PageSize(pageSize).Iter()
 	var (
 		out   []engine.Column
 		enc   []byte
@@ -254,8 +262,7 @@ func (st *Store) readSupers(ctx context.Context, f *family, key string, p engine
 	if p.Names == nil && p.Reversed {
 		stmt += ` ORDER BY super_column DESC, column1 DESC`
 	}
-	iter := st.session.Query(stmt, args...).WithContext(ctx).
-		Consistency(readConsistency(engine.Consistency(ctx))).PageSize(pageSize).Idempotent(true).Iter()
+	iter := st.readQuery(ctx, stmt, args...).PageSize(pageSize).Iter()
 	var (
 		out              []engine.SuperColumn
 		scEnc, last, enc []byte

@@ -64,7 +64,7 @@ func (st *Store) ensureSchema(ctx context.Context, s *schema.Schema) error {
 		ks := s.Keyspaces[name]
 		cqlKS := keyspaceName(st.opts.Prefix, name)
 		for cfName_, def := range ks.ColumnFamilies {
-			st.cfs[cfName{name, cfName_}] = &family{def: def, table: quote(cqlKS) + "." + quote(cfName_), system: ks.System}
+			st.cfs[cfName{name, cfName_}] = newFamily(def, quote(cqlKS)+"."+quote(cfName_), ks.System)
 		}
 		if ks.System {
 			continue

@@ -46,6 +46,10 @@ type Cluster struct {
 	LocalDC string
 	// Timeout bounds each request to the cluster and connecting. Default 10s.
 	Timeout time.Duration
+
+	// translate, when set, rewrites the addresses the nodes announce
+	// before connecting to them (tests put a proxy in front of a node).
+	translate gocql.AddressTranslator
 }
 
 // schemaTimeout bounds one schema statement.
@@ -77,6 +81,7 @@ func (c Cluster) Connect() (*gocql.Session, error) {
 	// Cassandra 4 and 5 speak protocol 5; naming it skips the negotiation.
 	cc.ProtoVersion = 5
 	cc.Logger = slogLogger{}
+	cc.AddressTranslator = c.translate
 	// Protocol 4 and up carry the client-side timestamps thriftd sets
 	// with USING TIMESTAMP unchanged; auto-negotiation picks 5 on 5.0.
 	if c.LocalDC != "" {

@@ -50,18 +50,27 @@ type statement struct {
 }
 
 func (st *Store) applyRow(ctx context.Context, keyspace string, r engine.RowMutation, cl gocql.Consistency) error {
-	var order []string
-	byCF := map[string][]engine.Mutation{}
-	for _, m := range r.Mutations {
-		if _, ok := byCF[m.ColumnFamily]; !ok {
-			order = append(order, m.ColumnFamily)
-		}
-		byCF[m.ColumnFamily] = append(byCF[m.ColumnFamily], m)
-	}
 	var stmts []statement
-	for _, cf := range order {
-		f, _ := st.family(keyspace, cf)
-		stmts = st.familyStatements(stmts, f, st.keyBlob(r.Key), byCF[cf])
+	families := 1
+	if oneFamily(r.Mutations) {
+		// The common case (insert, remove, a row of one column family)
+		// needs no grouping.
+		f, _ := st.family(keyspace, r.Mutations[0].ColumnFamily)
+		stmts = st.familyStatements(nil, f, st.keyBlob(r.Key), r.Mutations)
+	} else {
+		var order []string
+		byCF := map[string][]engine.Mutation{}
+		for _, m := range r.Mutations {
+			if _, ok := byCF[m.ColumnFamily]; !ok {
+				order = append(order, m.ColumnFamily)
+			}
+			byCF[m.ColumnFamily] = append(byCF[m.ColumnFamily], m)
+		}
+		for _, cf := range order {
+			f, _ := st.family(keyspace, cf)
+			stmts = st.familyStatements(stmts, f, st.keyBlob(r.Key), byCF[cf])
+		}
+		families = len(order)
 	}
 	if len(stmts) == 0 {
 		return nil
@@ -74,7 +83,7 @@ func (st *Store) applyRow(ctx context.Context, keyspace string, r engine.RowMuta
 		return clusterError(ctx, "write", err)
 	}
 	typ := gocql.UnloggedBatch
-	if len(order) > 1 {
+	if families > 1 {
 		typ = gocql.LoggedBatch
 	}
 	b := st.session.Batch(typ).WithContext(ctx).Consistency(cl)
@@ -84,12 +93,24 @@ func (st *Store) applyRow(ctx context.Context, keyspace string, r engine.RowMuta
 	return clusterError(ctx, "write", b.Exec())
 }
 
+// oneFamily reports whether ms, at least one, all name one column family.
+func oneFamily(ms []engine.Mutation) bool {
+	if len(ms) == 0 {
+		return false
+	}
+	for _, m := range ms[1:] {
+		if m.ColumnFamily != ms[0].ColumnFamily {
+			return false
+		}
+	}
+	return true
+}
+
 // familyStatements appends the statements of one column family's
 // mutations of a row. 0.6's reconciliation is Cassandra's own: the
 // higher timestamp wins, a tombstone wins a tie, and between live values
 // the greater value; a deletion shadows writes at or before it.
 func (st *Store) familyStatements(out []statement, f *family, key []byte, muts []engine.Mutation) []statement {
-	t := f.table
 	// Of several row deletions only the last counts (0.6 set, rather
 	// than merged, a mutation's row tombstone).
 	rowDel := -1
@@ -127,19 +148,19 @@ func (st *Store) familyStatements(out []statement, f *family, key []byte, muts [
 		}
 		switch {
 		case !m.Delete && sc == nil:
-			out = append(out, statement{`INSERT INTO ` + t + ` (key, column1, value) VALUES (?, ?, ?) USING TIMESTAMP ?`,
+			out = append(out, statement{f.cql.insert,
 				[]any{key, name, nonNil(m.Value), m.Timestamp}})
 		case !m.Delete:
-			out = append(out, statement{`INSERT INTO ` + t + ` (key, super_column, column1, value) VALUES (?, ?, ?, ?) USING TIMESTAMP ?`,
+			out = append(out, statement{f.cql.insertSub,
 				[]any{key, sc, name, nonNil(m.Value), m.Timestamp}})
 		case sc == nil && name == nil:
-			out = append(out, statement{`DELETE FROM ` + t + ` USING TIMESTAMP ? WHERE key = ?`, []any{m.Timestamp, key}})
+			out = append(out, statement{f.cql.deleteRow, []any{m.Timestamp, key}})
 		case name == nil:
-			out = append(out, statement{`DELETE FROM ` + t + ` USING TIMESTAMP ? WHERE key = ? AND super_column = ?`, []any{m.Timestamp, key, sc}})
+			out = append(out, statement{f.cql.deleteSuper, []any{m.Timestamp, key, sc}})
 		case sc == nil:
-			out = append(out, statement{`DELETE FROM ` + t + ` USING TIMESTAMP ? WHERE key = ? AND column1 = ?`, []any{m.Timestamp, key, name}})
+			out = append(out, statement{f.cql.deleteColumn, []any{m.Timestamp, key, name}})
 		default:
-			out = append(out, statement{`DELETE FROM ` + t + ` USING TIMESTAMP ? WHERE key = ? AND super_column = ? AND column1 = ?`, []any{m.Timestamp, key, sc, name}})
+			out = append(out, statement{f.cql.deleteSub, []any{m.Timestamp, key, sc, name}})
 		}
 	}
 	if deleted && st.opts.GCGraceSeconds > 0 {
@@ -150,7 +171,7 @@ func (st *Store) familyStatements(out []statement, f *family, key []byte, muts [
 		if ts < math.MaxInt64 {
 			ts++
 		}
-		out = append(out, statement{`UPDATE ` + t + ` USING TTL ? AND TIMESTAMP ? SET ghost = ? WHERE key = ?`,
+		out = append(out, statement{f.cql.ghost,
 			[]any{min(st.opts.GCGraceSeconds, maxTTL), ts, []byte{}, key}})
 	}
 	return out
