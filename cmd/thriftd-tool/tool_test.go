@@ -287,6 +287,15 @@ func TestSummaryAsJSON(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
+	// --json, as on every other command, gives the same summary.
+	again, errOut, code := tool(t, t.TempDir(), "export", "--server", src.Addr, "--keyspace", "Transfer", "--cf", f.Name, "--out", t.TempDir(), "--json", "--progress", "off")
+	if code != 0 {
+		t.Fatalf("--json: exit %d: %s", code, errOut)
+	}
+	var viaFlag transfer.Summary
+	if err := json.Unmarshal([]byte(again), &viaFlag); err != nil || viaFlag.Rows != 40 {
+		t.Fatalf("--json: %v: %s", err, again)
+	}
 	var sum transfer.Summary
 	if err := json.Unmarshal([]byte(out), &sum); err != nil {
 		t.Fatalf("%v: %s", err, out)

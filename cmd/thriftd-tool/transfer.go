@@ -142,6 +142,10 @@ func runTransfer(cmd *cobra.Command, f *transferFlags, defaultCheckpoint string,
 	if err != nil {
 		return err
 	}
+	// --json, which every thriftd-tool command takes, is -o json here.
+	if j := cmd.Flag("json"); j != nil && j.Changed && j.Value.String() == "true" {
+		f.output = "json"
+	}
 	o, err := f.options(log, defaultCheckpoint)
 	if err != nil {
 		return err
