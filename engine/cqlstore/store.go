@@ -64,7 +64,11 @@ func (c Cluster) timeout() time.Duration {
 
 // Connect opens a session on the cluster. The error names the contact
 // points when none answers.
-func (c Cluster) Connect() (*gocql.Session, error) {
+func (c Cluster) Connect() (*gocql.Session, error) { return c.connect(nil) }
+
+// connect opens a session whose requests and connections m counts, when
+// not nil.
+func (c Cluster) connect(m *metrics) (*gocql.Session, error) {
 	if len(c.Hosts) == 0 {
 		return nil, fmt.Errorf("no Cassandra contact points given")
 	}
@@ -81,6 +85,9 @@ func (c Cluster) Connect() (*gocql.Session, error) {
 	// Cassandra 4 and 5 speak protocol 5; naming it skips the negotiation.
 	cc.ProtoVersion = 5
 	cc.Logger = slogLogger{}
+	if m != nil {
+		cc.QueryObserver, cc.BatchObserver, cc.ConnectObserver = m, m, m
+	}
 	cc.AddressTranslator = c.translate
 	// Protocol 4 and up carry the client-side timestamps thriftd sets
 	// with USING TIMESTAMP unchanged; auto-negotiation picks 5 on 5.0.
@@ -176,6 +183,7 @@ type Store struct {
 	ordered bool // the cluster is ByteOrdered: key blobs are RowKeys
 	cfs     map[cfName]*family
 	token   partitioner.Token
+	metrics *metrics // nil when the store only drops a prefix
 
 	mu     sync.RWMutex
 	closed bool
@@ -202,11 +210,12 @@ func Open(ctx context.Context, s *schema.Schema, o Options) (*Store, error) {
 	if err := checkNames(s, o.Prefix); err != nil {
 		return nil, err
 	}
-	session, err := o.Cluster.Connect()
+	m := newMetrics()
+	session, err := o.Cluster.connect(m)
 	if err != nil {
 		return nil, err
 	}
-	st := &Store{session: session, opts: o, part: s.Partitioner, cfs: map[cfName]*family{}}
+	st := &Store{session: session, opts: o, part: s.Partitioner, cfs: map[cfName]*family{}, metrics: m}
 	if err := st.open(ctx, s); err != nil {
 		session.Close()
 		return nil, err
