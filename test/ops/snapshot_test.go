@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/thriftd/thriftd/gen-go/cassandra"
 )
@@ -36,12 +37,14 @@ func TestSnapshotRestore(t *testing.T) {
 	}
 
 	// A writer keeps writing two-column rows while the snapshot is taken.
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	var written int
-	wg.Add(1)
+	// It owns written and writerErr until exited is closed.
+	stop, exited := make(chan struct{}), make(chan struct{})
+	var (
+		written   int
+		writerErr error
+	)
 	go func() {
-		defer wg.Done()
+		defer close(exited)
 		w := n.Client(true)
 		for i := 0; ; i++ {
 			select {
@@ -57,19 +60,35 @@ func TestSnapshotRestore(t *testing.T) {
 			}
 			err := w.BatchMutate(ctx, ks, map[string]map[string][]*cassandra.Mutation{fmt.Sprint("during", i): {"Standard1": ms}}, cassandra.ConsistencyLevel_ONE)
 			if err != nil {
-				t.Errorf("write during the snapshot: %v", err)
-				written = i
+				written, writerErr = i, err
 				return
 			}
 		}
 	}()
-	for len(rows(t, c)) < 520 {
-		// let the writer get going
+	stopWriter := sync.OnceFunc(func() {
+		close(stop)
+		<-exited
+	})
+	defer stopWriter() // on a failure before the snapshot
+	// Let the writer get going: 20 of its rows before the snapshot.
+	deadline := time.Now().Add(30 * time.Second)
+	for have := len(rows(t, c)); have < 520; have = len(rows(t, c)) {
+		select {
+		case <-exited:
+			t.Fatalf("the writer stopped after %d rows, before the snapshot: %v", written, writerErr)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the writer had not written 20 rows within 30s: %d rows in all, want 520", have)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	out := n.mustTool(t, "snapshot", "snap1")
 	t.Log(strings.TrimSpace(out))
-	close(stop)
-	wg.Wait()
+	stopWriter()
+	if writerErr != nil {
+		t.Errorf("write during the snapshot (row %d): %v", written, writerErr)
+	}
 
 	// After the snapshot: more writes, overwrites and deletions.
 	for i := range 100 {
