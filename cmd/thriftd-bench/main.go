@@ -28,6 +28,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -160,6 +161,9 @@ func operations(keys int) []op {
 	}
 }
 
+// infoProbeOp is the shape during which thriftd-tool info is timed.
+const infoProbeOp = "batch_mutate (100 columns)"
+
 func expect(n int, err error) func(want int) error {
 	return func(want int) error {
 		if err == nil && n != want {
@@ -237,8 +241,22 @@ func run(o *options) error {
 		for _, c := range o.conns {
 			args := append([]string{"-n", n, "-t", strconv.Itoa(c), "-S", strconv.Itoa(o.valueSize), "-duration", o.duration.String()}, b.args...)
 			r := result{op: b.name, conns: c}
-			if r.thriftd, r.thriftdCPU, err = stressCPU(o.stress, srv, args...); err != nil {
+			// While the busiest write shape runs, an operator asks for
+			// thriftd-tool info.
+			var probe *adminProbe
+			stopProbe := make(chan struct{})
+			if b.name == infoProbeOp && c == slices.Max(o.conns) && srv.admin != "" {
+				probe = probeAdmin(srv.admin, 50*time.Millisecond, stopProbe)
+			}
+			r.thriftd, r.thriftdCPU, err = stressCPU(o.stress, srv, args...)
+			close(stopProbe)
+			if err != nil {
 				return err
+			}
+			if probe != nil {
+				if err := probe.report(fmt.Sprintf("%s at %d connections", b.name, c)); err != nil {
+					return err
+				}
 			}
 			rpc, err := stress(o.stress, noop, args...)
 			if err != nil {

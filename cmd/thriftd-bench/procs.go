@@ -19,6 +19,9 @@ type process struct {
 	name string
 	cmd  *exec.Cmd
 	addr string
+	// admin is thriftd's admin endpoint, HOST:PORT ("" for the no-op
+	// servers).
+	admin string
 }
 
 // startThriftd runs thriftd on config with data in dir (none when dir is
@@ -38,18 +41,23 @@ func startThriftd(bin, config, dir string, extra ...string) (*process, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	addr := make(chan string, 1)
+	addr := make(chan [2]string, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		sc.Buffer(make([]byte, 1<<20), 1<<20)
 		sent := false
+		admin := ""
 		for sc.Scan() {
-			var line struct{ Msg, Listen, Level string }
+			var line struct{ Msg, Listen, Level, Addr string }
 			if json.Unmarshal(sc.Bytes(), &line) != nil {
 				continue
 			}
+			if line.Msg == "admin endpoint is serving" {
+				// Logged before "thriftd is serving".
+				admin = line.Addr
+			}
 			if !sent && line.Msg == "thriftd is serving" {
-				addr <- line.Listen
+				addr <- [2]string{line.Listen, admin}
 				sent = true
 			} else if line.Level == "WARN" || line.Level == "ERROR" {
 				fmt.Fprintf(os.Stderr, "thriftd: %s\n", sc.Text())
@@ -65,7 +73,7 @@ func startThriftd(bin, config, dir string, extra ...string) (*process, error) {
 			cmd.Wait()
 			return nil, fmt.Errorf("thriftd exited before serving (%v)", cmd.ProcessState)
 		}
-		return &process{name: "thriftd", cmd: cmd, addr: a}, nil
+		return &process{name: "thriftd", cmd: cmd, addr: a[0], admin: a[1]}, nil
 	case <-time.After(30 * time.Second):
 		cmd.Process.Kill()
 		cmd.Wait()
