@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -134,19 +135,15 @@ func TestCopyInterruptedBySIGINTResumes(t *testing.T) {
 	if pos == nil || pos.Done || pos.Rows == 0 || pos.Rows >= 3000 {
 		t.Fatalf("checkpoint %s", b)
 	}
-	// What the target holds is source data only, and at least every row
-	// the checkpoint counts.
-	got := transfertest.Dump(t, dst.Client(false), f.Name)
-	inSource := map[string]bool{}
-	for _, l := range want {
-		inSource[l] = true
-	}
-	rows := map[string]bool{}
-	for _, l := range got {
-		if !inSource[l] {
-			t.Fatalf("target holds %s, which the source does not", l)
+	// The target stopped at a row boundary: each row it holds is the
+	// source's row whole (the same names, values and timestamps, none
+	// missing), and it holds at least every row the checkpoint counts.
+	rows, wantRows := dumpRows(transfertest.Dump(t, dst.Client(false), f.Name)), dumpRows(want)
+	for key, cols := range rows {
+		if !slices.Equal(cols, wantRows[key]) {
+			t.Fatalf("after the interruption the target holds row %s with %d columns, not exactly the source's %d:\n  %s\nthe source:\n  %s",
+				key, len(cols), len(wantRows[key]), strings.Join(cols, "\n  "), strings.Join(wantRows[key], "\n  "))
 		}
-		rows[l[:strings.Index(l, " / ")]] = true
 	}
 	if int64(len(rows)) < pos.Rows {
 		t.Fatalf("target holds %d rows, the checkpoint says %d were copied", len(rows), pos.Rows)
@@ -163,6 +160,17 @@ func TestCopyInterruptedBySIGINTResumes(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "thriftd-tool-copy-Transfer.checkpoint.json")); !os.IsNotExist(err) {
 		t.Fatalf("checkpoint left after completing: %v", err)
 	}
+}
+
+// dumpRows groups the lines of a transfertest.Dump by row key, each
+// row's lines in the dump's order.
+func dumpRows(dump []string) map[string][]string {
+	rows := map[string][]string{}
+	for _, l := range dump {
+		key, _, _ := strings.Cut(l, " / ")
+		rows[key] = append(rows[key], l)
+	}
+	return rows
 }
 
 // peakRSS runs the tool and samples VmHWM of its /proc status until it
