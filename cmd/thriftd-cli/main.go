@@ -4,6 +4,7 @@
 // scripts. It works against thriftd or any Cassandra 0.6 server.
 //
 //	thriftd-cli --host 127.0.0.1 --port 9160
+//	thriftd-cli --config /etc/thriftd/thriftd.yaml
 //	thriftd-cli -e "set Keyspace1.Standard1['jsmith']['first'] = 'John'; get Keyspace1.Standard1['jsmith']"
 //	thriftd-cli -f script.txt
 //	thriftd-cli < script.txt
@@ -37,6 +38,12 @@ type options struct {
 	file    string
 	history string
 	output  string
+	// config is thriftd's configuration file (--config, else
+	// $THRIFTD_CONFIG), whose listen address replaces the defaults of
+	// --host and --port; configFrom names where it was given.
+	config, configFrom string
+	// given holds the flags on the command line, which win over config.
+	given map[string]bool
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -54,6 +61,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.file, "f", "", "run the statements of this file ('-' for standard input) and exit")
 	fs.StringVar(&o.history, "history", defaultHistory(), "history file of the interactive shell ('' keeps none)")
 	fs.StringVar(&o.output, "output", "human", "output form: human (cassandra-cli 0.6's lines) or json (one object per statement)")
+	fs.StringVar(&o.config, "config", "", "thriftd's configuration `FILE` (thriftd.yaml or storage-conf.xml): connect to its listen address unless --host or --port says otherwise (default: $"+configEnv+")")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: thriftd-cli [flags]                  interactive shell")
 		fmt.Fprintln(stderr, "       thriftd-cli [flags] -e 'stmt; stmt'   run statements and exit")
@@ -63,6 +71,12 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	}
 	if err := fs.Parse(args); err != nil {
 		return o, err
+	}
+	o.given = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { o.given[f.Name] = true })
+	o.configFrom = "--config"
+	if !o.given["config"] {
+		o.config, o.configFrom = os.Getenv(configEnv), "$"+configEnv
 	}
 	if o.cfg.Password == "" {
 		o.cfg.Password = os.Getenv("THRIFTD_CLI_PASSWORD")
@@ -103,6 +117,10 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "thriftd-cli:", err)
 		return exitUsage
+	}
+	if err := applyConfig(&o); err != nil {
+		fmt.Fprintf(stderr, "thriftd-cli: %s: %v\n", o.configFrom, err)
+		return exitError
 	}
 	ctx := context.Background()
 	var p cli.Printer = &cli.HumanPrinter{Out: stdout, Err: stderr}

@@ -10,6 +10,7 @@ import (
 func TestDefaults(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
+	t.Setenv(configEnv, "")
 	o, err := parseOptions(nil, io.Discard)
 	if err != nil {
 		t.Fatal(err)

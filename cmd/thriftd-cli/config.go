@@ -1,0 +1,73 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"strconv"
+
+	"github.com/thriftd/thriftd/settings"
+)
+
+// configEnv names thriftd's configuration file when --config is not given,
+// so that a shell profile can set it once for thriftd-cli and thriftd-tool.
+const configEnv = "THRIFTD_CONFIG"
+
+// applyConfig reads thriftd's configuration file, when o names one, and
+// connects where that thriftd listens: its listen address replaces the
+// built-in default of --host and of --port, each unless given as a flag.
+func applyConfig(o *options) error {
+	if o.config == "" {
+		return nil
+	}
+	eff, err := settings.Load(o.config)
+	if err != nil {
+		return err
+	}
+	host, port, err := dialAddr(eff.Listen)
+	if err != nil {
+		return fmt.Errorf("%s: listen: %w", eff.Origin("listen"), err)
+	}
+	if !o.given["host"] {
+		o.cfg.Host = host
+	}
+	if !o.given["port"] {
+		if port == 0 {
+			return fmt.Errorf("%s: listen %s: port 0 is any free port, known only to the running thriftd; give --port",
+				eff.Origin("listen"), eff.Listen)
+		}
+		o.cfg.Port = port
+	}
+	return nil
+}
+
+// dialAddr is where a client connects to reach a server listening on
+// listen, HOST:PORT as settings validated it: a wildcard host (every
+// interface) is reached through the loopback address of its family. Port 0
+// is returned as it is, for the caller to refuse unless a flag replaces it.
+func dialAddr(listen string) (host string, port int, err error) {
+	host, p, err := net.SplitHostPort(listen)
+	if err != nil {
+		return "", 0, err
+	}
+	port, err = strconv.Atoi(p)
+	if err != nil {
+		return "", 0, fmt.Errorf("port %q is not a number", p)
+	}
+	return dialHost(host), port, nil
+}
+
+// dialHost maps the wildcard hosts "" and 0.0.0.0 to 127.0.0.1 and :: to
+// ::1, and returns any other host unchanged.
+func dialHost(host string) string {
+	if host == "" {
+		return "127.0.0.1"
+	}
+	ip := net.ParseIP(host)
+	switch {
+	case ip == nil || !ip.IsUnspecified():
+		return host
+	case ip.To4() != nil:
+		return "127.0.0.1"
+	}
+	return "::1"
+}
