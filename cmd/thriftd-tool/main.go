@@ -62,6 +62,9 @@ type options struct {
 	admin, host, tokenFile string
 	port                   int
 	json                   bool
+	// config is thriftd's configuration file, whose admin endpoint and
+	// token file stand in for --admin and --token-file when not given.
+	config string
 
 	client  *admin.Client
 	printer report.Printer
@@ -77,19 +80,22 @@ func newRootCmd(o *options) *cobra.Command {
 default). nodetool's -h HOST and -p PORT are accepted: they replace the host and the
 port of --admin. Every command prints nodetool 0.6's output, or JSON with --json.
 
+With --config (or $THRIFTD_CONFIG) naming thriftd's thriftd.yaml or
+storage-conf.xml, the admin endpoint is the file's admin.listen and the token
+its admin.token_file; --admin and --token-file win over the file.
+
 export, import and copy move data through the Thrift API of thriftd or any
-Cassandra 0.6 server, in 0.6's sstable2json format (docs/migration.md).`,
+Cassandra 0.6 server, in 0.6's sstable2json format (docs/migration.md); they
+name their servers with their own flags and read no configuration file.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
-			return o.connect()
-		},
 	}
 	f := root.PersistentFlags()
 	f.StringVar(&o.admin, "admin", admin.DefaultAddr, "HOST:PORT of thriftd's admin endpoint")
 	f.StringVarP(&o.host, "host", "h", "", "host of the admin endpoint (nodetool's -h); replaces the host of --admin")
 	f.IntVarP(&o.port, "port", "p", 0, "port of the admin endpoint (nodetool's -p); replaces the port of --admin")
 	f.StringVar(&o.tokenFile, "token-file", "", "file holding the bearer token of thriftd's -admin-token-file")
+	f.StringVar(&o.config, "config", "", "thriftd's configuration file (thriftd.yaml or storage-conf.xml) for the defaults of --admin and --token-file (default: $"+configEnv+")")
 	f.BoolVar(&o.json, "json", false, "print JSON instead of nodetool's text")
 	// -h is nodetool's host, so help is --help alone.
 	f.Bool("help", false, "help for a command")
@@ -97,20 +103,49 @@ Cassandra 0.6 server, in 0.6's sstable2json format (docs/migration.md).`,
 		o.usage = true
 		return err
 	})
-	root.AddCommand(
+	// Only the commands of the admin endpoint connect to it, and so read
+	// the configuration file; a broken one does not stop export or help.
+	for _, c := range []*cobra.Command{
 		newInfoCmd(o), newRingCmd(o), newCFStatsCmd(o), newTPStatsCmd(o),
 		newFlushCmd(o), newCompactCmd(o), newSnapshotCmd(o), newClearSnapshotCmd(o), newDrainCmd(o),
-	)
+	} {
+		c.PreRunE = func(cmd *cobra.Command, args []string) error { return o.connect(cmd) }
+		root.AddCommand(c)
+	}
 	root.AddCommand(newExportCmd(), newImportCmd(), newCopyCmd())
 	return root
 }
 
-// connect builds the client and printer from the flags.
-func (o *options) connect() error {
-	host, port, err := net.SplitHostPort(o.admin)
+// connect builds the client from the flags and, for what they leave
+// unsaid, the configuration file: a flag wins over the file, which wins
+// over the built-in default.
+func (o *options) connect(cmd *cobra.Command) error {
+	given := cmd.Flags().Changed
+	addr, fromFile := o.admin, ""
+	tokenFile, tokenFrom := o.tokenFile, "--token-file"
+	config, configFrom := o.config, "--config"
+	if !given("config") {
+		config, configFrom = os.Getenv(configEnv), "$"+configEnv
+	}
+	if config != "" {
+		fa, err := readConfig(config)
+		if err != nil {
+			return fmt.Errorf("%s: %w", configFrom, err)
+		}
+		if !given("admin") {
+			if fa.addr == "" {
+				return fmt.Errorf("%s is off: that thriftd has no admin endpoint (give --admin HOST:PORT to reach another)", fa.addrOrigin)
+			}
+			addr, fromFile = fa.addr, fa.addrOrigin
+		}
+		if !given("token-file") && fa.tokenFile != "" {
+			tokenFile, tokenFrom = fa.tokenFile, fa.tokenOrigin
+		}
+	}
+	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		o.usage = true
-		return fmt.Errorf("--admin %q: want HOST:PORT", o.admin)
+		return fmt.Errorf("--admin %q: want HOST:PORT", addr)
 	}
 	if o.host != "" {
 		host = o.host
@@ -118,11 +153,14 @@ func (o *options) connect() error {
 	if o.port != 0 {
 		port = fmt.Sprint(o.port)
 	}
+	if fromFile != "" && port == "0" {
+		return fmt.Errorf("%s %s: port 0 is any free port, known only to the running thriftd (give --admin HOST:PORT or -p PORT)", fromFile, addr)
+	}
 	c := &admin.Client{Addr: net.JoinHostPort(host, port)}
-	if o.tokenFile != "" {
-		b, err := os.ReadFile(o.tokenFile)
+	if tokenFile != "" {
+		b, err := os.ReadFile(tokenFile)
 		if err != nil {
-			return fmt.Errorf("--token-file: %w", err)
+			return fmt.Errorf("%s: %w", tokenFrom, err)
 		}
 		c.Token = strings.TrimSpace(string(b))
 	}

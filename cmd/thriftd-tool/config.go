@@ -1,0 +1,72 @@
+package main
+
+import (
+	"net"
+
+	"github.com/thriftd/thriftd/settings"
+)
+
+// configEnv names thriftd's configuration file when --config is not given,
+// so that a shell profile can set it once for thriftd-tool and thriftd-cli.
+const configEnv = "THRIFTD_CONFIG"
+
+// fileAdmin is what thriftd-tool takes from thriftd's configuration file,
+// each value with where in the file it was found.
+type fileAdmin struct {
+	// addr is where to reach the admin endpoint from this machine; "" when
+	// the file turns it off.
+	addr, addrOrigin string
+	// tokenFile holds the bearer token; "" when the endpoint needs none.
+	tokenFile, tokenOrigin string
+}
+
+// readConfig reads the configuration file at path as thriftd does
+// (settings.Load): a thriftd.yaml or a storage-conf.xml, whose errors name
+// the file, line and key.
+func readConfig(path string) (fileAdmin, error) {
+	eff, err := settings.Load(path)
+	if err != nil {
+		return fileAdmin{}, err
+	}
+	a := eff.Admin
+	// The deprecated alias wins over admin.listen, as in thriftd.
+	addr, key := a.Listen, "admin.listen"
+	if a.Pprof != "" {
+		addr, key = a.Pprof, "admin.pprof"
+	}
+	fa := fileAdmin{addrOrigin: eff.Origin(key).String() + ": " + key, tokenFile: a.TokenFile}
+	if a.TokenFile != "" {
+		fa.tokenOrigin = eff.Origin("admin.token_file").String() + ": admin.token_file"
+	}
+	if addr != "off" {
+		fa.addr = dialAddr(addr)
+	}
+	return fa, nil
+}
+
+// dialAddr is where a client connects to reach a server listening on
+// listen, HOST:PORT as settings validated it: a wildcard host (every
+// interface) is reached through the loopback address of its family.
+func dialAddr(listen string) string {
+	host, port, err := net.SplitHostPort(listen)
+	if err != nil {
+		return listen // left for the caller's check of HOST:PORT
+	}
+	return net.JoinHostPort(dialHost(host), port)
+}
+
+// dialHost maps the wildcard hosts "" and 0.0.0.0 to 127.0.0.1 and :: to
+// ::1, and returns any other host unchanged.
+func dialHost(host string) string {
+	if host == "" {
+		return "127.0.0.1"
+	}
+	ip := net.ParseIP(host)
+	switch {
+	case ip == nil || !ip.IsUnspecified():
+		return host
+	case ip.To4() != nil:
+		return "127.0.0.1"
+	}
+	return "::1"
+}
