@@ -163,6 +163,47 @@ func TestToolMaintenance(t *testing.T) {
 	if done.Command != "flush" {
 		t.Errorf("flush: %+v", done)
 	}
+	// A keyspace, and column families, may be named as nodetool required;
+	// they share the one memtable, which is written out.
+	flushes := func() float64 {
+		t.Helper()
+		_, body := get(t, n.admin, "/metrics", "")
+		return sample(body, `thriftd_leveldb_compactions_total{kind="memtable"}`)
+	}
+	for i, args := range [][]string{{ks, "Standard1"}, {ks}, {ks, "Standard1", "Standard2"}} {
+		before := flushes()
+		for j := range 20 {
+			insert(t, c, fmt.Sprint("row", j), "c", "v", int64(2+i))
+		}
+		if out := n.mustTool(t, append([]string{"flush"}, args...)...); !strings.HasPrefix(out, "Flushed the memtable in ") {
+			t.Errorf("flush %v: %s", args, out)
+		}
+		if after := flushes(); after != before+1 {
+			t.Errorf("flush %v: %v memtable flushes, %v before: the memtable was not written out", args, after, before)
+		}
+	}
+	// A name the schema lacks is refused before anything is flushed.
+	for j := range 20 {
+		insert(t, c, fmt.Sprint("row", j), "c", "v", 9)
+	}
+	before := flushes()
+	for _, bad := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"Nope"}, "unknown keyspace Nope"},
+		{[]string{"Nope", "Standard1"}, "unknown keyspace Nope"},
+		{[]string{ks, "Nope"}, "unknown column family Keyspace1.Nope"},
+		{[]string{ks, "Standard1", "Nope"}, "unknown column family Keyspace1.Nope"},
+	} {
+		out, errOut, code := n.tool(t, append([]string{"flush"}, bad.args...)...)
+		if code != 1 || !strings.Contains(errOut, bad.want) || out != "" {
+			t.Errorf("flush %v: exit %d, stdout %q, stderr %q; want exit 1 and %q", bad.args, code, out, errOut, bad.want)
+		}
+	}
+	if after := flushes(); after != before {
+		t.Errorf("flush with unknown names: %v memtable flushes, %v before", after, before)
+	}
 	if out := n.mustTool(t, "compact", ks, "Standard1"); !strings.HasPrefix(out, "Compacted column family Keyspace1.Standard1 in ") {
 		t.Errorf("compact Keyspace1 Standard1: %s", out)
 	}
@@ -249,7 +290,7 @@ func TestToolErrors(t *testing.T) {
 	if _, errOut, code := n.tool(t, "info", "extra"); code != 2 {
 		t.Errorf("info with an argument: exit %d, %q", code, errOut)
 	}
-	for _, cmd := range []string{"info", "ring", "cfstats", "tpstats", "flush", "compact", "snapshot", "clearsnapshot", "drain"} {
+	for _, cmd := range []string{"info", "ring", "cfstats", "tpstats", "flush", "compact", "snapshot", "clearsnapshot", "drain", "export", "import", "copy"} {
 		out, _, code := n.tool(t, cmd, "--help")
 		if code != 0 || !strings.Contains(out, "Usage:\n  thriftd-tool "+cmd) || !strings.Contains(out, "--json") {
 			t.Errorf("%s --help: exit %d\n%s", cmd, code, out)
