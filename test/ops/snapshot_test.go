@@ -70,8 +70,10 @@ func TestSnapshotRestore(t *testing.T) {
 		<-exited
 	})
 	defer stopWriter() // on a failure before the snapshot
-	// Let the writer get going: 20 of its rows before the snapshot.
-	deadline := time.Now().Add(30 * time.Second)
+	// Let the writer get going: 20 of its rows before the snapshot. The
+	// bound is generous because a machine busy with other tests took more
+	// than 30 s once; each poll reads every row, so it polls gently.
+	deadline := time.Now().Add(2 * time.Minute)
 	for have := len(rows(t, c)); have < 520; have = len(rows(t, c)) {
 		select {
 		case <-exited:
@@ -79,9 +81,9 @@ func TestSnapshotRestore(t *testing.T) {
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the writer had not written 20 rows within 30s: %d rows in all, want 520", have)
+			t.Fatalf("the writer had not written 20 rows within 2m: %d rows in all, want 520", have)
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(100 * time.Millisecond)
 	}
 	out := n.mustTool(t, "snapshot", "snap1")
 	t.Log(strings.TrimSpace(out))
