@@ -53,21 +53,5 @@ func dialAddr(listen string) (host string, port int, err error) {
 	if err != nil {
 		return "", 0, fmt.Errorf("port %q is not a number", p)
 	}
-	return dialHost(host), port, nil
-}
-
-// dialHost maps the wildcard hosts "" and 0.0.0.0 to 127.0.0.1 and :: to
-// ::1, and returns any other host unchanged.
-func dialHost(host string) string {
-	if host == "" {
-		return "127.0.0.1"
-	}
-	ip := net.ParseIP(host)
-	switch {
-	case ip == nil || !ip.IsUnspecified():
-		return host
-	case ip.To4() != nil:
-		return "127.0.0.1"
-	}
-	return "::1"
+	return settings.DialHost(host), port, nil
 }

@@ -52,21 +52,5 @@ func dialAddr(listen string) string {
 	if err != nil {
 		return listen // left for the caller's check of HOST:PORT
 	}
-	return net.JoinHostPort(dialHost(host), port)
-}
-
-// dialHost maps the wildcard hosts "" and 0.0.0.0 to 127.0.0.1 and :: to
-// ::1, and returns any other host unchanged.
-func dialHost(host string) string {
-	if host == "" {
-		return "127.0.0.1"
-	}
-	ip := net.ParseIP(host)
-	switch {
-	case ip == nil || !ip.IsUnspecified():
-		return host
-	case ip.To4() != nil:
-		return "127.0.0.1"
-	}
-	return "::1"
+	return net.JoinHostPort(settings.DialHost(host), port)
 }
