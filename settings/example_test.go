@@ -108,7 +108,7 @@ func TestFieldTags(t *testing.T) {
 		}
 		keys[f.key] = true
 		if f.flag != "" {
-			if flagNames[f.flag] || slices.Contains([]string{"config", "print-config", "repair"}, f.flag) {
+			if flagNames[f.flag] || slices.Contains([]string{"config", "print-config", "repair", "cassandra-drop"}, f.flag) {
 				t.Errorf("flag -%s is repeated", f.flag)
 			}
 			flagNames[f.flag] = true
