@@ -84,10 +84,15 @@ func (c *Client) CFStats(ctx context.Context, keyspace, cf string) ([]KeyspaceSt
 	return v, c.do(ctx, http.MethodGet, "/v1/cfstats", scope(keyspace, cf), &v)
 }
 
-// Flush is nodetool flush.
-func (c *Client) Flush(ctx context.Context) (Done, error) {
+// Flush is nodetool flush. The memtable is shared, so keyspace and cfs
+// (either may be empty) are only checked against the node's schema.
+func (c *Client) Flush(ctx context.Context, keyspace string, cfs ...string) (Done, error) {
+	q := scope(keyspace, "")
+	for _, cf := range cfs {
+		q.Add("cf", cf)
+	}
 	var v Done
-	return v, c.do(ctx, http.MethodPost, "/v1/flush", nil, &v)
+	return v, c.do(ctx, http.MethodPost, "/v1/flush", q, &v)
 }
 
 // Compact is nodetool compact: the whole store, a keyspace, or one column

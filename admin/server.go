@@ -365,11 +365,8 @@ func latency(fams map[string]*dto.MetricFamily, name, keyspace, cf string) (int6
 
 func (s *Server) cfstats(r *http.Request) (any, error) {
 	ks, cf := r.URL.Query().Get("keyspace"), r.URL.Query().Get("cf")
-	if ks != "" && s.o.Schema.Keyspace(ks) == nil {
-		return nil, badRequest("unknown keyspace %s", ks)
-	}
-	if cf != "" && (ks == "" || s.o.Schema.ColumnFamily(ks, cf) == nil) {
-		return nil, badRequest("unknown column family %s.%s", ks, cf)
+	if err := s.checkScope(ks, cf); err != nil {
+		return nil, err
 	}
 	fams, err := s.families()
 	if err != nil {
@@ -427,10 +424,17 @@ func (s *Server) cfstats(r *http.Request) (any, error) {
 	return out, nil
 }
 
+// flush writes the memtable out. Every column family shares it, so the
+// keyspace and column families nodetool named (keyspace, cf repeated) are
+// only checked: a name the schema lacks flushes nothing.
 func (s *Server) flush(r *http.Request) (any, error) {
 	f, ok := s.o.Store.(engine.Flusher)
 	if !ok {
 		return nil, unsupported("flush")
+	}
+	q := r.URL.Query()
+	if err := s.checkScope(q.Get("keyspace"), q["cf"]...); err != nil {
+		return nil, err
 	}
 	start := time.Now()
 	if err := f.Flush(r.Context()); err != nil {
@@ -445,20 +449,32 @@ func (s *Server) compact(r *http.Request) (any, error) {
 		return nil, unsupported("compact")
 	}
 	ks, cf := r.URL.Query().Get("keyspace"), r.URL.Query().Get("cf")
-	if ks == "" && cf != "" {
-		return nil, badRequest("a column family needs its keyspace")
-	}
-	if ks != "" && s.o.Schema.Keyspace(ks) == nil {
-		return nil, badRequest("unknown keyspace %s", ks)
-	}
-	if cf != "" && s.o.Schema.ColumnFamily(ks, cf) == nil {
-		return nil, badRequest("unknown column family %s.%s", ks, cf)
+	if err := s.checkScope(ks, cf); err != nil {
+		return nil, err
 	}
 	start := time.Now()
 	if err := c.Compact(r.Context(), ks, cf); err != nil {
 		return nil, err
 	}
 	return Done{Command: "compact", Keyspace: ks, Family: cf, Took: time.Since(start)}, nil
+}
+
+// checkScope refuses a keyspace or column family the schema lacks, and
+// column families without their keyspace; empty names are no restriction.
+func (s *Server) checkScope(keyspace string, cfs ...string) error {
+	if keyspace != "" && s.o.Schema.Keyspace(keyspace) == nil {
+		return badRequest("unknown keyspace %s", keyspace)
+	}
+	for _, cf := range cfs {
+		switch {
+		case cf == "":
+		case keyspace == "":
+			return badRequest("a column family needs its keyspace")
+		case s.o.Schema.ColumnFamily(keyspace, cf) == nil:
+			return badRequest("unknown column family %s.%s", keyspace, cf)
+		}
+	}
+	return nil
 }
 
 func (s *Server) snapshotter() (engine.Snapshotter, error) {

@@ -8,10 +8,6 @@ import (
 	"github.com/thriftd/thriftd/settings"
 )
 
-// configEnv names thriftd's configuration file when --config is not given,
-// so that a shell profile can set it once for thriftd-cli and thriftd-tool.
-const configEnv = "THRIFTD_CONFIG"
-
 // applyConfig reads thriftd's configuration file, when o names one, and
 // connects where that thriftd listens: its listen address replaces the
 // built-in default of --host and of --port, each unless given as a flag.
@@ -45,7 +41,7 @@ func applyConfig(o *options) error {
 // interface) is reached through the loopback address of its family. Port 0
 // is returned as it is, for the caller to refuse unless a flag replaces it.
 func dialAddr(listen string) (host string, port int, err error) {
-	host, p, err := net.SplitHostPort(listen)
+	host, p, err := net.SplitHostPort(settings.DialAddr(listen))
 	if err != nil {
 		return "", 0, err
 	}
@@ -53,5 +49,5 @@ func dialAddr(listen string) (host string, port int, err error) {
 	if err != nil {
 		return "", 0, fmt.Errorf("port %q is not a number", p)
 	}
-	return settings.DialHost(host), port, nil
+	return host, port, nil
 }

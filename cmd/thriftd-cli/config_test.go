@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/thriftd/thriftd/settings"
 )
 
 func TestDialAddr(t *testing.T) {
@@ -59,7 +61,7 @@ func optionsOf(t *testing.T, args ...string) (options, error) {
 }
 
 func TestConfigFileAddress(t *testing.T) {
-	t.Setenv(configEnv, "")
+	t.Setenv(settings.ConfigEnv, "")
 	wildcard := configFile(t, "listen: 0.0.0.0:9260\n")
 	ipv6 := configFile(t, "listen: '[::]:9270'\n")
 	xmlOnly := configFile(t, "")
@@ -83,20 +85,20 @@ func TestConfigFileAddress(t *testing.T) {
 		{"--config '' turns $THRIFTD_CONFIG off", []string{"--config", ""}, wildcard, "127.0.0.1", 9160},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			t.Setenv(configEnv, c.env)
+			t.Setenv(settings.ConfigEnv, c.env)
 			o, err := optionsOf(t, c.args...)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if o.cfg.Host != c.host || o.cfg.Port != c.port {
-				t.Errorf("%q with $%s=%q: %s/%d, want %s/%d", c.args, configEnv, c.env, o.cfg.Host, o.cfg.Port, c.host, c.port)
+				t.Errorf("%q with $%s=%q: %s/%d, want %s/%d", c.args, settings.ConfigEnv, c.env, o.cfg.Host, o.cfg.Port, c.host, c.port)
 			}
 		})
 	}
 }
 
 func TestConfigFileErrors(t *testing.T) {
-	t.Setenv(configEnv, "")
+	t.Setenv(settings.ConfigEnv, "")
 	missing := filepath.Join(t.TempDir(), "nothing.yaml")
 	invalid := configFile(t, "# thriftd.yaml\nlisten: 127.0.0.1:9260\nlsiten: x\n")
 	anyPort := configFile(t, "listen: 127.0.0.1:0\n")
@@ -129,7 +131,7 @@ func TestConfigFileErrors(t *testing.T) {
 
 func TestConfigErrorExitsWithTheFileMessage(t *testing.T) {
 	invalid := configFile(t, "listen: [\n")
-	t.Setenv(configEnv, invalid)
+	t.Setenv(settings.ConfigEnv, invalid)
 	t.Setenv("HOME", t.TempDir())
 	var stderr strings.Builder
 	if code := run([]string{"-e", "show api version"}, nil, io.Discard, &stderr); code != exitError {

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/thriftd/thriftd/cli"
+	"github.com/thriftd/thriftd/settings"
 )
 
 // Exit statuses.
@@ -61,7 +62,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.file, "f", "", "run the statements of this file ('-' for standard input) and exit")
 	fs.StringVar(&o.history, "history", defaultHistory(), "history file of the interactive shell ('' keeps none)")
 	fs.StringVar(&o.output, "output", "human", "output form: human (cassandra-cli 0.6's lines) or json (one object per statement)")
-	fs.StringVar(&o.config, "config", "", "thriftd's configuration `FILE` (thriftd.yaml or storage-conf.xml): connect to its listen address unless --host or --port says otherwise (default: $"+configEnv+")")
+	fs.StringVar(&o.config, "config", "", "thriftd's configuration `FILE` (thriftd.yaml or storage-conf.xml): connect to its listen address unless --host or --port says otherwise (default: $"+settings.ConfigEnv+")")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: thriftd-cli [flags]                  interactive shell")
 		fmt.Fprintln(stderr, "       thriftd-cli [flags] -e 'stmt; stmt'   run statements and exit")
@@ -74,10 +75,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	}
 	o.given = map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { o.given[f.Name] = true })
-	o.configFrom = "--config"
-	if !o.given["config"] {
-		o.config, o.configFrom = os.Getenv(configEnv), "$"+configEnv
-	}
+	o.config, o.configFrom = settings.ToolConfig(o.config, o.given["config"])
 	if o.cfg.Password == "" {
 		o.cfg.Password = os.Getenv("THRIFTD_CLI_PASSWORD")
 	}

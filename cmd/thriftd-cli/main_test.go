@@ -5,12 +5,14 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/thriftd/thriftd/settings"
 )
 
 func TestDefaults(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
-	t.Setenv(configEnv, "")
+	t.Setenv(settings.ConfigEnv, "")
 	o, err := parseOptions(nil, io.Discard)
 	if err != nil {
 		t.Fatal(err)

@@ -1,14 +1,6 @@
 package main
 
-import (
-	"net"
-
-	"github.com/thriftd/thriftd/settings"
-)
-
-// configEnv names thriftd's configuration file when --config is not given,
-// so that a shell profile can set it once for thriftd-tool and thriftd-cli.
-const configEnv = "THRIFTD_CONFIG"
+import "github.com/thriftd/thriftd/settings"
 
 // fileAdmin is what thriftd-tool takes from thriftd's configuration file,
 // each value with where in the file it was found.
@@ -39,18 +31,7 @@ func readConfig(path string) (fileAdmin, error) {
 		fa.tokenOrigin = eff.Origin("admin.token_file").String() + ": admin.token_file"
 	}
 	if addr != "off" {
-		fa.addr = dialAddr(addr)
+		fa.addr = settings.DialAddr(addr)
 	}
 	return fa, nil
-}
-
-// dialAddr is where a client connects to reach a server listening on
-// listen, HOST:PORT as settings validated it: a wildcard host (every
-// interface) is reached through the loopback address of its family.
-func dialAddr(listen string) string {
-	host, port, err := net.SplitHostPort(listen)
-	if err != nil {
-		return listen // left for the caller's check of HOST:PORT
-	}
-	return net.JoinHostPort(settings.DialHost(host), port)
 }

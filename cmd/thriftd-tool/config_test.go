@@ -8,25 +8,8 @@ import (
 	"testing"
 
 	"github.com/thriftd/thriftd/internal/testenv"
+	"github.com/thriftd/thriftd/settings"
 )
-
-func TestDialAddr(t *testing.T) {
-	for _, c := range []struct{ listen, want string }{
-		{"0.0.0.0:9161", "127.0.0.1:9161"},
-		{":9161", "127.0.0.1:9161"},
-		{"[::]:9161", "[::1]:9161"},
-		{"[::ffff:0.0.0.0]:9161", "127.0.0.1:9161"},
-		{"127.0.0.1:9161", "127.0.0.1:9161"},
-		{"[::1]:9161", "[::1]:9161"},
-		{"10.0.0.5:19161", "10.0.0.5:19161"},
-		{"admin.example.com:9161", "admin.example.com:9161"},
-		{"localhost:0", "localhost:0"},
-	} {
-		if got := dialAddr(c.listen); got != c.want {
-			t.Errorf("dialAddr(%q) = %q, want %q", c.listen, got, c.want)
-		}
-	}
-}
 
 // configDir writes a thriftd.yaml with this text beside a copy of the
 // repository's storage-conf.xml, and a token file "token" holding
@@ -98,20 +81,20 @@ func TestAdminFromConfigFile(t *testing.T) {
 		{"--config '' turns $THRIFTD_CONFIG off", []string{"--config", "", "info"}, file, "127.0.0.1:9161", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			t.Setenv(configEnv, c.env)
+			t.Setenv(settings.ConfigEnv, c.env)
 			addr, token, err := connectArgs(t, c.args...)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if addr != c.addr || token != c.token {
-				t.Errorf("%q with $%s=%q: %s, token %q; want %s, token %q", c.args, configEnv, c.env, addr, token, c.addr, c.token)
+				t.Errorf("%q with $%s=%q: %s, token %q; want %s, token %q", c.args, settings.ConfigEnv, c.env, addr, token, c.addr, c.token)
 			}
 		})
 	}
 }
 
 func TestAdminConfigFileErrors(t *testing.T) {
-	t.Setenv(configEnv, "")
+	t.Setenv(settings.ConfigEnv, "")
 	missing := filepath.Join(t.TempDir(), "thriftd.yaml")
 	invalid := configDir(t, "admin:\n  listen: 127.0.0.1:19161\n  tokenfile: token\n")
 	off := configDir(t, "admin:\n  listen: off\n")
@@ -151,7 +134,7 @@ func TestAdminConfigFileErrors(t *testing.T) {
 
 func TestBrokenConfigFileExitsOne(t *testing.T) {
 	invalid := configDir(t, "admin: [\n")
-	t.Setenv(configEnv, invalid)
+	t.Setenv(settings.ConfigEnv, invalid)
 	var stderr strings.Builder
 	if code := run(t.Context(), []string{"info"}, io.Discard, &stderr); code != 1 {
 		t.Errorf("exit status %d, want 1", code)

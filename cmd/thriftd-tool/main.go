@@ -21,6 +21,7 @@ import (
 
 	"github.com/thriftd/thriftd/admin"
 	"github.com/thriftd/thriftd/admin/report"
+	"github.com/thriftd/thriftd/settings"
 	"github.com/thriftd/thriftd/transfer"
 )
 
@@ -95,7 +96,7 @@ name their servers with their own flags and read no configuration file.`,
 	f.StringVarP(&o.host, "host", "h", "", "host of the admin endpoint (nodetool's -h); replaces the host of --admin")
 	f.IntVarP(&o.port, "port", "p", 0, "port of the admin endpoint (nodetool's -p); replaces the port of --admin")
 	f.StringVar(&o.tokenFile, "token-file", "", "file holding the bearer token of thriftd's -admin-token-file")
-	f.StringVar(&o.config, "config", "", "thriftd's configuration file (thriftd.yaml or storage-conf.xml) for the defaults of --admin and --token-file (default: $"+configEnv+")")
+	f.StringVar(&o.config, "config", "", "thriftd's configuration file (thriftd.yaml or storage-conf.xml) for the defaults of --admin and --token-file (default: $"+settings.ConfigEnv+")")
 	f.BoolVar(&o.json, "json", false, "print JSON instead of nodetool's text")
 	// -h is nodetool's host, so help is --help alone.
 	f.Bool("help", false, "help for a command")
@@ -123,10 +124,7 @@ func (o *options) connect(cmd *cobra.Command) error {
 	given := cmd.Flags().Changed
 	addr, fromFile := o.admin, ""
 	tokenFile, tokenFrom := o.tokenFile, "--token-file"
-	config, configFrom := o.config, "--config"
-	if !given("config") {
-		config, configFrom = os.Getenv(configEnv), "$"+configEnv
-	}
+	config, configFrom := settings.ToolConfig(o.config, given("config"))
 	if config != "" {
 		fa, err := readConfig(config)
 		if err != nil {

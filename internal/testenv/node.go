@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -340,3 +341,15 @@ func (n *Node) Client(framed bool) *Client {
 
 // Close closes the connection.
 func (c *Client) Close() error { return c.trans.Close() }
+
+// FreePort returns a loopback port nothing listens on at the moment, for
+// a configuration file that must name its port before thriftd starts.
+func FreePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}

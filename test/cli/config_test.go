@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,24 +12,13 @@ import (
 	"github.com/thriftd/thriftd/internal/testenv"
 )
 
-// freePort returns a loopback port nothing listens on at the moment.
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
 // TestConfigFileFindsTheServer starts thriftd from a thriftd.yaml alone,
 // listening on every interface on a port of its own, and runs thriftd-cli
 // with no --host or --port: through --config, through $THRIFTD_CONFIG, and
 // with a flag that overrides the file.
 func TestConfigFileFindsTheServer(t *testing.T) {
 	t.Setenv("THRIFTD_CONFIG", "")
-	port := freePort(t)
+	port := testenv.FreePort(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "thriftd.yaml")
 	yaml := fmt.Sprintf("storage_conf: %s\nlisten: 0.0.0.0:%d\ndata: data\nadmin:\n  listen: 'off'\nlog:\n  format: json\n", defaultConfig, port)
@@ -64,7 +52,7 @@ func TestConfigFileFindsTheServer(t *testing.T) {
 			t.Errorf("thriftd-cli %q: exit %d, stderr %q; want 1 and cannot connect", args, r.code, r.stderr)
 		}
 	}
-	wrong := strconv.Itoa(freePort(t))
+	wrong := strconv.Itoa(testenv.FreePort(t))
 
 	t.Run("--config", func(t *testing.T) {
 		answers(t, "--config", path)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,17 +16,6 @@ import (
 	"github.com/thriftd/thriftd/admin"
 	"github.com/thriftd/thriftd/internal/testenv"
 )
-
-// freePort returns a loopback port nothing listens on at the moment.
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
 
 // runTool runs the thriftd-tool binary with exactly args, and with
 // $THRIFTD_CONFIG set to config ("" for none).
@@ -58,7 +46,7 @@ func runTool(t *testing.T, config string, args ...string) (stdout, stderr string
 // --token-file: through --config (before and after the command), through
 // $THRIFTD_CONFIG, and with flags that override the file.
 func TestToolFindsTheNodeInItsConfigFile(t *testing.T) {
-	thrift, adminPort := freePort(t), freePort(t)
+	thrift, adminPort := testenv.FreePort(t), testenv.FreePort(t)
 	dir := t.TempDir()
 	tokenFile := filepath.Join(dir, "admin.token")
 	if err := os.WriteFile(tokenFile, []byte("s3cret-config\n"), 0o600); err != nil {
@@ -113,7 +101,7 @@ log:
 			t.Errorf("thriftd-tool %q with THRIFTD_CONFIG=%q: exit %d, %q; want 1 and %q", args, config, code, errOut, msg)
 		}
 	}
-	wrong := strconv.Itoa(freePort(t))
+	wrong := strconv.Itoa(testenv.FreePort(t))
 	empty := filepath.Join(t.TempDir(), "empty.token")
 	if err := os.WriteFile(empty, nil, 0o600); err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/thriftd/thriftd/gen-go/cassandra"
+	"github.com/thriftd/thriftd/internal/testenv"
 )
 
 // sample returns the value of the series name{labels} in a Prometheus
@@ -30,10 +31,11 @@ func sample(body, series string) float64 {
 	return v
 }
 
-// TestMetrics makes known calls and reads their counts back over HTTP.
-func TestMetrics(t *testing.T) {
-	n := start(t)
-	c := n.Client(true)
+// knownCalls makes the calls the metrics tests count: three one-column
+// inserts (keys k0 to k2, column c), a get of k0's column, and a get of an
+// absent column, which raises NotFoundException.
+func knownCalls(t *testing.T, c *testenv.Client) {
+	t.Helper()
 	for i := range 3 {
 		insert(t, c, fmt.Sprint("k", i), "c", "v", 1)
 	}
@@ -44,6 +46,14 @@ func TestMetrics(t *testing.T) {
 	if _, err := c.Get(ctx, ks, "absent", path, cassandra.ConsistencyLevel_ONE); err == nil {
 		t.Fatal("get of an absent column succeeded")
 	}
+}
+
+// TestMetrics makes known calls and reads their counts back over HTTP.
+func TestMetrics(t *testing.T) {
+	n := start(t)
+	c := n.Client(true)
+	knownCalls(t, c)
+	path := &cassandra.ColumnPath{ColumnFamily: "Standard1", Column: []byte("c")}
 	if _, err := c.Get(ctx, ks, "", path, cassandra.ConsistencyLevel_ONE); err == nil {
 		t.Fatal("get of an empty key succeeded")
 	}
