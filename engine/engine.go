@@ -24,6 +24,13 @@ type Column struct {
 	Name      []byte
 	Value     []byte
 	Timestamp int64
+	// TTL is the time to live the column was written with, in seconds,
+	// and ExpiresAt the Unix second at which it stops being live; both are
+	// 0 for a column that never expires. A Store that cannot recall the
+	// TTL written reports the seconds left at the time of the read, and
+	// says so in its documentation.
+	TTL       int32
+	ExpiresAt int64
 }
 
 // SuperColumn is a live super column: one that has at least one live
@@ -101,6 +108,12 @@ type Bounds struct {
 //
 // A deletion shadows every version with a timestamp at or before
 // Timestamp; a later write with a greater timestamp resurrects.
+//
+// A write with a TTL (the 19.x API's expiring columns) is live until the
+// Store's clock reaches the second it was applied plus TTL; from then on it
+// is not returned by any read and acts as a deletion at its Timestamp,
+// kept until GCGraceSeconds after it expired, as Cassandra's expiring
+// columns are.
 type Mutation struct {
 	ColumnFamily string
 	SuperColumn  []byte
@@ -108,6 +121,9 @@ type Mutation struct {
 	Value        []byte
 	Timestamp    int64
 	Delete       bool
+	// TTL is the write's time to live in seconds; 0 means it never
+	// expires. Ignored on a deletion.
+	TTL int32
 }
 
 // RowMutation is every Mutation for one row key, across column families.
