@@ -7,7 +7,7 @@ import (
 	"github.com/thriftd/thriftd/internal/testenv"
 )
 
-// fixture returns the path of a file in the shared fixtures directory.
+// fixture returns the path of a file in test/fixtures.
 func fixture(t testing.TB, name string) string { return testenv.Fixture(name) }
 
 func readFixture(t testing.TB, name string) string {

@@ -17,7 +17,7 @@ import (
 	"github.com/thriftd/thriftd/schema"
 )
 
-// fixture is the path of a file in the shared fixtures directory.
+// fixture is the path of a file in test/fixtures.
 func fixture(t testing.TB, name string) string { return testenv.Fixture(name) }
 
 var (

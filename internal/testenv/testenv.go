@@ -1,5 +1,5 @@
 // Package testenv locates what tests share: the repository, the fixture
-// configurations beside it, and a thriftd binary for whole-process tests.
+// configurations in test/fixtures, and a thriftd binary for whole-process tests.
 package testenv
 
 import (
@@ -17,10 +17,10 @@ func RepoRoot() string {
 	return filepath.Join(filepath.Dir(file), "..", "..")
 }
 
-// Fixture is the path of a file in the shared fixtures directory, which
-// sits beside the repository (../shared/fixtures).
+// Fixture is the path of a file in the repository's test/fixtures: legacy
+// storage-conf.xml files and the authenticator's property files.
 func Fixture(name string) string {
-	return filepath.Join(RepoRoot(), "..", "shared", "fixtures", name)
+	return filepath.Join(RepoRoot(), "test", "fixtures", name)
 }
 
 // Thriftd returns the thriftd binary for whole-process tests: $THRIFTD_BIN

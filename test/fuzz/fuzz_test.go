@@ -86,7 +86,7 @@ type env struct {
 }
 
 func newEnv(f *testing.F) *env {
-	path := filepath.Join(testenv.RepoRoot(), "..", "shared", "fixtures", "storage-conf-0.6-test.xml")
+	path := testenv.Fixture("storage-conf-0.6-test.xml")
 	cfg, err := config.Load(path)
 	if err != nil {
 		f.Fatal(err)

@@ -27,7 +27,7 @@ import threading
 import time
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
-FIXTURES = os.path.abspath(os.path.join(REPO, '..', 'shared', 'fixtures'))
+FIXTURES = os.path.join(REPO, 'test', 'fixtures')
 sys.path.insert(0, os.path.join(REPO, 'clients', 'python'))
 
 from thrift.protocol import TBinaryProtocol  # noqa: E402

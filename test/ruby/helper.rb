@@ -12,7 +12,7 @@ require "rbconfig"
 require "tmpdir"
 
 REPO = File.expand_path("../..", __dir__)
-FIXTURES = File.expand_path("../shared/fixtures", REPO)
+FIXTURES = File.join(REPO, "test", "fixtures")
 TEST_CONF = File.join(FIXTURES, "storage-conf-0.6-test.xml")
 DEFAULT_CONF = File.join(FIXTURES, "storage-conf-0.6-default.xml")
 BLOG_CONF = File.join(FIXTURES, "storage-conf-bloggyappy.xml")
