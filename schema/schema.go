@@ -1,6 +1,7 @@
 // Package schema is the typed keyspace and column family definitions that
-// the handler validates against and the engine stores by. It is built once
-// from a config.Config and then only read, so it is shared freely.
+// the handlers validate against and the engines store by. A Schema value is
+// never modified once built, so it is shared freely; a change builds a new
+// Schema with a new Version.
 package schema
 
 import (
@@ -25,6 +26,32 @@ type ColumnFamily struct {
 	SubComparator comparator.Comparator
 	Comment       string
 	HasComment    bool
+
+	// The 19.x API's properties (family19.go). KeyValidator checks row
+	// keys and DefaultValidator the values of columns that Columns does
+	// not declare; nil means BytesType, which accepts anything.
+	KeyValidator     comparator.Comparator
+	DefaultValidator comparator.Comparator
+	Columns          []ColumnDef
+	// GCGraceSeconds is how long a tombstone outlives its deletion; 0
+	// means the store's setting (GCGraceSeconds of storage-conf.xml).
+	GCGraceSeconds int32
+	// DefaultTTL (2.0's default_time_to_live) is given to writes that
+	// carry no TTL of their own; 0 means none.
+	DefaultTTL int32
+	// ID is the column family's id as the 19.x API describes it.
+	ID      int32
+	Options FamilyOptions
+}
+
+// Column returns the declared column of that name, or nil.
+func (cf *ColumnFamily) Column(name []byte) *ColumnDef {
+	for i := range cf.Columns {
+		if string(cf.Columns[i].Name) == string(name) {
+			return &cf.Columns[i]
+		}
+	}
+	return nil
 }
 
 // Type is "Super" or "Standard", as describe_keyspace reports it.
@@ -42,6 +69,8 @@ type Keyspace struct {
 	ReplicaPlacementStrategy string
 	EndPointSnitch           string
 	ColumnFamilies           map[string]*ColumnFamily
+	// Options are the keyspace's 19.x replication settings.
+	Options KeyspaceOptions
 	// System is true for the built-in "system" keyspace, which clients may
 	// read but not write.
 	System bool
@@ -52,6 +81,9 @@ type Schema struct {
 	ClusterName string
 	Partitioner partitioner.Partitioner
 	Keyspaces   map[string]*Keyspace
+	// Version identifies this schema (a UUID as the 19.x API reports it);
+	// every change gives a new one.
+	Version string
 }
 
 // Keyspace returns the named keyspace, or nil.
