@@ -167,6 +167,11 @@ func (c *conn) serveRequest() closeReason {
 	if err := c.t.startRequest(); err != nil {
 		return closeReason{phase: phaseRequest, err: err}
 	}
+	if c.t.framed && c.t.remaining == 0 {
+		// An empty frame carries no request. Hector and Astyanax send one
+		// just before they close a connection: a goodbye, not an error.
+		return closeReason{}
+	}
 	c.in.err = nil
 	name, _, seq, err := c.in.ReadMessageBegin(c.ctx)
 	if err != nil {

@@ -208,3 +208,25 @@ func (p *checkedProtocol) readBody(ctx context.Context) (b []byte, ok bool, err 
 	}
 	return b, true, nil
 }
+
+// Request is implemented by the input protocol that a processor function
+// receives. It lets a processor look at the arguments of the request before
+// decoding them, which serving two interfaces on one port needs: the
+// dialect of a call shows in the wire types of its argument fields.
+type Request interface {
+	// PeekArgs returns the next n bytes of the current request without
+	// consuming them, waiting for them to arrive. It fails, without
+	// disturbing the request, when the message has fewer than n bytes left.
+	PeekArgs(n int) ([]byte, error)
+	// Framed reports whether the connection uses framed transport.
+	Framed() bool
+	// Compact reports whether the connection uses the compact protocol
+	// (whose bytes PeekArgs returns as they are).
+	Compact() bool
+}
+
+var _ Request = (*checkedProtocol)(nil)
+
+func (p *checkedProtocol) PeekArgs(n int) ([]byte, error) { return p.t.peek(n) }
+func (p *checkedProtocol) Framed() bool                   { return p.t.framed }
+func (p *checkedProtocol) Compact() bool                  { return p.compact }

@@ -802,3 +802,28 @@ func TestNoGoroutineLeak(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// An empty frame, which Hector and Astyanax send just before closing a
+// connection, is passed over: the connection goes on serving, and its end
+// is logged as an ordinary close, not as a malformed request.
+func TestEmptyFrameIsAGoodbye(t *testing.T) {
+	ts := startServer(t, Options{}, nil)
+	k := clientKind{framed: true}
+	c := dialRaw(t, ts.addr)
+	c.send(t, encodeCall(t, k, "describe_version", 1, &cassandra.CassandraDescribeVersionArgs{}))
+	var res cassandra.CassandraDescribeVersionResult
+	if r := c.readReply(t, k, &res); r.seq != 1 || res.GetSuccess() != "2.2.0" {
+		t.Fatalf("seq %d %q", r.seq, res.GetSuccess())
+	}
+	c.send(t, []byte{0, 0, 0, 0})
+	c.send(t, encodeCall(t, k, "describe_version", 2, &cassandra.CassandraDescribeVersionArgs{}))
+	if r := c.readReply(t, k, &res); r.seq != 2 || res.GetSuccess() != "2.2.0" {
+		t.Fatalf("after an empty frame: seq %d %q", r.seq, res.GetSuccess())
+	}
+	c.send(t, []byte{0, 0, 0, 0})
+	c.Close()
+	rec := ts.logs.waitRecord(t, map[string]string{"msg": "connection closed"})
+	if rec["reason"] != "client closed" || rec["level"] != "DEBUG" {
+		t.Fatalf("close logged as %v", rec)
+	}
+}
