@@ -13,6 +13,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"errors"
 
@@ -94,6 +95,21 @@ type Bounds struct {
 	// End is the highest token, inclusive. The empty token means the end
 	// of the ring: no upper bound.
 	End partitioner.Token
+}
+
+// RingRange splits the ring range (left, right] into non-wrapping Bounds,
+// in ring order: the start is exclusive and the end inclusive, as the
+// Thrift APIs' token ranges are. An empty right is the end of the ring; a
+// range whose right is not after its left wraps through the minimum token,
+// and left == right is the whole ring, beginning just after left.
+func RingRange(left, right partitioner.Token) []Bounds {
+	if len(right) == 0 || bytes.Compare(left, right) < 0 {
+		return []Bounds{{Start: left, End: right}}
+	}
+	return []Bounds{
+		{Start: left},
+		{Start: partitioner.Token{}, StartInclusive: true, End: right},
+	}
 }
 
 // Mutation is one write or deletion inside a row of one column family.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/gen-go/cassandra"
 	"github.com/thriftd/thriftd/schema"
 )
@@ -113,7 +114,7 @@ func (s *Service) describeSplits(ctx context.Context, start, end string, keysPer
 		return nil, err
 	}
 	out := []string{p.TokenString(left)}
-	for _, b := range ringRange(left, right) {
+	for _, b := range engine.RingRange(left, right) {
 		tokens, err := s.store.Splits(ctx, b, int(keysPerSplit))
 		if err != nil {
 			return nil, err

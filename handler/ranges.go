@@ -1,7 +1,6 @@
 package handler
 
 import (
-	"bytes"
 	"context"
 
 	"github.com/thriftd/thriftd/engine"
@@ -104,18 +103,7 @@ func (s *Service) rangeBounds(kr *cassandra.KeyRange) ([]engine.Bounds, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ringRange(left, right), nil
-}
-
-// ringRange splits the ring range (left, right] into non-wrapping Bounds.
-func ringRange(left, right partitioner.Token) []engine.Bounds {
-	if len(right) == 0 || bytes.Compare(left, right) < 0 {
-		return []engine.Bounds{{Start: left, End: right}}
-	}
-	return []engine.Bounds{
-		{Start: left},
-		{Start: partitioner.Token{}, StartInclusive: true, End: right},
-	}
+	return engine.RingRange(left, right), nil
 }
 
 // parseToken reads a token string. 0.6 did not validate tokens and failed

@@ -29,9 +29,9 @@ func TestRingRange(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := ringRange(tt.left, tt.right)
+			got := engine.RingRange(tt.left, tt.right)
 			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
-				t.Errorf("ringRange = %v, want %v", got, tt.want)
+				t.Errorf("RingRange = %v, want %v", got, tt.want)
 			}
 		})
 	}
