@@ -23,10 +23,12 @@ func FromConfig(cfg *config.Config) (*Schema, error) {
 			ReplicaPlacementStrategy: k.ReplicaPlacementStrategy,
 			EndPointSnitch:           k.EndPointSnitch,
 			ColumnFamilies:           map[string]*ColumnFamily{},
+			Options:                  StrategyOf19(k.ReplicaPlacementStrategy, k.ReplicationFactor),
 		}
 		for _, c := range k.ColumnFamilies {
 			where := fmt.Sprintf("%s: /Storage/Keyspaces/Keyspace[@Name='%s']/ColumnFamily[@Name='%s']", cfg.Path, k.Name, c.Name)
-			cf := &ColumnFamily{Keyspace: k.Name, Name: c.Name, Super: c.ColumnType == "Super", Comment: c.Comment, HasComment: c.HasComment}
+			cf := &ColumnFamily{Keyspace: k.Name, Name: c.Name, Super: c.ColumnType == "Super", Comment: c.Comment, HasComment: c.HasComment,
+				GCGraceSeconds: int32(cfg.GCGraceSeconds), Options: DefaultFamilyOptions()}
 			if cf.Comparator, err = lookup(c.CompareWith); err != nil {
 				return nil, fmt.Errorf("%s/@CompareWith: %v", where, err)
 			}

@@ -1,6 +1,10 @@
 package schema
 
-import "github.com/thriftd/thriftd/engine/comparator"
+import (
+	"strconv"
+
+	"github.com/thriftd/thriftd/engine/comparator"
+)
 
 // The parts of a definition that the 19.x API (Cassandra 0.7-2.1) added.
 // A keyspace or column family declared in storage-conf.xml has them too,
@@ -73,4 +77,51 @@ type KeyspaceOptions struct {
 	StrategyClass   string
 	StrategyOptions map[string]string
 	DurableWrites   bool
+}
+
+// Defaults of the 19.x properties, as Cassandra 1.2 gave them to a column
+// family whose CfDef left them out (CFMetaData's DEFAULT_* values).
+const (
+	DefaultReadRepairChance       = 0.1
+	DefaultGCGraceSeconds         = 864000
+	DefaultMinCompactionThreshold = 4
+	DefaultMaxCompactionThreshold = 32
+	DefaultCompactionStrategy     = "org.apache.cassandra.db.compaction.SizeTieredCompactionStrategy"
+	DefaultCompressor             = "org.apache.cassandra.io.compress.SnappyCompressor"
+	DefaultCaching                = "KEYS_ONLY"
+)
+
+// DefaultFamilyOptions are the properties of a column family created
+// without any: 1.2's defaults.
+func DefaultFamilyOptions() FamilyOptions {
+	replicateOnWrite, populateIOCache := true, false
+	return FamilyOptions{
+		ReadRepairChance:          DefaultReadRepairChance,
+		ReplicateOnWrite:          &replicateOnWrite,
+		PopulateIOCacheOnFlush:    &populateIOCache,
+		MinCompactionThreshold:    DefaultMinCompactionThreshold,
+		MaxCompactionThreshold:    DefaultMaxCompactionThreshold,
+		CompactionStrategy:        DefaultCompactionStrategy,
+		CompactionStrategyOptions: map[string]string{},
+		CompressionOptions:        map[string]string{"sstable_compression": DefaultCompressor},
+		Caching:                   DefaultCaching,
+	}
+}
+
+// StrategyOf19 is the 19.x replication of a keyspace declared in
+// storage-conf.xml: 0.7 renamed 0.6's placement strategies, and the
+// replication factor became a strategy option.
+func StrategyOf19(placement string, replicationFactor int) KeyspaceOptions {
+	class := placement
+	switch placement {
+	case "org.apache.cassandra.locator.RackUnawareStrategy", "":
+		class = "org.apache.cassandra.locator.SimpleStrategy"
+	case "org.apache.cassandra.locator.RackAwareStrategy":
+		class = "org.apache.cassandra.locator.OldNetworkTopologyStrategy"
+	}
+	return KeyspaceOptions{
+		StrategyClass:   class,
+		StrategyOptions: map[string]string{"replication_factor": strconv.Itoa(replicationFactor)},
+		DurableWrites:   true,
+	}
 }

@@ -26,6 +26,9 @@ type Settings struct {
 	StorageConf string `yaml:"storage_conf" path:"" default:"storage-conf.xml" help:"the Cassandra 0.6 storage-conf.xml to serve: its schema, and its settings where neither thriftd.yaml nor a flag sets them (on the command line: -config FILE.xml)"`
 	// Listen is the Thrift port's address.
 	Listen string `yaml:"listen" flag:"listen" help:"where Thrift clients connect, {HOST:PORT}; framed and unframed clients are both accepted (default: ThriftAddress and ThriftPort of storage-conf.xml)"`
+	// API is the interface a fresh connection's ambiguous calls are
+	// answered in: auto, 0.6 or 19.x.
+	API string `yaml:"api" flag:"api" default:"auto" help:"how to answer a fresh connection's calls that look alike in both Thrift APIs (describe_keyspaces, describe_keyspace, describe_version): {API} auto (unframed is Cassandra 0.6's API, framed is 0.7-2.1's 19.x API unless storage-conf.xml sets ThriftFramedTransport), 0.6 or 19.x"`
 	// Data is the directory of the LevelDB store.
 	Data string `yaml:"data" path:"" flag:"data" help:"the LevelDB store's directory {DIR}, created if missing (default: the first DataFileDirectory of storage-conf.xml)"`
 	// Sync is "periodic" or "batch".

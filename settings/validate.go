@@ -32,6 +32,7 @@ func (e *Effective) Validate() error {
 		func() error { return address(bad, "listen", s.Listen, 0) },
 		func() error { return nonEmpty(bad, "data", s.Data) },
 		func() error { return oneOf("sync", s.Sync, "periodic", "batch") },
+		func() error { return oneOf("api", s.API, "auto", "0.6", "19.x") },
 		func() error {
 			if s.SyncPeriod < time.Millisecond && (s.Sync == "periodic" || s.SyncPeriod < 0) {
 				return bad("sync_period", "want at least 1ms, not %v", s.SyncPeriod)

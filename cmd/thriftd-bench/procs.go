@@ -28,7 +28,8 @@ type process struct {
 // "", as with -cassandra), on a free loopback port, and waits for its
 // "thriftd is serving" line.
 func startThriftd(bin, config, dir string, extra ...string) (*process, error) {
-	args := []string{"-config", config, "-listen", "127.0.0.1:0", "-log-format", "json", "-admin", "127.0.0.1:0"}
+	// -api 0.6: the load generators are 0.6 clients, framed or not.
+	args := []string{"-config", config, "-listen", "127.0.0.1:0", "-log-format", "json", "-admin", "127.0.0.1:0", "-api", "0.6"}
 	if dir != "" {
 		args = append(args, "-data", dir)
 	}

@@ -21,10 +21,12 @@ import (
 
 	"github.com/thriftd/thriftd/admin"
 	"github.com/thriftd/thriftd/config"
+	"github.com/thriftd/thriftd/dialect"
 	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/engine/ldbstore"
 	"github.com/thriftd/thriftd/engine/partitioner"
 	"github.com/thriftd/thriftd/handler"
+	"github.com/thriftd/thriftd/handler19"
 	"github.com/thriftd/thriftd/schema"
 	"github.com/thriftd/thriftd/server"
 	"github.com/thriftd/thriftd/settings"
@@ -162,6 +164,20 @@ func run(eff *settings.Effective, log *slog.Logger) error {
 		Logger:      log,
 		Registerer:  reg,
 	})
+	svc19 := handler19.New(handler19.Options{
+		Schema:      func() *schema.Schema { return s },
+		Store:       store,
+		ClusterName: cfg.ClusterName,
+		NodeAddress: nodeAddress(l.Addr()),
+		NodeToken:   token,
+		Timeout:     time.Duration(cfg.RpcTimeoutInMillis) * time.Millisecond,
+		Logger:      log,
+	})
+	router := &dialect.Router{
+		V06:     svc.Processor,
+		V19:     svc19.Processor,
+		Default: apiDefault(eff.API, cfg.ThriftFramedTransport),
+	}
 	// The generated processors otherwise start a goroutine and a ticker per
 	// request to poll the socket; connections here are watched by the server.
 	thrift.ServerConnectivityCheckInterval = 0
@@ -172,7 +188,7 @@ func run(eff *settings.Effective, log *slog.Logger) error {
 		RequestTimeout: cfg.Server.RequestTimeout,
 		Logger:         log,
 		Registerer:     reg,
-	}, func(net.Conn) thrift.TProcessor { return svc.Processor() })
+	}, router.NewProcessor)
 
 	var adm *admin.Server
 	if addr := adminAddr(eff.Admin, log); addr != "" {
@@ -278,6 +294,13 @@ func authenticator(cfg *config.Config) (handler.Authenticator, error) {
 		return handler.NewSimpleAuthenticator(a, cfg.Server.PasswdMode)
 	}
 	return nil, fmt.Errorf("%s: /Storage/Authenticator: unknown authenticator %s (thriftd has AllowAllAuthenticator and SimpleAuthenticator)", cfg.Path, cfg.Authenticator)
+}
+
+// apiDefault is the dialect of a fresh connection's ambiguous calls: the
+// api setting, and storage-conf.xml's ThriftFramedTransport under auto.
+func apiDefault(api string, framedTransport bool) dialect.Default {
+	d, _ := dialect.Parse(api) // auto is not a dialect: Unknown
+	return dialect.Default{Fixed: d, FramedV06: framedTransport}
 }
 
 // nodeAddress is the address clients should dial, for describe_ring.

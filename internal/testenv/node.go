@@ -83,7 +83,11 @@ func (n *Node) Args(extra ...string) []string {
 	if n.exact != nil {
 		return append(append([]string(nil), n.exact...), extra...)
 	}
-	a := []string{"-config", n.config, "-listen", "127.0.0.1:0", "-data", n.Data, "-log-format", "json", "-log-level", "debug", "-admin", "127.0.0.1:0"}
+	// -api 0.6: the suites that use Node are 0.6 clients, framed as well as
+	// unframed, as against a 0.6 server configured with
+	// ThriftFramedTransport. A 19.x test passes -api auto or 19.x in extra,
+	// which comes later and wins.
+	a := []string{"-config", n.config, "-listen", "127.0.0.1:0", "-data", n.Data, "-log-format", "json", "-log-level", "debug", "-admin", "127.0.0.1:0", "-api", "0.6"}
 	a = append(a, n.store...)
 	a = append(a, n.extra...)
 	a = append(a, extra...)

@@ -245,11 +245,15 @@ class Thriftd(object):
     """One thriftd process. start() waits for its "thriftd is serving" log
     line and reads the address from it."""
 
-    def __init__(self, binary, config, data, extra=(), workdir=None):
+    def __init__(self, binary, config, data, extra=(), workdir=None, api='0.6'):
         self.binary = binary
         self.config = config
         self.data = data
         self.extra = list(extra)
+        # The suites here are 0.6 clients, framed as well as unframed, as
+        # against a 0.6 server configured with ThriftFramedTransport; the
+        # 19.x suites pass api='auto'.
+        self.api = api
         self.workdir = workdir or data
         self.proc = None
         self.addr = None
@@ -270,7 +274,7 @@ class Thriftd(object):
         # refuses -data beside -cassandra.
         data = [] if store else ['-data', self.data]
         args = [self.binary, '-config', self.config, '-listen', '127.0.0.1:0'] + data + \
-            ['-log-format', 'json', '-admin', '127.0.0.1:0'] + store + self.extra
+            ['-log-format', 'json', '-admin', '127.0.0.1:0', '-api', self.api] + store + self.extra
         os.makedirs(self.workdir, exist_ok=True)
         self.proc = subprocess.Popen(args, cwd=self.workdir, stdin=subprocess.DEVNULL,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)

@@ -1,0 +1,95 @@
+package handler19
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+
+	"github.com/thriftd/thriftd/engine"
+	"github.com/thriftd/thriftd/gen-go/cassandra19"
+)
+
+// InvalidRequest is a request the server refuses; Why is sent unchanged as
+// InvalidRequestException.why.
+type InvalidRequest struct{ Why string }
+
+func (e *InvalidRequest) Error() string { return e.Why }
+
+func invalid(format string, args ...any) error {
+	return &InvalidRequest{Why: fmt.Sprintf(format, args...)}
+}
+
+// AuthenticationError is a login refused over its credentials.
+type AuthenticationError struct{ Why string }
+
+func (e *AuthenticationError) Error() string { return e.Why }
+
+// errNotFound is get's "nothing live at that path".
+var errNotFound = errors.New("not found")
+
+// errInternal is what a client is told of a failure that is not its own;
+// the details go to the server log.
+var errInternal = errors.New("internal error; see the server log")
+
+// toThrift is the one place where domain errors become the exceptions the
+// 19.x IDL declares. ok is false for an error with no Thrift meaning.
+func toThrift(err error) (thriftErr error, ok bool) {
+	var (
+		ire   *InvalidRequest
+		authn *AuthenticationError
+	)
+	switch {
+	case err == nil:
+		return nil, true
+	case errors.As(err, &ire):
+		return &cassandra19.InvalidRequestException{Why: ire.Why}, true
+	case errors.Is(err, errNotFound):
+		return cassandra19.NewNotFoundException(), true
+	case errors.As(err, &authn):
+		return &cassandra19.AuthenticationException{Why: authn.Why}, true
+	case errors.Is(err, engine.ErrUnavailable):
+		return cassandra19.NewUnavailableException(), true
+	case errors.Is(err, engine.ErrTimedOut), errors.Is(err, context.DeadlineExceeded):
+		return cassandra19.NewTimedOutException(), true
+	}
+	return nil, false
+}
+
+// reply converts the outcome of one call for the generated processor.
+// Errors without a Thrift meaning are logged with the method's name and
+// replaced by errInternal.
+func (s *Service) reply(ctx context.Context, method string, err error) error {
+	if t, ok := toThrift(err); ok {
+		return t
+	}
+	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		s.log.Debug("call abandoned", "method", method, "err", err)
+		return err
+	}
+	s.log.Error("internal error", "method", method, "err", err)
+	return errInternal
+}
+
+// undeclared converts the outcome of a call whose IDL declares no
+// exception: the generated processor can only send an error as
+// TApplicationException INTERNAL_ERROR, so a refusal travels there with
+// its why as the message, as the real server's did.
+func (s *Service) undeclared(ctx context.Context, method string, err error) error {
+	var ire *InvalidRequest
+	if errors.As(err, &ire) {
+		return errors.New(ire.Why)
+	}
+	return s.reply(ctx, method, err)
+}
+
+// recoverPanic turns a panic in a call into an internal error with its
+// stack in the log, so that one request cannot take the server down.
+func (s *Service) recoverPanic(method string, err *error) {
+	if r := recover(); r != nil {
+		s.log.Error("panic in handler", "method", method, "panic", fmt.Sprint(r),
+			slog.String("stack", string(debug.Stack())))
+		*err = errInternal
+	}
+}

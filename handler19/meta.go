@@ -1,0 +1,266 @@
+package handler19
+
+import (
+	"context"
+	"sort"
+
+	"github.com/google/uuid"
+
+	"github.com/thriftd/thriftd/engine"
+	"github.com/thriftd/thriftd/gen-go/cassandra19"
+	"github.com/thriftd/thriftd/schema"
+)
+
+// snitch is what describe_snitch answers: one node, one rack.
+const snitch = "org.apache.cassandra.locator.SimpleSnitch"
+
+// login is ClientState.login: the credentials are checked, and the user
+// is the connection's from then on.
+func (c *conn) login(req *cassandra19.AuthenticationRequest) error {
+	a := c.s.auth
+	if a == nil {
+		c.loggedIn = true
+		return nil
+	}
+	user, err := a.Authenticate(req.GetCredentials())
+	if err != nil {
+		return err
+	}
+	c.user, c.loggedIn = user, true
+	return nil
+}
+
+// validateLogin is ClientState.validateLogin, which the describe calls
+// run: a client that must log in has done so.
+func (c *conn) validateLogin() error {
+	if a := c.s.auth; a != nil && a.RequiresLogin() && !c.loggedIn {
+		return invalid("You have not logged in")
+	}
+	return nil
+}
+
+// setKeyspace is ClientState.setKeyspace. A client that has not logged in
+// (where login is required) may name a keyspace that does not exist, as
+// some client libraries call set_keyspace before login.
+func (c *conn) setKeyspace(keyspace string) error {
+	a := c.s.auth
+	known := a == nil || !a.RequiresLogin() || c.loggedIn
+	if known && c.s.schema().Keyspace(keyspace) == nil {
+		return invalid("Keyspace '%s' does not exist", keyspace)
+	}
+	c.keyspace = keyspace
+	return nil
+}
+
+// describeKeyspace is describe_keyspace: the keyspace's KsDef, or
+// NotFoundException.
+func (c *conn) describeKeyspace(keyspace string) (*cassandra19.KsDef, error) {
+	if err := c.validateLogin(); err != nil {
+		return nil, err
+	}
+	ks := c.s.schema().Keyspace(keyspace)
+	if ks == nil {
+		return nil, errNotFound
+	}
+	return ksDef(ks), nil
+}
+
+// describeKeyspaces is every keyspace's KsDef, by name.
+func (c *conn) describeKeyspaces() ([]*cassandra19.KsDef, error) {
+	if err := c.validateLogin(); err != nil {
+		return nil, err
+	}
+	sch := c.s.schema()
+	out := make([]*cassandra19.KsDef, 0, len(sch.Keyspaces))
+	for _, name := range sch.KeyspaceNames() {
+		out = append(out, ksDef(sch.Keyspaces[name]))
+	}
+	return out, nil
+}
+
+// describeRing is the ring of one node: the whole ring, from its token
+// round to its token, held by this node.
+func (s *Service) describeRing(keyspace string) ([]*cassandra19.TokenRange, error) {
+	sch := s.schema()
+	if sch.Keyspace(keyspace) == nil || keyspace == schema.SystemKeyspace {
+		return nil, invalid("There is no ring for the keyspace: %s", keyspace)
+	}
+	t := sch.Partitioner.TokenString(s.nodeToken)
+	return []*cassandra19.TokenRange{{
+		StartToken:      t,
+		EndToken:        t,
+		Endpoints:       []string{s.nodeAddress},
+		RPCEndpoints:    []string{s.nodeAddress},
+		EndpointDetails: []*cassandra19.EndpointDetails{{Host: s.nodeAddress, Datacenter: "datacenter1", Rack: strPtr("rack1")}},
+	}}, nil
+}
+
+// describeTokenMap maps each node's token to its address.
+func (s *Service) describeTokenMap() map[string]string {
+	return map[string]string{s.schema().Partitioner.TokenString(s.nodeToken): s.nodeAddress}
+}
+
+// describeSchemaVersions is every node's schema version: this node's.
+func (s *Service) describeSchemaVersions() map[string][]string {
+	v := s.schema().Version
+	if v == "" {
+		v = schemaVersionUnknown
+	}
+	return map[string][]string{v: {s.nodeAddress}}
+}
+
+// schemaVersionUnknown stands for a schema that has no version yet.
+const schemaVersionUnknown = "59adb24e-f3cd-3e02-97f0-5b395827453f"
+
+// describeSplitsEx is describe_splits_ex: the token range cut into pieces
+// of about keysPerSplit rows, with their row counts estimated as the real
+// server's were.
+func (c *conn) describeSplitsEx(ctx context.Context, cfName, startToken, endToken string, keysPerSplit int32) ([]*cassandra19.CfSplit, error) {
+	ks, err := c.keyspaceOf()
+	if err != nil {
+		return nil, err
+	}
+	sch := c.s.schema()
+	if _, err := c.s.validateColumnFamily(sch, ks, cfName); err != nil {
+		return nil, err
+	}
+	p := sch.Partitioner
+	left, err := parseToken(p, startToken)
+	if err != nil {
+		return nil, err
+	}
+	right, err := parseToken(p, endToken)
+	if err != nil {
+		return nil, err
+	}
+	if keysPerSplit <= 0 {
+		keysPerSplit = 1
+	}
+	var cuts []string
+	for _, b := range engine.RingRange(left, right) {
+		tokens, err := c.s.store.Splits(ctx, b, int(keysPerSplit))
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range tokens {
+			cuts = append(cuts, p.TokenString(t))
+		}
+	}
+	bounds := append(append([]string{startToken}, cuts...), endToken)
+	out := make([]*cassandra19.CfSplit, 0, len(bounds)-1)
+	for i := 0; i+1 < len(bounds); i++ {
+		out = append(out, &cassandra19.CfSplit{StartToken: bounds[i], EndToken: bounds[i+1], RowCount: int64(keysPerSplit)})
+	}
+	return out, nil
+}
+
+// describeSplits is describe_splits: the bounds of describe_splits_ex.
+func (c *conn) describeSplits(ctx context.Context, cfName, startToken, endToken string, keysPerSplit int32) ([]string, error) {
+	splits, err := c.describeSplitsEx(ctx, cfName, startToken, endToken, keysPerSplit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(splits)+1)
+	out = append(out, splits[0].StartToken)
+	for _, s := range splits {
+		out = append(out, s.EndToken)
+	}
+	return out, nil
+}
+
+// traceNextQuery answers a session id for the next query's trace. thriftd
+// keeps no traces; the id is a time-based UUID, as the real server's.
+func traceNextQuery() []byte {
+	id, err := uuid.NewUUID()
+	if err != nil {
+		id = uuid.New()
+	}
+	return id[:]
+}
+
+// ksDef is a keyspace as the 19.x API describes it.
+func ksDef(ks *schema.Keyspace) *cassandra19.KsDef {
+	o := ks.Options
+	if o.StrategyClass == "" {
+		o = schema.StrategyOf19(ks.ReplicaPlacementStrategy, ks.ReplicationFactor)
+	}
+	names := make([]string, 0, len(ks.ColumnFamilies))
+	for n := range ks.ColumnFamilies {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	defs := make([]*cassandra19.CfDef, 0, len(names))
+	for _, n := range names {
+		defs = append(defs, cfDef(ks.ColumnFamilies[n]))
+	}
+	return &cassandra19.KsDef{
+		Name:            ks.Name,
+		StrategyClass:   o.StrategyClass,
+		StrategyOptions: copyMap(o.StrategyOptions),
+		CfDefs:          defs,
+		DurableWrites:   o.DurableWrites,
+	}
+}
+
+// cfDef is a column family as CFMetaData.toThrift describes it.
+func cfDef(cf *schema.ColumnFamily) *cassandra19.CfDef {
+	o := cf.Options
+	d := &cassandra19.CfDef{
+		Keyspace:                  cf.Keyspace,
+		Name:                      cf.Name,
+		ColumnType:                cf.Type(),
+		ComparatorType:            typeName(cf.Comparator),
+		Comment:                   strPtr(cf.Comment),
+		ReadRepairChance:          &o.ReadRepairChance,
+		DclocalReadRepairChance:   o.DCLocalReadRepairChance,
+		ReplicateOnWrite:          o.ReplicateOnWrite,
+		PopulateIoCacheOnFlush:    o.PopulateIOCacheOnFlush,
+		GcGraceSeconds:            int32Ptr(cf.GCGraceSeconds),
+		DefaultValidationClass:    strPtr(typeName(cf.DefaultValidator)),
+		KeyValidationClass:        strPtr(typeName(cf.KeyValidator)),
+		MinCompactionThreshold:    int32Ptr(o.MinCompactionThreshold),
+		MaxCompactionThreshold:    int32Ptr(o.MaxCompactionThreshold),
+		KeyAlias:                  o.KeyAlias,
+		CompactionStrategy:        strPtr(o.CompactionStrategy),
+		CompactionStrategyOptions: copyMap(o.CompactionStrategyOptions),
+		CompressionOptions:        copyMap(o.CompressionOptions),
+		BloomFilterFpChance:       o.BloomFilterFPChance,
+		Caching:                   o.Caching,
+		// Left at the IDL's defaults, these are not sent: 1.2 set neither.
+		SpeculativeRetry:   "NONE",
+		CellsPerRowToCache: "100",
+		ColumnMetadata:     []*cassandra19.ColumnDef{},
+	}
+	if cf.Super {
+		d.SubcomparatorType = strPtr(typeName(cf.SubComparator))
+	}
+	for _, col := range cf.Columns {
+		cd := &cassandra19.ColumnDef{Name: col.Name, ValidationClass: typeName(col.Validator)}
+		if ix := col.Index; ix != nil {
+			t := cassandra19.IndexType(ix.Type)
+			cd.IndexType = &t
+			cd.IndexName = strPtr(ix.Name)
+			cd.IndexOptions = copyMap(ix.Options)
+		}
+		d.ColumnMetadata = append(d.ColumnMetadata, cd)
+	}
+	return d
+}
+
+// typeName is a type as the real server prints it; no type is BytesType.
+func typeName(t interface{ Name() string }) string {
+	if t == nil {
+		return "org.apache.cassandra.db.marshal.BytesType"
+	}
+	return t.Name()
+}
+
+func strPtr(s string) *string { return &s }
+func int32Ptr(n int32) *int32 { return &n }
+func copyMap(m map[string]string) map[string]string {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}

@@ -1,0 +1,221 @@
+package handler19
+
+import (
+	"bytes"
+	"context"
+
+	"github.com/thriftd/thriftd/engine"
+	"github.com/thriftd/thriftd/engine/partitioner"
+	"github.com/thriftd/thriftd/gen-go/cassandra19"
+)
+
+// getRangeSlices is CassandraServer.get_range_slices: up to range.count
+// rows in ring order, each with what the predicate selects. A row with
+// nothing live left still appears, with no columns, until its tombstones
+// are purged (range ghosts).
+func (c *conn) getRangeSlices(ctx context.Context, parent *cassandra19.ColumnParent, pred *cassandra19.SlicePredicate, kr *cassandra19.KeyRange, cl cassandra19.ConsistencyLevel) ([]*cassandra19.KeySlice, error) {
+	ks, err := c.keyspaceOf()
+	if err != nil {
+		return nil, err
+	}
+	if err := c.checkAccess(ks); err != nil {
+		return nil, err
+	}
+	sch := c.s.schema()
+	f, err := c.s.validateColumnFamily(sch, ks, parent.ColumnFamily)
+	if err != nil {
+		return nil, err
+	}
+	if err := validateColumnParent(f, parent); err != nil {
+		return nil, err
+	}
+	if err := validatePredicate(f, parent.SuperColumn, pred); err != nil {
+		return nil, err
+	}
+	p := sch.Partitioner
+	if err := validateKeyRange(p, parent.SuperColumn, kr); err != nil {
+		return nil, err
+	}
+	if err := validateConsistencyForRead(cl); err != nil {
+		return nil, err
+	}
+	if len(kr.RowFilter) > 0 {
+		return nil, errNoIndexes
+	}
+	pieces, err := rangeBounds(p, kr)
+	if err != nil {
+		return nil, err
+	}
+	q := sliceQuery(f, parent.SuperColumn, pred)
+	want := int(kr.Count)
+	out := make([]*cassandra19.KeySlice, 0, min(want, 1024))
+	for _, b := range pieces {
+		rows, err := c.s.store.Range(ctx, ks, b, q, want-len(out))
+		if err != nil {
+			return nil, err
+		}
+		for _, row := range rows {
+			out = append(out, &cassandra19.KeySlice{Key: []byte(row.Key), Columns: thriftifyRow(row, f)})
+		}
+		if len(out) >= want {
+			break
+		}
+	}
+	return out, nil
+}
+
+// getPagedSlice is CassandraServer.get_paged_slice: the columns of
+// consecutive rows from start_column in the first row scanned, then from
+// the first column of each later row, until range.count columns have been
+// returned in all.
+func (c *conn) getPagedSlice(ctx context.Context, cfName string, kr *cassandra19.KeyRange, startColumn []byte, cl cassandra19.ConsistencyLevel) ([]*cassandra19.KeySlice, error) {
+	ks, err := c.keyspaceOf()
+	if err != nil {
+		return nil, err
+	}
+	if err := c.checkAccess(ks); err != nil {
+		return nil, err
+	}
+	sch := c.s.schema()
+	f, err := c.s.validateColumnFamily(sch, ks, cfName)
+	if err != nil {
+		return nil, err
+	}
+	p := sch.Partitioner
+	if err := validateKeyRange(p, nil, kr); err != nil {
+		return nil, err
+	}
+	if err := validateConsistencyForRead(cl); err != nil {
+		return nil, err
+	}
+	if len(kr.RowFilter) > 0 {
+		return nil, errNoIndexes
+	}
+	pieces, err := rangeBounds(p, kr)
+	if err != nil {
+		return nil, err
+	}
+	want := int(kr.Count)
+	var out []*cassandra19.KeySlice
+	columns := 0
+	first := true
+	for _, b := range pieces {
+		for columns < want {
+			// Rows are read a page at a time: each row's slice is sized by
+			// the columns still wanted, and the first row's starts at
+			// start_column.
+			q := engine.Query{ColumnFamily: f.Name}
+			q.Count = want - columns
+			if first {
+				q.Start = startColumn
+			}
+			rows, err := c.s.store.Range(ctx, ks, b, q, 1)
+			if err != nil {
+				return nil, err
+			}
+			if len(rows) == 0 {
+				break
+			}
+			row := rows[0]
+			first = false
+			cols := thriftifyRow(row, f)
+			out = append(out, &cassandra19.KeySlice{Key: []byte(row.Key), Columns: cols})
+			columns += len(cols)
+			// The next row is the first after this one's token.
+			b = engine.Bounds{Start: p.Token(row.Key), End: b.End}
+			if len(b.End) > 0 && bytes.Compare(b.Start, b.End) >= 0 {
+				break
+			}
+		}
+		if columns >= want {
+			break
+		}
+	}
+	return out, nil
+}
+
+// validateKeyRange is ThriftValidation.validateKeyRange, up to the row
+// filter's clauses.
+func validateKeyRange(p partitioner.Partitioner, superColumn []byte, kr *cassandra19.KeyRange) error {
+	if (kr.StartKey == nil) == (kr.StartToken == nil) || (kr.EndKey == nil) == (kr.EndToken == nil) {
+		return invalid("exactly one each of {start key, start token} and {end key, end token} must be specified")
+	}
+	if kr.StartToken != nil && kr.EndKey != nil {
+		return invalid("start token + end key is not a supported key range")
+	}
+	switch {
+	case kr.StartKey != nil && kr.EndKey != nil:
+		start, end := p.Token(string(kr.StartKey)), p.Token(string(kr.EndKey))
+		if bytes.Compare(start, end) > 0 && len(end) > 0 {
+			if preservesOrder(p) {
+				return invalid("start key must sort before (or equal to) finish key in your partitioner!")
+			}
+			return invalid("start key's token sorts after end key's token.  this is not allowed; you probably should not specify end key at all except with an ordered partitioner")
+		}
+	case kr.StartKey != nil && kr.EndToken != nil:
+		end, err := parseToken(p, *kr.EndToken)
+		if err != nil {
+			return err
+		}
+		if len(end) > 0 && bytes.Compare(p.Token(string(kr.StartKey)), end) > 0 {
+			return invalid("Start key's token sorts after end token")
+		}
+	}
+	if len(kr.RowFilter) > 0 && superColumn != nil {
+		return invalid("super columns are not supported for indexing")
+	}
+	if kr.Count <= 0 {
+		return invalid("maxRows must be positive")
+	}
+	return nil
+}
+
+// preservesOrder is IPartitioner.preservesOrder.
+func preservesOrder(p partitioner.Partitioner) bool {
+	switch p.Name() {
+	case "org.apache.cassandra.dht.RandomPartitioner", "org.apache.cassandra.dht.Murmur3Partitioner":
+		return false
+	}
+	return true
+}
+
+// rangeBounds resolves a validated KeyRange into the pieces to scan, in
+// ring order. Keys bound both ends inclusively, an empty key meaning the
+// ring's start or end; a start key with an end token runs through that
+// token; tokens give (start, end], wrapping around the ring when end is
+// not after start.
+func rangeBounds(p partitioner.Partitioner, kr *cassandra19.KeyRange) ([]engine.Bounds, error) {
+	if kr.StartKey != nil {
+		b := engine.Bounds{Start: p.Token(string(kr.StartKey)), StartInclusive: true}
+		if kr.EndKey != nil {
+			b.End = p.Token(string(kr.EndKey))
+		} else {
+			end, err := parseToken(p, *kr.EndToken)
+			if err != nil {
+				return nil, err
+			}
+			b.End = end
+		}
+		return []engine.Bounds{b}, nil
+	}
+	left, err := parseToken(p, *kr.StartToken)
+	if err != nil {
+		return nil, err
+	}
+	right, err := parseToken(p, *kr.EndToken)
+	if err != nil {
+		return nil, err
+	}
+	return engine.RingRange(left, right), nil
+}
+
+// parseToken reads a token string; the real server failed with an internal
+// error on a malformed one, thriftd refuses it with the partitioner's
+// message.
+func parseToken(p partitioner.Partitioner, s string) (partitioner.Token, error) {
+	t, err := p.ParseToken(s)
+	if err != nil {
+		return nil, invalid("%s", err.Error())
+	}
+	return t, nil
+}

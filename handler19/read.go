@@ -1,0 +1,182 @@
+package handler19
+
+import (
+	"context"
+
+	"github.com/thriftd/thriftd/engine"
+	"github.com/thriftd/thriftd/gen-go/cassandra19"
+)
+
+// get is CassandraServer.internal_get: one column, or one super column
+// whole, or NotFoundException.
+func (c *conn) get(ctx context.Context, key []byte, path *cassandra19.ColumnPath, cl cassandra19.ConsistencyLevel) (*cassandra19.ColumnOrSuperColumn, error) {
+	ks, err := c.keyspaceOf()
+	if err != nil {
+		return nil, err
+	}
+	if err := c.checkAccess(ks); err != nil {
+		return nil, err
+	}
+	sch := c.s.schema()
+	f, err := c.s.validateColumnFamily(sch, ks, path.ColumnFamily)
+	if err != nil {
+		return nil, err
+	}
+	if err := validateColumnPath(f, path); err != nil {
+		return nil, err
+	}
+	if err := validateConsistencyForRead(cl); err != nil {
+		return nil, err
+	}
+	if err := validateKey(f, key); err != nil {
+		return nil, err
+	}
+	q := engine.Query{ColumnFamily: f.Name}
+	if path.Column != nil {
+		q.SuperColumn = path.SuperColumn
+		q.Names = [][]byte{path.Column}
+	} else {
+		q.Names = [][]byte{path.SuperColumn}
+	}
+	q.Count = 1
+	row, err := c.s.store.Get(ctx, ks, string(key), q)
+	if err != nil {
+		return nil, err
+	}
+	out := thriftifyRow(row, f)
+	if len(out) == 0 {
+		return nil, errNotFound
+	}
+	return out[0], nil
+}
+
+// validateSliceRequest is the validation of multigetSliceInternal, up to
+// the keys, which are checked one by one as the reads are built.
+func (c *conn) validateSliceRequest(parent *cassandra19.ColumnParent, pred *cassandra19.SlicePredicate, cl cassandra19.ConsistencyLevel) (string, *family, error) {
+	ks, err := c.keyspaceOf()
+	if err != nil {
+		return "", nil, err
+	}
+	if err := c.checkAccess(ks); err != nil {
+		return "", nil, err
+	}
+	f, err := c.s.validateColumnFamily(c.s.schema(), ks, parent.ColumnFamily)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := validateColumnParent(f, parent); err != nil {
+		return "", nil, err
+	}
+	if err := validatePredicate(f, parent.SuperColumn, pred); err != nil {
+		return "", nil, err
+	}
+	if err := validateConsistencyForRead(cl); err != nil {
+		return "", nil, err
+	}
+	return ks, f, nil
+}
+
+// multigetSlice is CassandraServer.multigetSliceInternal: the same slice
+// of several rows, keyed by row key (a key asked twice is answered once).
+func (c *conn) multigetSlice(ctx context.Context, keys [][]byte, parent *cassandra19.ColumnParent, pred *cassandra19.SlicePredicate, cl cassandra19.ConsistencyLevel) (map[string][]*cassandra19.ColumnOrSuperColumn, error) {
+	ks, f, err := c.validateSliceRequest(parent, pred, cl)
+	if err != nil {
+		return nil, err
+	}
+	strs := make([]string, len(keys))
+	for i, k := range keys {
+		if err := validateKey(f, k); err != nil {
+			return nil, err
+		}
+		strs[i] = string(k)
+	}
+	rows, err := c.s.store.GetMany(ctx, ks, strs, sliceQuery(f, parent.SuperColumn, pred))
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string][]*cassandra19.ColumnOrSuperColumn, len(rows))
+	for i, row := range rows {
+		out[strs[i]] = thriftifyRow(row, f)
+	}
+	return out, nil
+}
+
+// getSlice is get_slice: multiget_slice of one key.
+func (c *conn) getSlice(ctx context.Context, key []byte, parent *cassandra19.ColumnParent, pred *cassandra19.SlicePredicate, cl cassandra19.ConsistencyLevel) ([]*cassandra19.ColumnOrSuperColumn, error) {
+	m, err := c.multigetSlice(ctx, [][]byte{key}, parent, pred, cl)
+	if err != nil {
+		return nil, err
+	}
+	return m[string(key)], nil
+}
+
+// getCount is get_count: how many items get_slice would return for the
+// predicate. The real server paged through the row for a slice, which
+// counts the same items; the slice's count still caps the answer.
+func (c *conn) getCount(ctx context.Context, key []byte, parent *cassandra19.ColumnParent, pred *cassandra19.SlicePredicate, cl cassandra19.ConsistencyLevel) (int32, error) {
+	r, err := c.getSlice(ctx, key, parent, pred, cl)
+	return int32(len(r)), err
+}
+
+// multigetCount is multiget_count: multiget_slice, counted.
+func (c *conn) multigetCount(ctx context.Context, keys [][]byte, parent *cassandra19.ColumnParent, pred *cassandra19.SlicePredicate, cl cassandra19.ConsistencyLevel) (map[string]int32, error) {
+	m, err := c.multigetSlice(ctx, keys, parent, pred, cl)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]int32, len(m))
+	for k, v := range m {
+		out[k] = int32(len(v))
+	}
+	return out, nil
+}
+
+// sliceQuery is the engine query of a validated predicate.
+func sliceQuery(f *family, superColumn []byte, p *cassandra19.SlicePredicate) engine.Query {
+	q := engine.Query{ColumnFamily: f.Name}
+	if f.Super {
+		q.SuperColumn = superColumn
+	}
+	if p.ColumnNames != nil {
+		q.Names = p.ColumnNames
+		q.Count = len(p.ColumnNames)
+		return q
+	}
+	r := p.SliceRange
+	q.Start, q.Finish, q.Reversed, q.Count = r.Start, r.Finish, r.Reversed, int(r.Count)
+	return q
+}
+
+// thriftifyRow is CassandraServer.thriftifyColumnFamily: a row's live
+// items as the IDL's structs, in the order the query returned them.
+func thriftifyRow(row engine.Row, f *family) []*cassandra19.ColumnOrSuperColumn {
+	if row.SuperColumns != nil {
+		out := make([]*cassandra19.ColumnOrSuperColumn, 0, len(row.SuperColumns))
+		for _, sc := range row.SuperColumns {
+			if len(sc.Columns) == 0 {
+				continue
+			}
+			cols := make([]*cassandra19.Column, len(sc.Columns))
+			for i, col := range sc.Columns {
+				cols[i] = thriftColumn(col)
+			}
+			out = append(out, &cassandra19.ColumnOrSuperColumn{SuperColumn: &cassandra19.SuperColumn{Name: sc.Name, Columns: cols}})
+		}
+		return out
+	}
+	out := make([]*cassandra19.ColumnOrSuperColumn, len(row.Columns))
+	for i, col := range row.Columns {
+		out[i] = &cassandra19.ColumnOrSuperColumn{Column: thriftColumn(col)}
+	}
+	return out
+}
+
+func thriftColumn(c engine.Column) *cassandra19.Column {
+	ts := c.Timestamp
+	col := &cassandra19.Column{Name: c.Name, Value: c.Value, Timestamp: &ts}
+	if c.TTL > 0 {
+		ttl := c.TTL
+		col.TTL = &ttl
+	}
+	return col
+}

@@ -1,0 +1,168 @@
+// Package handler19 is the Thrift service of Cassandra 0.7 to 2.1 (the 19.x
+// API of cassandra19.thrift): it validates every call as Cassandra 1.2.19's
+// CassandraServer and ThriftValidation did (same checks, same order, same
+// messages), translates it into engine Queries and Mutations, and turns the
+// results and errors back into the IDL's structs and exceptions. Where 1.2
+// lacks a call, 2.1.21 is followed.
+//
+// It is the sibling of package handler, the 0.6 service: both run over the
+// same engine.Store and the same schema, neither imports the other, and
+// package dialect chooses between them per call. docs/api.md lists what a
+// client gets from each method and where thriftd differs from the real
+// server.
+package handler19
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/apache/thrift/lib/go/thrift"
+
+	"github.com/thriftd/thriftd/engine"
+	"github.com/thriftd/thriftd/engine/comparator"
+	"github.com/thriftd/thriftd/engine/partitioner"
+	"github.com/thriftd/thriftd/gen-go/cassandra19"
+	"github.com/thriftd/thriftd/schema"
+)
+
+// Options is everything a Service needs. Schema and Store are required.
+type Options struct {
+	// Schema returns the current schema; it is called once per call, so a
+	// schema changed at run time is seen by the next call.
+	Schema func() *schema.Schema
+	// Store holds the data.
+	Store engine.Store
+	// ClusterName is what describe_cluster_name answers; empty means the
+	// schema's.
+	ClusterName string
+	// ParseType resolves a type name to the type whose order, validation
+	// and messages are those of Cassandra 1.2. Column families declared in
+	// storage-conf.xml hold 0.6's comparators, which validate with 0.6's
+	// messages; the 19.x service validates through the type of the same
+	// name that ParseType returns. Nil keeps the schema's types.
+	ParseType func(name string) (comparator.Comparator, error)
+	// Auth decides login; nil lets every client in without one.
+	Auth Authenticator
+	// Changer applies the system_* calls' schema changes; nil refuses them.
+	Changer SchemaChanger
+	// NodeAddress is the address clients dial, reported by describe_ring
+	// and describe_token_map; NodeToken is this node's ring token.
+	NodeAddress string
+	NodeToken   partitioner.Token
+	// Timeout bounds the calls that read many rows, as the real server's
+	// rpc timeouts did; 0 means none.
+	Timeout time.Duration
+	// Logger receives internal errors; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Authenticator decides a 19.x login: the credentials of a
+// login(AuthenticationRequest), which names no keyspace, and then whether
+// the user may use a keyspace.
+type Authenticator interface {
+	// RequiresLogin reports whether data calls need a login first.
+	RequiresLogin() bool
+	// Authenticate checks credentials and returns the user's name, or an
+	// *AuthenticationError.
+	Authenticate(credentials map[string]string) (user string, err error)
+	// Authorize reports whether user may read and write keyspace.
+	Authorize(user, keyspace string) bool
+}
+
+// Service is the state shared by every connection. It is safe for
+// concurrent use.
+type Service struct {
+	schema      func() *schema.Schema
+	store       engine.Store
+	clusterName string
+	parseType   func(string) (comparator.Comparator, error)
+	auth        Authenticator
+	changer     SchemaChanger
+	nodeAddress string
+	nodeToken   partitioner.Token
+	timeout     time.Duration
+	log         *slog.Logger
+
+	// types caches ParseType by type name.
+	types sync.Map // string -> comparator.Comparator
+}
+
+// New returns a Service. It panics if o.Schema or o.Store is nil, a wiring
+// mistake rather than a runtime condition.
+func New(o Options) *Service {
+	if o.Schema == nil || o.Store == nil {
+		panic("handler19: Options.Schema and Options.Store are required")
+	}
+	s := &Service{
+		schema:      o.Schema,
+		store:       o.Store,
+		clusterName: o.ClusterName,
+		parseType:   o.ParseType,
+		auth:        o.Auth,
+		changer:     o.Changer,
+		nodeAddress: o.NodeAddress,
+		nodeToken:   o.NodeToken,
+		timeout:     o.Timeout,
+		log:         o.Logger,
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	return s
+}
+
+// Connection returns the cassandra19.Cassandra implementation of one
+// client connection, which holds that connection's keyspace and login.
+// Calls on it are expected one at a time, as a Thrift connection makes
+// them.
+func (s *Service) Connection() cassandra19.Cassandra {
+	return &conn{s: s}
+}
+
+// conn is one client connection's state (ThriftClientState in the real
+// server).
+type conn struct {
+	s *Service
+	// keyspace is set by set_keyspace; "" until then.
+	keyspace string
+	// user is set by a successful login.
+	user     string
+	loggedIn bool
+}
+
+var _ cassandra19.Cassandra = (*conn)(nil)
+
+// withTimeout bounds a call that reads many rows.
+func (s *Service) withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
+	if s.timeout <= 0 {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, s.timeout)
+}
+
+// typ is the 1.2 type of a comparator or validator: ParseType of its name,
+// or c itself. nil (no validator) stays nil.
+func (s *Service) typ(c comparator.Comparator) comparator.Comparator {
+	if c == nil || s.parseType == nil {
+		return c
+	}
+	name := c.Name()
+	if t, ok := s.types.Load(name); ok {
+		return t.(comparator.Comparator)
+	}
+	t, err := s.parseType(name)
+	if err != nil {
+		// A name the parser does not know keeps its own behaviour.
+		t = c
+	}
+	s.types.Store(name, t)
+	return t
+}
+
+// Processor returns the Thrift processor of one client connection: the
+// generated one, over a fresh Connection.
+func (s *Service) Processor() thrift.TProcessor {
+	return cassandra19.NewCassandraProcessor(s.Connection())
+}

@@ -1,0 +1,454 @@
+package handler19
+
+import (
+	"encoding/hex"
+	"errors"
+
+	"github.com/thriftd/thriftd/engine/comparator"
+	"github.com/thriftd/thriftd/gen-go/cassandra19"
+	"github.com/thriftd/thriftd/schema"
+)
+
+// The checks of Cassandra 1.2's ThriftValidation, one function each, with
+// its messages. The calls run them in the real server's order, so that a
+// request with several faults is refused for the same one.
+
+// maxNameLength is IColumn.MAX_NAME_LENGTH, and the longest key.
+const maxNameLength = 65535
+
+// maxTTL is ExpiringColumn.MAX_TTL: 20 years, in seconds.
+const maxTTL = 20 * 365 * 24 * 60 * 60
+
+// counterType is the name of the commutative default validator.
+const counterType = "org.apache.cassandra.db.marshal.CounterColumnType"
+
+// family is a column family with the 1.2 types its requests are checked
+// against.
+type family struct {
+	*schema.ColumnFamily
+	cmp, subCmp   comparator.Comparator
+	keyValidator  comparator.Comparator // nil: BytesType
+	defaultValues comparator.Comparator // nil: BytesType
+}
+
+// commutative reports a counter column family.
+func (f *family) commutative() bool {
+	return f.defaultValues != nil && f.defaultValues.Name() == counterType
+}
+
+// comparatorFor is CFMetaData.getComparatorFor: names inside a super
+// column are subcolumns.
+func (f *family) comparatorFor(superColumn []byte) comparator.Comparator {
+	if f.Super && superColumn != nil {
+		return f.subCmp
+	}
+	return f.cmp
+}
+
+// valueValidator is the type a column's value must have: its declared
+// column's validator, else the default validator. nil accepts anything.
+func (f *family) valueValidator(s *Service, name []byte) comparator.Comparator {
+	if d := f.Column(name); d != nil && d.Validator != nil {
+		return s.typ(d.Validator)
+	}
+	return f.defaultValues
+}
+
+// keyspaceOf is ClientState.getKeyspace, the first step of every data call.
+func (c *conn) keyspaceOf() (string, error) {
+	if c.keyspace == "" {
+		return "", invalid("no keyspace has been specified")
+	}
+	return c.keyspace, nil
+}
+
+// checkAccess stands for ClientState.hasColumnFamilyAccess: with an
+// authenticator that requires it, a login comes first, and the user must
+// be allowed the keyspace.
+func (c *conn) checkAccess(keyspace string) error {
+	a := c.s.auth
+	if a == nil || !a.RequiresLogin() {
+		return nil
+	}
+	if !c.loggedIn {
+		return invalid("You have not logged in")
+	}
+	if !a.Authorize(c.user, keyspace) {
+		return invalid("User %s has no access to keyspace %s", c.user, keyspace)
+	}
+	return nil
+}
+
+// validateColumnFamily is ThriftValidation.validateColumnFamily without the
+// commutative check.
+func (s *Service) validateColumnFamily(sch *schema.Schema, keyspace, name string) (*family, error) {
+	ks := sch.Keyspace(keyspace)
+	if ks == nil {
+		return nil, invalid("Keyspace %s does not exist", keyspace)
+	}
+	if name == "" {
+		return nil, invalid("non-empty columnfamily is required")
+	}
+	cf := ks.ColumnFamilies[name]
+	if cf == nil {
+		return nil, invalid("unconfigured columnfamily %s", name)
+	}
+	f := &family{ColumnFamily: cf, cmp: s.typ(cf.Comparator), keyValidator: s.typ(cf.KeyValidator), defaultValues: s.typ(cf.DefaultValidator)}
+	if cf.Super {
+		f.subCmp = s.typ(cf.SubComparator)
+	}
+	return f, nil
+}
+
+// validateColumnFamilyFor adds the check that the operation suits the
+// family: counter operations on counter families only, and the rest on the
+// others.
+func (s *Service) validateColumnFamilyFor(sch *schema.Schema, keyspace, name string, counterOp bool) (*family, error) {
+	f, err := s.validateColumnFamily(sch, keyspace, name)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case counterOp && !f.commutative():
+		return nil, invalid("invalid operation for non commutative columnfamily %s", name)
+	case !counterOp && f.commutative():
+		return nil, invalid("invalid operation for commutative columnfamily %s", name)
+	}
+	return f, nil
+}
+
+// validateKey is ThriftValidation.validateKey.
+func validateKey(f *family, key []byte) error {
+	if len(key) == 0 {
+		return invalid("Key may not be empty")
+	}
+	if len(key) > maxNameLength {
+		return invalid("Key length of %d is longer than maximum of %d", len(key), maxNameLength)
+	}
+	return validateWith(f.keyValidator, key)
+}
+
+// validateWith runs a type's validation, its MarshalException message
+// becoming the request's.
+func validateWith(t comparator.Comparator, b []byte) error {
+	if t == nil {
+		return nil
+	}
+	if err := t.Validate(b); err != nil {
+		return marshalError(err)
+	}
+	return nil
+}
+
+func marshalError(err error) error {
+	var me comparator.MarshalError
+	if errors.As(err, &me) {
+		return invalid("%s", string(me))
+	}
+	return invalid("%s", err.Error())
+}
+
+// validateColumnNames is ThriftValidation.validateColumnNames.
+func validateColumnNames(f *family, superColumn []byte, names [][]byte) error {
+	if superColumn != nil {
+		if len(superColumn) > maxNameLength {
+			return invalid("supercolumn name length must not be greater than %d", maxNameLength)
+		}
+		if len(superColumn) == 0 {
+			return invalid("supercolumn name must not be empty")
+		}
+		if !f.Super {
+			return invalid("supercolumn specified to ColumnFamily %s containing normal columns", f.Name)
+		}
+	}
+	cmp := f.comparatorFor(superColumn)
+	for _, name := range names {
+		if len(name) > maxNameLength {
+			return invalid("column name length must not be greater than %d", maxNameLength)
+		}
+		if len(name) == 0 {
+			return invalid("column name must not be empty")
+		}
+		if err := validateWith(cmp, name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateColumnPath is ThriftValidation.validateColumnPath.
+func validateColumnPath(f *family, p *cassandra19.ColumnPath) error {
+	if !f.Super {
+		if p.SuperColumn != nil {
+			return invalid("supercolumn parameter is invalid for standard CF %s", f.Name)
+		}
+		if p.Column == nil {
+			return invalid("column parameter is not optional for standard CF %s", f.Name)
+		}
+	} else if p.SuperColumn == nil {
+		return invalid("supercolumn parameter is not optional for super CF %s", f.Name)
+	}
+	if p.Column != nil {
+		if err := validateColumnNames(f, p.SuperColumn, [][]byte{p.Column}); err != nil {
+			return err
+		}
+	}
+	if p.SuperColumn != nil {
+		return validateColumnNames(f, nil, [][]byte{p.SuperColumn})
+	}
+	return nil
+}
+
+// validateColumnParent is ThriftValidation.validateColumnParent.
+func validateColumnParent(f *family, p *cassandra19.ColumnParent) error {
+	if !f.Super && p.SuperColumn != nil {
+		return invalid("columnfamily alone is required for standard CF %s", f.Name)
+	}
+	if p.SuperColumn != nil {
+		return validateColumnNames(f, nil, [][]byte{p.SuperColumn})
+	}
+	return nil
+}
+
+// validateColumnPathOrParent is ThriftValidation.validateColumnPathOrParent:
+// remove's path, where the column is optional even for a standard family.
+func validateColumnPathOrParent(f *family, p *cassandra19.ColumnPath) error {
+	if !f.Super && p.SuperColumn != nil {
+		return invalid("supercolumn may not be specified for standard CF %s", f.Name)
+	}
+	if f.Super && p.SuperColumn == nil && p.Column != nil {
+		return invalid("A column cannot be specified without specifying a super column for removal on super CF %s", f.Name)
+	}
+	if p.Column != nil {
+		if err := validateColumnNames(f, p.SuperColumn, [][]byte{p.Column}); err != nil {
+			return err
+		}
+	}
+	if p.SuperColumn != nil {
+		return validateColumnNames(f, nil, [][]byte{p.SuperColumn})
+	}
+	return nil
+}
+
+// validateRange is ThriftValidation.validateRange.
+func validateRange(f *family, superColumn []byte, r *cassandra19.SliceRange) error {
+	if r.Count < 0 {
+		return invalid("get_slice requires non-negative count")
+	}
+	if len(r.Start) > maxNameLength {
+		return invalid("range start length cannot be larger than %d", maxNameLength)
+	}
+	if len(r.Finish) > maxNameLength {
+		return invalid("range finish length cannot be larger than %d", maxNameLength)
+	}
+	cmp := f.comparatorFor(superColumn)
+	if err := validateWith(cmp, r.Start); err != nil {
+		return err
+	}
+	if err := validateWith(cmp, r.Finish); err != nil {
+		return err
+	}
+	if len(r.Start) > 0 && len(r.Finish) > 0 {
+		c := cmp.Compare(r.Start, r.Finish)
+		if r.Reversed {
+			c = -c
+		}
+		if c > 0 {
+			return invalid("range finish must come after start in the order of traversal")
+		}
+	}
+	return nil
+}
+
+// validatePredicate is ThriftValidation.validatePredicate.
+func validatePredicate(f *family, superColumn []byte, p *cassandra19.SlicePredicate) error {
+	if p.ColumnNames == nil && p.SliceRange == nil {
+		return invalid("predicate column_names and slice_range may not both be null")
+	}
+	if p.ColumnNames != nil && p.SliceRange != nil {
+		return invalid("predicate column_names and slice_range may not both be present")
+	}
+	if p.SliceRange != nil {
+		return validateRange(f, superColumn, p.SliceRange)
+	}
+	return validateColumnNames(f, superColumn, p.ColumnNames)
+}
+
+// validateSlicePredicate is ThriftValidation.validateSlicePredicate, the
+// looser check of a deletion's predicate.
+func validateSlicePredicate(f *family, superColumn []byte, p *cassandra19.SlicePredicate) error {
+	if p.ColumnNames == nil && p.SliceRange == nil {
+		return invalid("A SlicePredicate must be given a list of Columns, a SliceRange, or both")
+	}
+	if p.SliceRange != nil {
+		if err := validateRange(f, superColumn, p.SliceRange); err != nil {
+			return err
+		}
+	}
+	if p.ColumnNames != nil {
+		return validateColumnNames(f, superColumn, p.ColumnNames)
+	}
+	return nil
+}
+
+// validateTTL is ThriftValidation.validateTtl.
+func validateTTL(c *cassandra19.Column) error {
+	if c.TTL == nil {
+		return nil
+	}
+	if *c.TTL <= 0 {
+		return invalid("ttl must be positive")
+	}
+	if *c.TTL > maxTTL {
+		return invalid("ttl is too large. requested (%d) maximum (%d)", *c.TTL, maxTTL)
+	}
+	return nil
+}
+
+// validateColumnData is ThriftValidation.validateColumnData: everything of
+// a column but its name.
+func (s *Service) validateColumnData(f *family, c *cassandra19.Column, subColumn bool) error {
+	if err := validateTTL(c); err != nil {
+		return err
+	}
+	if c.Value == nil {
+		return invalid("Column value is required")
+	}
+	if c.Timestamp == nil {
+		return invalid("Column timestamp is required")
+	}
+	if err := validateWith(f.valueValidator(s, c.Name), c.Value); err != nil {
+		nameType := f.cmp
+		if subColumn {
+			nameType = f.subCmp
+		}
+		return invalid("(%s) [%s][%s][%s] failed validation", err.Error(), f.Keyspace, f.Name, typeString(nameType, c.Name))
+	}
+	return nil
+}
+
+// typeString is AbstractType.getString: a value as its type prints it.
+func typeString(t comparator.Comparator, b []byte) string {
+	if p, ok := t.(interface{ String([]byte) string }); ok {
+		return p.String(b)
+	}
+	return hex.EncodeToString(b)
+}
+
+// validateColumnOrSuperColumn is ThriftValidation.validateColumnOrSuperColumn.
+func (s *Service) validateColumnOrSuperColumn(f *family, c *cassandra19.ColumnOrSuperColumn) error {
+	set := 0
+	for _, present := range []bool{c.Column != nil, c.SuperColumn != nil, c.CounterColumn != nil, c.CounterSuperColumn != nil} {
+		if present {
+			set++
+		}
+	}
+	if set != 1 {
+		return invalid("ColumnOrSuperColumn must have one (and only one) of column, super_column, counter and counter_super_column")
+	}
+	switch {
+	case c.Column != nil:
+		if f.commutative() {
+			return invalid("invalid operation for commutative columnfamily %s", f.Name)
+		}
+		if err := validateTTL(c.Column); err != nil {
+			return err
+		}
+		if err := validateColumnPath(f, &cassandra19.ColumnPath{ColumnFamily: f.Name, Column: c.Column.Name}); err != nil {
+			return err
+		}
+		return s.validateColumnData(f, c.Column, false)
+	case c.SuperColumn != nil:
+		if f.commutative() {
+			return invalid("invalid operation for commutative columnfamily %s", f.Name)
+		}
+		for _, sub := range c.SuperColumn.Columns {
+			if err := validateColumnPath(f, &cassandra19.ColumnPath{ColumnFamily: f.Name, SuperColumn: c.SuperColumn.Name, Column: sub.Name}); err != nil {
+				return err
+			}
+			if err := s.validateColumnData(f, sub, true); err != nil {
+				return err
+			}
+		}
+	case c.CounterColumn != nil:
+		if !f.commutative() {
+			return invalid("invalid operation for non commutative columnfamily %s", f.Name)
+		}
+		return validateColumnPath(f, &cassandra19.ColumnPath{ColumnFamily: f.Name, Column: c.CounterColumn.Name})
+	case c.CounterSuperColumn != nil:
+		if !f.commutative() {
+			return invalid("invalid operation for non commutative columnfamily %s", f.Name)
+		}
+		for _, sub := range c.CounterSuperColumn.Columns {
+			if err := validateColumnPath(f, &cassandra19.ColumnPath{ColumnFamily: f.Name, SuperColumn: c.CounterSuperColumn.Name, Column: sub.Name}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// validateMutation is ThriftValidation.validateMutation.
+func (s *Service) validateMutation(f *family, m *cassandra19.Mutation) error {
+	if (m.ColumnOrSupercolumn == nil) == (m.Deletion == nil) {
+		return invalid("mutation must have one and only one of column_or_supercolumn or deletion")
+	}
+	if m.ColumnOrSupercolumn != nil {
+		return s.validateColumnOrSuperColumn(f, m.ColumnOrSupercolumn)
+	}
+	return validateDeletion(f, m.Deletion)
+}
+
+// validateDeletion is ThriftValidation.validateDeletion.
+func validateDeletion(f *family, d *cassandra19.Deletion) error {
+	if d.SuperColumn != nil {
+		if err := validateColumnNames(f, nil, [][]byte{d.SuperColumn}); err != nil {
+			return err
+		}
+	}
+	if d.Predicate != nil {
+		if err := validateSlicePredicate(f, d.SuperColumn, d.Predicate); err != nil {
+			return err
+		}
+		if d.Predicate.SliceRange != nil {
+			return invalid("Deletion does not yet support SliceRange predicates.")
+		}
+	}
+	if !f.Super && d.SuperColumn != nil {
+		return invalid("Deletion of super columns is not possible on a standard ColumnFamily (KeySpace=%s ColumnFamily=%s Deletion=%s)", f.Keyspace, f.Name, deletionString(d))
+	}
+	if !f.commutative() && d.Timestamp == nil {
+		return invalid("Deletion timestamp is not optional for non commutative column family %s", f.Name)
+	}
+	return nil
+}
+
+// deletionString is the Java toString of a Deletion, as the real server
+// put it in a message.
+func deletionString(d *cassandra19.Deletion) string {
+	s := "Deletion("
+	sep := ""
+	if d.Timestamp != nil {
+		s += "timestamp:" + itoa(*d.Timestamp)
+		sep = ", "
+	}
+	if d.SuperColumn != nil {
+		s += sep + "super_column:" + javaBinary(d.SuperColumn)
+		sep = ", "
+	}
+	if d.Predicate != nil {
+		s += sep + "predicate:" + predicateString(d.Predicate)
+	}
+	return s + ")"
+}
+
+// validateConsistencyForRead is ConsistencyLevel.validateForRead.
+func validateConsistencyForRead(cl cassandra19.ConsistencyLevel) error {
+	switch cl {
+	case cassandra19.ConsistencyLevel_ANY:
+		return invalid("ANY ConsistencyLevel is only supported for writes")
+	case cassandra19.ConsistencyLevel_EACH_QUORUM:
+		return invalid("EACH_QUORUM ConsistencyLevel is only supported for writes")
+	}
+	return nil
+}
