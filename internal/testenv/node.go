@@ -20,6 +20,7 @@ import (
 	"github.com/apache/thrift/lib/go/thrift"
 
 	"github.com/thriftd/thriftd/gen-go/cassandra"
+	"github.com/thriftd/thriftd/gen-go/cassandra19"
 )
 
 // Node is one thriftd process and the data directory it serves.
@@ -345,6 +346,51 @@ func (n *Node) Client(framed bool) *Client {
 
 // Close closes the connection.
 func (c *Client) Close() error { return c.trans.Close() }
+
+// Client19 is a connection to a 19.x server (thriftd, or a real Cassandra
+// 0.7-2.1): the client generated from cassandra19.thrift, and the 0.6 one
+// over the same connection, for tests of both APIs on one port.
+type Client19 struct {
+	*cassandra19.CassandraClient
+	V06   *cassandra.CassandraClient
+	trans thrift.TTransport
+}
+
+// Dial19 connects to addr as 19.x clients do: framed unless framed is
+// false, strict binary protocol; timeout bounds each call.
+func Dial19(addr string, framed bool, timeout time.Duration) (*Client19, error) {
+	cfg := &thrift.TConfiguration{ConnectTimeout: 5 * time.Second, SocketTimeout: timeout}
+	var trans thrift.TTransport = thrift.NewTSocketConf(addr, cfg)
+	if framed {
+		trans = thrift.NewTFramedTransportConf(trans, cfg)
+	} else {
+		trans = thrift.NewTBufferedTransport(trans, 8192)
+	}
+	if err := trans.Open(); err != nil {
+		return nil, err
+	}
+	pf := thrift.NewTBinaryProtocolFactoryConf(cfg)
+	in, out := pf.GetProtocol(trans), pf.GetProtocol(trans)
+	return &Client19{
+		CassandraClient: cassandra19.NewCassandraClientProtocol(trans, in, out),
+		V06:             cassandra.NewCassandraClientProtocol(trans, in, out),
+		trans:           trans,
+	}, nil
+}
+
+// Client19 opens a 19.x connection, closed when the test ends.
+func (n *Node) Client19(framed bool) *Client19 {
+	n.t.Helper()
+	c, err := Dial19(n.Addr, framed, 30*time.Second)
+	if err != nil {
+		n.t.Fatal(err)
+	}
+	n.t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// Close closes the connection.
+func (c *Client19) Close() error { return c.trans.Close() }
 
 // FreePort returns a loopback port nothing listens on at the moment, for
 // a configuration file that must name its port before thriftd starts.
