@@ -41,8 +41,15 @@ import (
 //
 // ghost is the range ghost marker: every deletion writes it with a TTL of
 // GCGraceSeconds, so a row holding only tombstones still appears in range
-// reads (as it did in 0.6) until GCGraceSeconds have passed. It is never
+// reads (as it did in 0.6) until GCGraceSeconds have passed; an expiring
+// write gives it its own TTL plus GCGraceSeconds, so that a row whose
+// columns have all expired appears until they would be purged. It is never
 // read as data.
+//
+// An expiring column (the 19.x API's TTL) is a cell written USING TTL, so
+// the cluster expires it and keeps its tombstone for gc_grace_seconds, as
+// Cassandra 1.2 did; reads report the seconds it has left (TTL(value)),
+// not the TTL it was written with, which CQL does not keep.
 //
 // Each keyspace also holds thriftd_schema (schema.go), which records the
 // partitioner and each column family's type and comparators.
@@ -64,6 +71,7 @@ func newFamily(def *schema.ColumnFamily, table string, system bool) *family {
 // than per call.
 type writeCQL struct {
 	insert, insertSub                               string
+	insertTTL, insertSubTTL                         string
 	deleteRow, deleteSuper, deleteColumn, deleteSub string
 	ghost                                           string
 }
@@ -72,6 +80,8 @@ func newWriteCQL(t string) writeCQL {
 	return writeCQL{
 		insert:       `INSERT INTO ` + t + ` (key, column1, value) VALUES (?, ?, ?) USING TIMESTAMP ?`,
 		insertSub:    `INSERT INTO ` + t + ` (key, super_column, column1, value) VALUES (?, ?, ?, ?) USING TIMESTAMP ?`,
+		insertTTL:    `INSERT INTO ` + t + ` (key, column1, value) VALUES (?, ?, ?) USING TIMESTAMP ? AND TTL ?`,
+		insertSubTTL: `INSERT INTO ` + t + ` (key, super_column, column1, value) VALUES (?, ?, ?, ?) USING TIMESTAMP ? AND TTL ?`,
 		deleteRow:    `DELETE FROM ` + t + ` USING TIMESTAMP ? WHERE key = ?`,
 		deleteSuper:  `DELETE FROM ` + t + ` USING TIMESTAMP ? WHERE key = ? AND super_column = ?`,
 		deleteColumn: `DELETE FROM ` + t + ` USING TIMESTAMP ? WHERE key = ? AND column1 = ?`,

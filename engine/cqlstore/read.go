@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
@@ -207,7 +208,7 @@ func where(col string, c comparator.Comparator, p engine.Predicate) (string, []a
 // one super column.
 func (st *Store) readColumns(ctx context.Context, f *family, key string, q engine.Query) ([]engine.Column, error) {
 	c := f.def.Comparator
-	stmt := `SELECT column1, value, writetime(value) FROM ` + f.table + ` WHERE key = ?`
+	stmt := `SELECT column1, value, writetime(value), ttl(value) FROM ` + f.table + ` WHERE key = ?`
 	args := []any{st.keyBlob(key)}
 	if q.SuperColumn != nil {
 		stmt += ` AND super_column = ?`
@@ -235,8 +236,10 @@ func (st *Store) readColumns(ctx context.Context, f *family, key string, q engin
 		enc   []byte
 		value []byte
 		ts    int64
+		ttl   *int32
 	)
-	for iter.Scan(&enc, &value, &ts) {
+	now := time.Now().Unix()
+	for iter.Scan(&enc, &value, &ts, &ttl) {
 		if len(enc) == 0 {
 			continue // a partition with only the ghost marker
 		}
@@ -245,8 +248,8 @@ func (st *Store) readColumns(ctx context.Context, f *family, key string, q engin
 			iter.Close()
 			return nil, fmt.Errorf("%s: stored column name: %w", f.table, err)
 		}
-		out = append(out, engine.Column{Name: name, Value: nonNil(value), Timestamp: ts})
-		enc, value = nil, nil
+		out = append(out, expiring(engine.Column{Name: name, Value: nonNil(value), Timestamp: ts}, ttl, now))
+		enc, value, ttl = nil, nil, nil
 	}
 	return out, clusterError(ctx, "read "+f.table, iter.Close())
 }
@@ -254,7 +257,7 @@ func (st *Store) readColumns(ctx context.Context, f *family, key string, q engin
 // readSupers reads whole super columns, each with all its live
 // subcolumns, at most p.Count of them (Names: every one named).
 func (st *Store) readSupers(ctx context.Context, f *family, key string, p engine.Predicate) ([]engine.SuperColumn, error) {
-	stmt := `SELECT super_column, column1, value, writetime(value) FROM ` + f.table + ` WHERE key = ?`
+	stmt := `SELECT super_column, column1, value, writetime(value), ttl(value) FROM ` + f.table + ` WHERE key = ?`
 	args := []any{st.keyBlob(key)}
 	w, wargs := where("super_column", f.def.Comparator, p)
 	stmt += w
@@ -268,7 +271,9 @@ func (st *Store) readSupers(ctx context.Context, f *family, key string, p engine
 		scEnc, last, enc []byte
 		value            []byte
 		ts               int64
+		ttl              *int32
 	)
+	now := time.Now().Unix()
 	limit := p.Count
 	if p.Names != nil || limit < 0 {
 		limit = math.MaxInt
@@ -282,7 +287,7 @@ func (st *Store) readSupers(ctx context.Context, f *family, key string, p engine
 		}
 	}
 	full := false
-	for iter.Scan(&scEnc, &enc, &value, &ts) {
+	for iter.Scan(&scEnc, &enc, &value, &ts, &ttl) {
 		if len(scEnc) == 0 {
 			continue
 		}
@@ -306,8 +311,8 @@ func (st *Store) readSupers(ctx context.Context, f *family, key string, p engine
 			return nil, fmt.Errorf("%s: stored subcolumn name: %w", f.table, err)
 		}
 		sc := &out[len(out)-1]
-		sc.Columns = append(sc.Columns, engine.Column{Name: name, Value: nonNil(value), Timestamp: ts})
-		scEnc, enc, value = nil, nil, nil
+		sc.Columns = append(sc.Columns, expiring(engine.Column{Name: name, Value: nonNil(value), Timestamp: ts}, ttl, now))
+		scEnc, enc, value, ttl = nil, nil, nil, nil
 	}
 	if !full {
 		finish()
@@ -320,4 +325,14 @@ func nonNil(b []byte) []byte {
 		return []byte{}
 	}
 	return b
+}
+
+// expiring adds to c what CQL tells of its expiry: the seconds it has left
+// (ttl, nil for a column that never expires), as of now.
+func expiring(c engine.Column, ttl *int32, now int64) engine.Column {
+	if ttl != nil && *ttl > 0 {
+		c.TTL = *ttl
+		c.ExpiresAt = now + int64(*ttl)
+	}
+	return c
 }

@@ -121,6 +121,9 @@ func (st *Store) familyStatements(out []statement, f *family, key []byte, muts [
 	}
 	deleted := false
 	var latest int64 = math.MinInt64
+	// The longest TTL of an expiring write and the latest such write, for
+	// its ghost marker.
+	ghostTTL, ghostTS := 0, int64(math.MinInt64)
 	for i, m := range muts {
 		if m.Delete {
 			if m.SuperColumn == nil && m.Name == nil && i != rowDel {
@@ -145,6 +148,16 @@ func (st *Store) familyStatements(out []statement, f *family, key []byte, muts [
 				c = f.def.SubComparator
 			}
 			name = encodeName(c, m.Name)
+		}
+		if !m.Delete && m.TTL > 0 {
+			ttl := min(int(m.TTL), maxTTL)
+			ghostTTL, ghostTS = max(ghostTTL, ttl), max(ghostTS, m.Timestamp)
+			if sc == nil {
+				out = append(out, statement{f.cql.insertTTL, []any{key, name, nonNil(m.Value), m.Timestamp, ttl}})
+			} else {
+				out = append(out, statement{f.cql.insertSubTTL, []any{key, sc, name, nonNil(m.Value), m.Timestamp, ttl}})
+			}
+			continue
 		}
 		switch {
 		case !m.Delete && sc == nil:
@@ -173,6 +186,12 @@ func (st *Store) familyStatements(out []statement, f *family, key []byte, muts [
 		}
 		out = append(out, statement{f.cql.ghost,
 			[]any{min(st.opts.GCGraceSeconds, maxTTL), ts, []byte{}, key}})
+	}
+	if ghostTTL > 0 && !deleted {
+		// An expired column leaves the row in range reads until its
+		// tombstone would be purged.
+		out = append(out, statement{f.cql.ghost,
+			[]any{min(ghostTTL+max(st.opts.GCGraceSeconds, 0), maxTTL), ghostTS, []byte{}, key}})
 	}
 	return out
 }

@@ -1,0 +1,68 @@
+package cqlstore
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/thriftd/thriftd/engine"
+	"github.com/thriftd/thriftd/engine/storetest"
+)
+
+// An expiring column is live with the seconds it has left, then gone from
+// every read, while its row stays in range reads as a ghost until
+// gc_grace_seconds after it expired.
+func TestExpiringColumns(t *testing.T) {
+	s := storetest.TestSchema(t, "org.apache.cassandra.dht.RandomPartitioner")
+	st, _ := openFresh(t, s, 864000)
+	ctx := context.Background()
+	now := time.Now().UnixMicro()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(st.Apply(ctx, storetest.Keyspace, []engine.RowMutation{
+		{Key: "k", Mutations: []engine.Mutation{
+			{ColumnFamily: "Standard1", Name: []byte("short"), Value: []byte("v"), Timestamp: now, TTL: 2},
+			{ColumnFamily: "Standard1", Name: []byte("long"), Value: []byte("v"), Timestamp: now, TTL: 3600},
+		}},
+		{Key: "gone", Mutations: []engine.Mutation{{ColumnFamily: "Standard1", Name: []byte("c"), Value: []byte("v"), Timestamp: now, TTL: 2}}},
+		{Key: "super", Mutations: []engine.Mutation{{ColumnFamily: "Super1", SuperColumn: []byte("sc"), Name: []byte("c"), Value: []byte("v"), Timestamp: now, TTL: 3600}}},
+	}))
+	all := engine.Predicate{Count: 100}
+	row, err := st.Get(ctx, storetest.Keyspace, "k", engine.Query{ColumnFamily: "Standard1", Predicate: all})
+	must(err)
+	if len(row.Columns) != 2 {
+		t.Fatalf("before expiry: %+v", row.Columns)
+	}
+	for _, c := range row.Columns {
+		if c.TTL <= 0 || c.ExpiresAt <= time.Now().Unix() {
+			t.Errorf("column %s: TTL %d, expires at %d", c.Name, c.TTL, c.ExpiresAt)
+		}
+	}
+	sup, err := st.Get(ctx, storetest.Keyspace, "super", engine.Query{ColumnFamily: "Super1", Predicate: all})
+	must(err)
+	if len(sup.SuperColumns) != 1 || sup.SuperColumns[0].Columns[0].TTL <= 3590 {
+		t.Fatalf("expiring subcolumn: %+v", sup.SuperColumns)
+	}
+
+	time.Sleep(3 * time.Second)
+	row, err = st.Get(ctx, storetest.Keyspace, "k", engine.Query{ColumnFamily: "Standard1", Predicate: all})
+	must(err)
+	if len(row.Columns) != 1 || string(row.Columns[0].Name) != "long" {
+		t.Fatalf("after the short TTL: %+v", row.Columns)
+	}
+	rows, err := st.Range(ctx, storetest.Keyspace, engine.Bounds{}, engine.Query{ColumnFamily: "Standard1", Predicate: all}, 10)
+	must(err)
+	ghost := false
+	for _, r := range rows {
+		if r.Key == "gone" {
+			ghost = len(r.Columns) == 0
+		}
+	}
+	if !ghost {
+		t.Fatalf("a row whose only column expired is not a range ghost: %+v", rows)
+	}
+}
