@@ -23,7 +23,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/thriftd/thriftd/engine"
-	"github.com/thriftd/thriftd/handler"
+	"github.com/thriftd/thriftd/rpcmetrics"
 	"github.com/thriftd/thriftd/schema"
 )
 
@@ -300,16 +300,16 @@ func (s *Server) tpstats(*http.Request) (any, error) {
 		}
 		return p
 	}
-	for _, m := range fams[handler.MetricActive].GetMetric() {
+	for _, m := range fams[rpcmetrics.MetricActive].GetMetric() {
 		pool(label(m, "method")).Active = int64(m.GetGauge().GetValue())
 	}
-	for _, m := range fams[handler.MetricCalls].GetMetric() {
+	for _, m := range fams[rpcmetrics.MetricCalls].GetMetric() {
 		pool(label(m, "method")).Completed = int64(m.GetCounter().GetValue())
 	}
-	for _, m := range fams[handler.MetricErrors].GetMetric() {
+	for _, m := range fams[rpcmetrics.MetricErrors].GetMetric() {
 		pool(label(m, "method")).Errors += int64(m.GetCounter().GetValue())
 	}
-	for _, m := range fams[handler.MetricDuration].GetMetric() {
+	for _, m := range fams[rpcmetrics.MetricDuration].GetMetric() {
 		h := m.GetHistogram()
 		if h.GetSampleCount() > 0 {
 			pool(label(m, "method")).LatencyMs = h.GetSampleSum() / float64(h.GetSampleCount()) * 1000
@@ -396,8 +396,8 @@ func (s *Server) cfstats(r *http.Request) (any, error) {
 		sort.Strings(cfs)
 		for _, n := range cfs {
 			f := FamilyStats{Name: n, PendingTasks: pending}
-			f.ReadCount, f.ReadLatencyMs = latency(fams, handler.MetricReads, name, n)
-			f.WriteCount, f.WriteLatencyMs = latency(fams, handler.MetricWrites, name, n)
+			f.ReadCount, f.ReadLatencyMs = latency(fams, rpcmetrics.MetricReads, name, n)
+			f.WriteCount, f.WriteLatencyMs = latency(fams, rpcmetrics.MetricWrites, name, n)
 			kst.ReadCount += f.ReadCount
 			kst.WriteCount += f.WriteCount
 			readMs += f.ReadLatencyMs * float64(f.ReadCount)

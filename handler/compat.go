@@ -588,7 +588,7 @@ func (s *Service) Processor() thrift.TProcessor {
 		if spec := argSpecs[name]; spec != nil {
 			fn = &compatFunction{name: name, spec: spec, fn: fn}
 		}
-		p.AddToProcessorMap(name, s.metrics.wrap(name, fn))
+		p.AddToProcessorMap(name, s.metrics.Wrap(name, fn))
 	}
 	return p
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/engine/partitioner"
 	"github.com/thriftd/thriftd/gen-go/cassandra"
+	"github.com/thriftd/thriftd/rpcmetrics"
 	"github.com/thriftd/thriftd/schema"
 )
 
@@ -43,9 +44,9 @@ type Options struct {
 	NodeToken partitioner.Token
 	// Logger receives internal errors; nil means slog.Default().
 	Logger *slog.Logger
-	// Registerer receives the service's metrics (metrics.go); nil keeps
-	// them unexported.
-	Registerer prometheus.Registerer
+	// Metrics receives the service's figures, shared with the 19.x
+	// service; nil keeps them unexported.
+	Metrics *rpcmetrics.Metrics
 }
 
 // Service is the state shared by every connection: the schema, the store
@@ -63,7 +64,7 @@ type Service struct {
 	// the coordinator's wait; 0 means none.
 	timeout time.Duration
 	log     *slog.Logger
-	metrics *metrics
+	metrics *rpcmetrics.Metrics
 }
 
 // New returns a Service. It panics if o.Schema or o.Store is nil, which is
@@ -72,18 +73,17 @@ func New(o Options) *Service {
 	if o.Schema == nil || o.Store == nil {
 		panic("handler: Options.Schema and Options.Store are required")
 	}
-	reg := o.Registerer
-	if reg == nil {
-		reg = prometheus.NewRegistry()
+	m := o.Metrics
+	if m == nil {
+		m = rpcmetrics.New(prometheus.NewRegistry())
 	}
-	m := newMetrics(reg)
 	for name := range cassandra.NewCassandraProcessor(nil).ProcessorMap() {
-		m.declare(name)
+		m.Declare(name)
 	}
 	s := &Service{
 		schema:      o.Schema,
 		v:           validator{schema: o.Schema},
-		store:       meteredStore{Store: o.Store, m: m},
+		store:       m.Store(o.Store),
 		metrics:     m,
 		auth:        o.Auth,
 		clusterName: o.Schema.ClusterName,

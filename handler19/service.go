@@ -19,11 +19,13 @@ import (
 	"time"
 
 	"github.com/apache/thrift/lib/go/thrift"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/engine/comparator"
 	"github.com/thriftd/thriftd/engine/partitioner"
 	"github.com/thriftd/thriftd/gen-go/cassandra19"
+	"github.com/thriftd/thriftd/rpcmetrics"
 	"github.com/thriftd/thriftd/schema"
 )
 
@@ -56,6 +58,9 @@ type Options struct {
 	Timeout time.Duration
 	// Logger receives internal errors; nil means slog.Default().
 	Logger *slog.Logger
+	// Metrics receives the service's figures, shared with the 0.6
+	// service; nil keeps them unexported.
+	Metrics *rpcmetrics.Metrics
 }
 
 // Authenticator decides a 19.x login: the credentials of a
@@ -84,6 +89,7 @@ type Service struct {
 	nodeToken   partitioner.Token
 	timeout     time.Duration
 	log         *slog.Logger
+	metrics     *rpcmetrics.Metrics
 
 	// types caches ParseType by type name.
 	types sync.Map // string -> comparator.Comparator
@@ -95,9 +101,17 @@ func New(o Options) *Service {
 	if o.Schema == nil || o.Store == nil {
 		panic("handler19: Options.Schema and Options.Store are required")
 	}
+	m := o.Metrics
+	if m == nil {
+		m = rpcmetrics.New(prometheus.NewRegistry())
+	}
+	for name := range cassandra19.NewCassandraProcessor(nil).ProcessorMap() {
+		m.Declare(name)
+	}
 	s := &Service{
 		schema:      o.Schema,
-		store:       o.Store,
+		store:       m.Store(o.Store),
+		metrics:     m,
 		clusterName: o.ClusterName,
 		parseType:   o.ParseType,
 		auth:        o.Auth,
@@ -162,7 +176,11 @@ func (s *Service) typ(c comparator.Comparator) comparator.Comparator {
 }
 
 // Processor returns the Thrift processor of one client connection: the
-// generated one, over a fresh Connection.
+// generated one, over a fresh Connection, each method counted and timed.
 func (s *Service) Processor() thrift.TProcessor {
-	return cassandra19.NewCassandraProcessor(s.Connection())
+	p := cassandra19.NewCassandraProcessor(s.Connection())
+	for name, fn := range p.ProcessorMap() {
+		p.AddToProcessorMap(name, s.metrics.Wrap(name, fn))
+	}
+	return p
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/thriftd/thriftd/engine/partitioner"
 	"github.com/thriftd/thriftd/handler"
 	"github.com/thriftd/thriftd/handler19"
+	"github.com/thriftd/thriftd/rpcmetrics"
 	"github.com/thriftd/thriftd/schema"
 	"github.com/thriftd/thriftd/server"
 	"github.com/thriftd/thriftd/settings"
@@ -154,6 +155,7 @@ func run(eff *settings.Effective, log *slog.Logger) error {
 		}
 	}
 	reg := newRegistry(store)
+	calls := rpcmetrics.New(reg)
 	svc := handler.New(handler.Options{
 		Schema:      s,
 		Store:       store,
@@ -162,7 +164,7 @@ func run(eff *settings.Effective, log *slog.Logger) error {
 		NodeAddress: nodeAddress(l.Addr()),
 		NodeToken:   token,
 		Logger:      log,
-		Registerer:  reg,
+		Metrics:     calls,
 	})
 	svc19 := handler19.New(handler19.Options{
 		Schema:      func() *schema.Schema { return s },
@@ -172,6 +174,7 @@ func run(eff *settings.Effective, log *slog.Logger) error {
 		NodeToken:   token,
 		Timeout:     time.Duration(cfg.RpcTimeoutInMillis) * time.Millisecond,
 		Logger:      log,
+		Metrics:     calls,
 	})
 	router := &dialect.Router{
 		V06:     svc.Processor,

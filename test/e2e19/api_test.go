@@ -10,6 +10,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/http"
 	"sort"
 	"strings"
 	"testing"
@@ -250,6 +251,35 @@ func TestUnknownMethodAndGoodbyeFrame(t *testing.T) {
 	for _, line := range strings.Split(n.Logs(), "\n") {
 		if strings.Contains(line, `"level":"WARN"`) || strings.Contains(line, `"level":"ERROR"`) {
 			t.Errorf("log: %s", line)
+		}
+	}
+}
+
+// The 19.x calls are counted in the same figures as the 0.6 ones, read
+// over HTTP from the admin endpoint.
+func TestMetrics(t *testing.T) {
+	n := start(t)
+	admin := testenv.LogValue(n.WaitLog(t, 5*time.Second, map[string]string{"msg": "admin endpoint is serving"})["addr"])
+	c := n.Client19(true)
+	must(t, c.SetKeyspace(ctx, "Keyspace1"))
+	must(t, c.Insert(ctx, []byte("k"), &cassandra19.ColumnParent{ColumnFamily: "Standard1"},
+		&cassandra19.Column{Name: []byte("c"), Value: []byte("v"), Timestamp: ts()}, cassandra19.ConsistencyLevel_ONE))
+	c.Insert(ctx, nil, &cassandra19.ColumnParent{ColumnFamily: "Standard1"},
+		&cassandra19.Column{Name: []byte("c"), Value: []byte("v"), Timestamp: ts()}, cassandra19.ConsistencyLevel_ONE)
+	resp, err := http.Get("http://" + admin + "/metrics")
+	must(t, err)
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	must(t, err)
+	for _, want := range []string{
+		`thriftd_thrift_calls_total{method="set_keyspace"} 1`,
+		`thriftd_thrift_calls_total{method="insert"} 2`,
+		`thriftd_thrift_errors_total{exception="InvalidRequestException",method="insert"} 1`,
+		`thriftd_column_family_write_duration_seconds_count{column_family="Standard1",keyspace="Keyspace1"} 1`,
+		`thriftd_thrift_calls_total{method="system_add_keyspace"} 0`,
+	} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("/metrics lacks %s", want)
 		}
 	}
 }

@@ -1,8 +1,14 @@
-package handler
+// Package rpcmetrics is the figures of the Thrift services, shared by the
+// 0.6 and the 19.x service so that an operator sees every call in one set
+// of metrics: per method calls, errors by exception and latency, and per
+// column family reads and writes (what 0.6's tpstats and cfstats
+// reported).
+package rpcmetrics
 
 import (
 	"context"
 	"errors"
+	"reflect"
 	"time"
 
 	"github.com/apache/thrift/lib/go/thrift"
@@ -10,7 +16,6 @@ import (
 
 	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/engine/partitioner"
-	"github.com/thriftd/thriftd/gen-go/cassandra"
 )
 
 // Metric names of this package, for readers of the registry such as the
@@ -25,10 +30,9 @@ const (
 	latencyBucketMin = 50e-6 // 50 µs, doubling up to about 6.5 s
 )
 
-// metrics are the figures the Thrift service exports: per method calls,
-// errors by exception type and latency, and per column family reads and
-// writes (what 0.6's cfstats reported).
-type metrics struct {
+// Metrics are the figures the Thrift services export. One Metrics serves
+// both services; it is safe for concurrent use.
+type Metrics struct {
 	calls    *prometheus.CounterVec
 	errors   *prometheus.CounterVec
 	duration *prometheus.HistogramVec
@@ -37,9 +41,10 @@ type metrics struct {
 	writes   *prometheus.HistogramVec
 }
 
-func newMetrics(reg prometheus.Registerer) *metrics {
+// New registers the figures with reg.
+func New(reg prometheus.Registerer) *Metrics {
 	buckets := prometheus.ExponentialBuckets(latencyBucketMin, 2, 18)
-	m := &metrics{
+	m := &Metrics{
 		calls: prometheus.NewCounterVec(prometheus.CounterOpts{Name: MetricCalls,
 			Help: "Thrift calls completed, by method (errors included)."}, []string{"method"}),
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{Name: MetricErrors,
@@ -60,9 +65,9 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	return m
 }
 
-// declare makes method's series exist before its first call, so that
+// Declare makes method's series exist before its first call, so that
 // every method is listed with zeros (as tpstats listed every stage).
-func (m *metrics) declare(method string) {
+func (m *Metrics) Declare(method string) {
 	m.calls.WithLabelValues(method)
 	m.duration.WithLabelValues(method)
 	m.active.WithLabelValues(method)
@@ -79,7 +84,9 @@ type meteredFunction struct {
 	errors   *prometheus.CounterVec
 }
 
-func (m *metrics) wrap(name string, fn thrift.TProcessorFunction) thrift.TProcessorFunction {
+// Wrap counts and times the calls of method name around fn, the processor
+// function that decodes, runs and answers them.
+func (m *Metrics) Wrap(name string, fn thrift.TProcessorFunction) thrift.TProcessorFunction {
 	return &meteredFunction{
 		name:     name,
 		fn:       fn,
@@ -98,46 +105,42 @@ func (f *meteredFunction) Process(ctx context.Context, seq int32, in, out thrift
 	f.active.Dec()
 	f.calls.Inc()
 	if err != nil {
-		f.errors.WithLabelValues(f.name, exceptionName(err)).Inc()
+		f.errors.WithLabelValues(f.name, ExceptionName(err)).Inc()
 	}
 	return ok, err
 }
 
-// exceptionName is the IDL name of the exception a call's client received.
-func exceptionName(err error) string {
-	var (
-		ire   *cassandra.InvalidRequestException
-		nfe   *cassandra.NotFoundException
-		ue    *cassandra.UnavailableException
-		te    *cassandra.TimedOutException
-		authn *cassandra.AuthenticationException
-		authz *cassandra.AuthorizationException
-	)
+// ExceptionName is the IDL name of the exception a call's client
+// received, the same for both APIs' exceptions of one name.
+func ExceptionName(err error) string {
+	var app thrift.TApplicationException
+	var te thrift.TException
 	switch {
-	case errors.As(err, &ire):
-		return "InvalidRequestException"
-	case errors.As(err, &nfe):
-		return "NotFoundException"
-	case errors.As(err, &ue):
-		return "UnavailableException"
-	case errors.As(err, &te):
-		return "TimedOutException"
-	case errors.As(err, &authn):
-		return "AuthenticationException"
-	case errors.As(err, &authz):
-		return "AuthorizationException"
 	case errors.Is(err, thrift.ErrAbandonRequest), errors.Is(err, context.Canceled):
 		return "abandoned"
+	case errors.As(err, &app):
+		return "TApplicationException"
+	case errors.As(err, &te) && te.TExceptionType() == thrift.TExceptionTypeCompiled:
+		// An exception an IDL declares: its generated type's name.
+		t := reflect.TypeOf(te)
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		return t.Name()
 	}
 	return "TApplicationException"
 }
 
-// meteredStore counts and times the handler's reads and writes per column
+// Store returns s with its reads and writes counted and timed per column
 // family. The counts follow 0.6's cfstats: a read per row read, a write
 // per row and column family written.
+func (m *Metrics) Store(s engine.Store) engine.Store {
+	return meteredStore{Store: s, m: m}
+}
+
 type meteredStore struct {
 	engine.Store
-	m *metrics
+	m *Metrics
 }
 
 func (s meteredStore) read(keyspace, cf string, rows int, start time.Time) {

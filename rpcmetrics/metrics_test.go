@@ -1,4 +1,4 @@
-package handler
+package rpcmetrics
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"github.com/apache/thrift/lib/go/thrift"
 
 	"github.com/thriftd/thriftd/gen-go/cassandra"
+	"github.com/thriftd/thriftd/gen-go/cassandra19"
 )
 
 func TestExceptionName(t *testing.T) {
@@ -21,14 +22,16 @@ func TestExceptionName(t *testing.T) {
 		{cassandra.NewTimedOutException(), "TimedOutException"},
 		{&cassandra.AuthenticationException{}, "AuthenticationException"},
 		{&cassandra.AuthorizationException{}, "AuthorizationException"},
-		{thrift.WrapTException(errInternal), "TApplicationException"},
+		{&cassandra19.InvalidRequestException{Why: "x"}, "InvalidRequestException"},
+		{cassandra19.NewSchemaDisagreementException(), "SchemaDisagreementException"},
+		{thrift.WrapTException(errors.New("internal error")), "TApplicationException"},
 		{thrift.NewTApplicationException(thrift.PROTOCOL_ERROR, "bad"), "TApplicationException"},
 		{thrift.WrapTException(thrift.ErrAbandonRequest), "abandoned"},
 		{thrift.WrapTException(context.Canceled), "abandoned"},
 		{errors.New("other"), "TApplicationException"},
 	} {
-		if got := exceptionName(tc.err); got != tc.want {
-			t.Errorf("exceptionName(%v) = %s, want %s", tc.err, got, tc.want)
+		if got := ExceptionName(tc.err); got != tc.want {
+			t.Errorf("ExceptionName(%v) = %s, want %s", tc.err, got, tc.want)
 		}
 	}
 }
