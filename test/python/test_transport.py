@@ -93,8 +93,8 @@ def raw_protocol(node, framed=False):
 def test_unknown_method(node, framed):
     proto, trans = raw_protocol(node, framed)
     try:
-        proto.writeMessageBegin('set_keyspace', TMessageType.CALL, 77)
-        proto.writeStructBegin('set_keyspace_args')
+        proto.writeMessageBegin('no_such_method', TMessageType.CALL, 77)
+        proto.writeStructBegin('no_such_method_args')
         proto.writeFieldBegin('keyspace', 11, 1)
         proto.writeString('Keyspace1')
         proto.writeFieldEnd()
@@ -103,12 +103,12 @@ def test_unknown_method(node, framed):
         proto.writeMessageEnd()
         trans.flush()
         name, mtype, seqid = proto.readMessageBegin()
-        assert (name, mtype, seqid) == ('set_keyspace', TMessageType.EXCEPTION, 77)
+        assert (name, mtype, seqid) == ('no_such_method', TMessageType.EXCEPTION, 77)
         x = TApplicationException()
         x.read(proto)
         proto.readMessageEnd()
         assert x.type == TApplicationException.UNKNOWN_METHOD
-        assert x.message == "Invalid method name: 'set_keyspace'"
+        assert x.message == "Invalid method name: 'no_such_method'"
 
         # The connection goes on.
         proto.writeMessageBegin('describe_version', TMessageType.CALL, 78)
