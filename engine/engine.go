@@ -18,6 +18,7 @@ import (
 	"errors"
 
 	"github.com/thriftd/thriftd/engine/partitioner"
+	"github.com/thriftd/thriftd/schema"
 )
 
 // Column is a live column as read back from a Store.
@@ -227,4 +228,40 @@ func Consistency(ctx context.Context) ConsistencyLevel {
 		return l
 	}
 	return One
+}
+
+// SchemaStore is implemented by a Store whose keyspaces and column families
+// can be created, changed and dropped while it serves (the 19.x API's
+// system_* calls). The schema catalog (package schema/catalog) is its only
+// caller, and makes one call at a time.
+//
+// The catalog owns the encoding of a schema: a SchemaStore keeps the bytes
+// it is given and returns them unchanged.
+type SchemaStore interface {
+	// StoredSchema returns the encoded schema last recorded by
+	// ChangeSchema, by this process or (on a shared store) by another, and
+	// nil when none was ever recorded (a new data directory or cluster).
+	StoredSchema(ctx context.Context) ([]byte, error)
+
+	// ChangeSchema makes next the schema the store serves, and records
+	// encoded (next's encoding) durably before it returns: column families
+	// new in next exist, empty; those absent from next are gone with their
+	// data (a later family of the same name starts empty); those in both
+	// keep their data. On a store shared by several processes, it returns
+	// once the change is visible to every node that serves it, or fails
+	// with an error that says which have not caught up.
+	ChangeSchema(ctx context.Context, next *schema.Schema, encoded []byte) error
+
+	// SchemaVersions maps each schema version the store's nodes hold to the
+	// nodes that hold it (describe_schema_versions); one entry means
+	// agreement. nodes that cannot be reached are listed under
+	// "UNREACHABLE".
+	SchemaVersions(ctx context.Context) (map[string][]string, error)
+}
+
+// Truncater is implemented by a Store that can empty a column family at
+// once (the 19.x API's truncate): every column written before the call is
+// gone, and writes after it are kept.
+type Truncater interface {
+	Truncate(ctx context.Context, keyspace, columnFamily string) error
 }
