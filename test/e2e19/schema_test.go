@@ -217,7 +217,15 @@ func emptyConf(t *testing.T) string {
 }
 
 func TestStartWithNoKeyspaces(t *testing.T) {
-	n := testenv.NewNode(t, thriftdBin, emptyConf(t), "-api", "auto")
+	yaml := filepath.Join(t.TempDir(), "thriftd.yaml")
+	must(t, os.WriteFile(yaml, []byte("storage_conf: \"\"\n"), 0o644))
+	for name, conf := range map[string]string{"empty Keyspaces": emptyConf(t), "thriftd.yaml naming no storage-conf.xml": yaml} {
+		t.Run(name, func(t *testing.T) { testStartWithNoKeyspaces(t, conf) })
+	}
+}
+
+func testStartWithNoKeyspaces(t *testing.T, conf string) {
+	n := testenv.NewNode(t, thriftdBin, conf, "-api", "auto")
 	n.Start()
 	c := connect(t, n, "")
 	kss, err := c.DescribeKeyspaces(ctx)
