@@ -465,3 +465,25 @@ func TestKeyspaceStrategyChecks(t *testing.T) {
 		StrategyOptions: map[string]string{"datacenter1": "1"}, CfDefs: []*cassandra19.CfDef{}})
 	must(t, err)
 }
+
+// The system keyspace's schema cannot be changed.
+func TestSystemSchemaIsNotModifiable(t *testing.T) {
+	n := start(t)
+	c := connect(t, n, "system")
+	_, err := c.SystemAddColumnFamily(ctx, cfDef("system", "Mine", "BytesType"))
+	if why := invalidWhy(err); why != "system keyspace is not user-modifiable." {
+		t.Errorf("system_add_column_family in system: %s", why)
+	}
+	_, err = c.SystemDropColumnFamily(ctx, "LocationInfo")
+	if why := invalidWhy(err); why != "system keyspace is not user-modifiable." {
+		t.Errorf("system_drop_column_family in system: %s", why)
+	}
+	_, err = c.SystemUpdateColumnFamily(ctx, cfDef("system", "LocationInfo", "BytesType"))
+	if why := invalidWhy(err); why != "system keyspace is not user-modifiable." {
+		t.Errorf("system_update_column_family in system: %s", why)
+	}
+	_, err = c.SystemDropKeyspace(ctx, "SYSTEM")
+	if why := invalidWhy(err); why != "system keyspace is not user-modifiable" {
+		t.Errorf("system_drop_keyspace SYSTEM: %s", why)
+	}
+}
