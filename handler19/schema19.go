@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -54,16 +55,25 @@ func (c *conn) systemAddKeyspace(ctx context.Context, def *cassandra19.KsDef) (s
 			return "", invalid("CfDef (%s) had a keyspace definition that did not match KsDef", cf.Name)
 		}
 	}
-	ks, err := c.s.keyspaceFromThrift(def)
-	if err != nil {
-		return "", err
-	}
+	// 1.2's order: every CfDef converted, then the KsDef, then the
+	// keyspace and each column family validated.
+	var cfs []*schema.ColumnFamily
 	for _, d := range def.CfDefs {
 		cf, err := c.s.familyFromThrift(d)
 		if err != nil {
 			return "", err
 		}
 		if err := addDefaultIndexNames(sch, cf); err != nil {
+			return "", err
+		}
+		cfs = append(cfs, cf)
+	}
+	ks, err := c.s.keyspaceFromThrift(def)
+	if err != nil {
+		return "", err
+	}
+	for _, cf := range cfs {
+		if err := validateFamily(sch, cf); err != nil {
 			return "", err
 		}
 		ks.ColumnFamilies[cf.Name] = cf
@@ -114,6 +124,9 @@ func (c *conn) systemAddColumnFamily(ctx context.Context, def *cassandra19.CfDef
 	if err := addDefaultIndexNames(sch, cf); err != nil {
 		return "", err
 	}
+	if err := validateFamily(sch, cf); err != nil {
+		return "", err
+	}
 	target := sch.Keyspace(cf.Keyspace)
 	if target == nil {
 		return "", invalid("Cannot add column family '%s' to non existing keyspace '%s'.", cf.Name, cf.Keyspace)
@@ -142,6 +155,9 @@ func (c *conn) systemUpdateColumnFamily(ctx context.Context, def *cassandra19.Cf
 		cf.Options.KeyAlias = old.Options.KeyAlias
 	}
 	if err := addDefaultIndexNames(sch, cf); err != nil {
+		return "", err
+	}
+	if err := validateFamily(sch, cf); err != nil {
 		return "", err
 	}
 	if cf.Super != old.Super {
@@ -276,12 +292,6 @@ func validateReplicationFactor(rf string) error {
 // familyFromThrift is CFMetaData.fromThrift: a CfDef as a column family,
 // defaults filled in.
 func (s *Service) familyFromThrift(def *cassandra19.CfDef) (*schema.ColumnFamily, error) {
-	if !nameRE.MatchString(def.Keyspace) {
-		return nil, invalid("Keyspace name must not be empty, more than 48 characters long, or contain non-alphanumeric-underscore characters (got \"%s\")", def.Keyspace)
-	}
-	if !nameRE.MatchString(def.Name) {
-		return nil, invalid("ColumnFamily name must not be empty, more than 48 characters long, or contain non-alphanumeric-underscore characters (got \"%s\")", def.Name)
-	}
 	cf := &schema.ColumnFamily{Keyspace: def.Keyspace, Name: def.Name, GCGraceSeconds: schema.DefaultGCGraceSeconds, Options: schema.DefaultFamilyOptions()}
 	switch t := def.GetColumnType(); t {
 	case "Standard":
@@ -303,7 +313,10 @@ func (s *Service) familyFromThrift(def *cassandra19.CfDef) (*schema.ColumnFamily
 			return nil, err
 		}
 	} else if def.SubcomparatorType != nil {
-		return nil, invalid("Subcolumn comparator (%s) is invalid for standard column family %s", *def.SubcomparatorType, def.Name)
+		// Refused by validateFamily, as CFMetaData.validate refused it.
+		if cf.SubComparator, err = s.parse(*def.SubcomparatorType); err != nil {
+			return nil, err
+		}
 	}
 	if def.KeyValidationClass != nil {
 		if cf.KeyValidator, err = s.parse(*def.KeyValidationClass); err != nil {
@@ -343,6 +356,9 @@ func (s *Service) familyFromThrift(def *cassandra19.CfDef) (*schema.ColumnFamily
 		o.CompactionStrategy = *def.CompactionStrategy
 		if !strings.Contains(o.CompactionStrategy, ".") {
 			o.CompactionStrategy = "org.apache.cassandra.db.compaction." + o.CompactionStrategy
+		}
+		if !compactionStrategies[o.CompactionStrategy] {
+			return nil, invalid("Unable to find compaction strategy class '%s'", o.CompactionStrategy)
 		}
 	}
 	if def.CompactionStrategyOptions != nil {
@@ -410,6 +426,115 @@ func (s *Service) familyFromThrift(def *cassandra19.CfDef) (*schema.ColumnFamily
 	cf.Columns = dedup
 	return cf, nil
 }
+
+// compactionStrategies are the compaction strategies of Cassandra 1.2.
+var compactionStrategies = map[string]bool{
+	"org.apache.cassandra.db.compaction.SizeTieredCompactionStrategy": true,
+	"org.apache.cassandra.db.compaction.LeveledCompactionStrategy":    true,
+}
+
+// validateFamily is CFMetaData.validate, in its order: names, the
+// subcomparator, counters, the key alias, the declared columns and their
+// indexes, the compaction thresholds and the bloom filter.
+func validateFamily(sch *schema.Schema, cf *schema.ColumnFamily) error {
+	if !nameRE.MatchString(cf.Keyspace) {
+		return invalid("Keyspace name must not be empty, more than 48 characters long, or contain non-alphanumeric-underscore characters (got \"%s\")", cf.Keyspace)
+	}
+	if !nameRE.MatchString(cf.Name) {
+		return invalid("ColumnFamily name must not be empty, more than 48 characters long, or contain non-alphanumeric-underscore characters (got \"%s\")", cf.Name)
+	}
+	if !cf.Super && cf.SubComparator != nil {
+		return invalid("Subcolumn comparator (%s) is invalid for standard column family %s", cf.SubComparator.Name(), cf.Name)
+	}
+	if isCounter(cf.Comparator) {
+		return invalid("CounterColumnType is not a valid comparator")
+	}
+	if isCounter(cf.SubComparator) {
+		return invalid("CounterColumnType is not a valid sub-column comparator")
+	}
+	if isCounter(cf.KeyValidator) {
+		return invalid("CounterColumnType is not a valid key validator")
+	}
+	names := cf.Comparator
+	if cf.Super {
+		names = cf.SubComparator
+	}
+	counters := isCounter(cf.DefaultValidator)
+	for _, col := range cf.Columns {
+		if isCounter(col.Validator) != counters {
+			if counters {
+				return invalid("Cannot add a non counter column (%s) in a counter column family", nameString(names, col.Name))
+			}
+			return invalid("Cannot add a counter column (%s) in a non counter column family", nameString(names, col.Name))
+		}
+	}
+	alias := cf.Options.KeyAlias
+	for _, col := range cf.Columns {
+		if alias != nil && string(alias) == string(col.Name) {
+			return invalid("Cannot have key alias equals to a column name: %s", javaUTF8(alias))
+		}
+	}
+	if alias != nil && !utf8.Valid(alias) {
+		return invalid("Key alias must be UTF8")
+	}
+	taken := map[string]bool{}
+	for _, ks := range sch.Keyspaces {
+		for _, other := range ks.ColumnFamilies {
+			if other.Name == cf.Name {
+				continue // existingIndexNames(cfName) leaves out every family of the name
+			}
+			for _, col := range other.Columns {
+				if col.Index != nil {
+					taken[col.Index.Name] = true
+				}
+			}
+		}
+	}
+	for _, col := range cf.Columns {
+		if err := names.Validate(col.Name); err != nil {
+			return invalid("Column name %s is not valid for comparator %s", hex.EncodeToString(col.Name), names.Name())
+		}
+		if col.Index == nil {
+			continue
+		}
+		if cf.Super {
+			return invalid("Secondary indexes are not supported on super column families")
+		}
+		if !indexNameRE.MatchString(col.Index.Name) {
+			return invalid("Illegal index name %s", col.Index.Name)
+		}
+		if taken[col.Index.Name] {
+			return invalid("Duplicate index name %s", col.Index.Name)
+		}
+		taken[col.Index.Name] = true
+		if col.Index.Type == schema.IndexCustom {
+			if _, ok := col.Index.Options["class_name"]; !ok {
+				return invalid("Required index option missing: class_name")
+			}
+		}
+	}
+	if min, max := cf.Options.MinCompactionThreshold, cf.Options.MaxCompactionThreshold; max != 0 {
+		if min <= 1 {
+			return invalid("Min compaction threshold cannot be less than 2 (got %d).", min)
+		}
+		if min > max {
+			return invalid("Min compaction threshold (got %d) cannot be greater than max compaction threshold (got %d)", min, max)
+		}
+	}
+	if fp := cf.Options.BloomFilterFPChance; fp != nil && *fp == 0 {
+		return invalid("Zero false positives is impossible; bloom filter false positive chance bffpc must be 0 < bffpc <= 1")
+	}
+	return nil
+}
+
+var indexNameRE = regexp.MustCompile(`^\w+$`)
+
+func isCounter(t comparator.Comparator) bool {
+	return t != nil && strings.HasSuffix(t.Name(), ".CounterColumnType")
+}
+
+// javaUTF8 is bytes decoded as Java's UTF8Type.compose decodes them.
+func javaUTF8(b []byte) string { return strings.ToValidUTF8(string(b), "\uFFFD") }
 
 // addDefaultIndexNames is CFMetaData.addDefaultIndexNames: an indexed
 // column of a family being updated keeps its index's name, and one

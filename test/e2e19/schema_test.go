@@ -487,3 +487,59 @@ func TestSystemSchemaIsNotModifiable(t *testing.T) {
 		t.Errorf("system_drop_keyspace SYSTEM: %s", why)
 	}
 }
+
+// A CfDef is checked as CFMetaData.validate checked it.
+func TestColumnFamilyChecks(t *testing.T) {
+	n := start(t)
+	c := connect(t, n, "Keyspace1")
+	keys := cassandra19.IndexType_KEYS
+	for _, tc := range []struct {
+		name string
+		edit func(d *cassandra19.CfDef)
+		why  string
+	}{
+		{"bad name", func(d *cassandra19.CfDef) { d.Name = "bad-name" },
+			`ColumnFamily name must not be empty, more than 48 characters long, or contain non-alphanumeric-underscore characters (got "bad-name")`},
+		{"subcomparator on Standard", func(d *cassandra19.CfDef) { d.SubcomparatorType = strp("UTF8Type") },
+			"Subcolumn comparator (org.apache.cassandra.db.marshal.UTF8Type) is invalid for standard column family Checked"},
+		{"min threshold", func(d *cassandra19.CfDef) { d.MinCompactionThreshold = i32(1) },
+			"Min compaction threshold cannot be less than 2 (got 1)."},
+		{"min above max", func(d *cassandra19.CfDef) { d.MinCompactionThreshold, d.MaxCompactionThreshold = i32(8), i32(6) },
+			"Min compaction threshold (got 8) cannot be greater than max compaction threshold (got 6)"},
+		{"bloom filter", func(d *cassandra19.CfDef) { zero := 0.0; d.BloomFilterFpChance = &zero },
+			"Zero false positives is impossible; bloom filter false positive chance bffpc must be 0 < bffpc <= 1"},
+		{"compaction strategy", func(d *cassandra19.CfDef) { d.CompactionStrategy = strp("NoSuchStrategy") },
+			"Unable to find compaction strategy class 'org.apache.cassandra.db.compaction.NoSuchStrategy'"},
+		{"column name", func(d *cassandra19.CfDef) {
+			d.ComparatorType = "LongType"
+			d.ColumnMetadata = []*cassandra19.ColumnDef{{Name: []byte("abc"), ValidationClass: "BytesType"}}
+		}, "Column name 616263 is not valid for comparator org.apache.cassandra.db.marshal.LongType"},
+		{"index on Super", func(d *cassandra19.CfDef) {
+			d.ColumnType = "Super"
+			d.ColumnMetadata = []*cassandra19.ColumnDef{{Name: []byte("a"), ValidationClass: "BytesType", IndexType: &keys}}
+		}, "Secondary indexes are not supported on super column families"},
+		{"duplicate index name", func(d *cassandra19.CfDef) {
+			d.ColumnMetadata = []*cassandra19.ColumnDef{
+				{Name: []byte("a"), ValidationClass: "BytesType", IndexType: &keys, IndexName: strp("same")},
+				{Name: []byte("b"), ValidationClass: "BytesType", IndexType: &keys, IndexName: strp("same")}}
+		}, "Duplicate index name same"},
+		{"key alias", func(d *cassandra19.CfDef) {
+			d.KeyAlias = []byte("a")
+			d.ColumnMetadata = []*cassandra19.ColumnDef{{Name: []byte("a"), ValidationClass: "BytesType"}}
+		}, "Cannot have key alias equals to a column name: a"},
+	} {
+		d := cfDef("Keyspace1", "Checked", "BytesType")
+		tc.edit(d)
+		_, err := c.SystemAddColumnFamily(ctx, d)
+		if why := invalidWhy(err); why != tc.why {
+			t.Errorf("%s: %s\n want %s", tc.name, why, tc.why)
+		}
+	}
+	kss, err := c.DescribeKeyspace(ctx, "Keyspace1")
+	must(t, err)
+	for _, d := range kss.CfDefs {
+		if d.Name == "Checked" {
+			t.Fatal("a refused column family was created")
+		}
+	}
+}
