@@ -23,6 +23,7 @@ import (
 	"github.com/thriftd/thriftd/config"
 	"github.com/thriftd/thriftd/dialect"
 	"github.com/thriftd/thriftd/engine"
+	"github.com/thriftd/thriftd/engine/comparator"
 	"github.com/thriftd/thriftd/engine/ldbstore"
 	"github.com/thriftd/thriftd/engine/partitioner"
 	"github.com/thriftd/thriftd/handler"
@@ -170,6 +171,7 @@ func run(eff *settings.Effective, log *slog.Logger) error {
 		Schema:      func() *schema.Schema { return s },
 		Store:       store,
 		ClusterName: cfg.ClusterName,
+		ParseType:   comparator.Parse,
 		NodeAddress: nodeAddress(l.Addr()),
 		NodeToken:   token,
 		Timeout:     time.Duration(cfg.RpcTimeoutInMillis) * time.Millisecond,
