@@ -2,10 +2,12 @@ package comparator
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"os"
 	"testing"
+	"time"
 )
 
 // The reference vectors: what the real Cassandra 1.2.19's TypeParser and
@@ -23,6 +25,8 @@ type vectors struct {
 		Name     string    `json:"name"`
 		Values   []string  `json:"values"`
 		Validate []*string `json:"validate"`
+		// Strings is getString of each valid value, nil where it throws.
+		Strings []*string `json:"strings"`
 		// Compare[i][j] is '<', '=' or '>' for compare(values[i],
 		// values[j]), or '9' where either value is invalid or the real
 		// compare throws.
@@ -60,13 +64,16 @@ func TestVectorsParse(t *testing.T) {
 
 func TestVectorsTypes(t *testing.T) {
 	sym := map[byte]int{'<': -1, '=': 0, '>': 1}
+	// The vectors were printed in UTC; DateType prints in the local zone.
+	defer func(l *time.Location) { time.Local = l }(time.Local)
+	time.Local = time.UTC
 	for _, tv := range loadVectors(t).Types {
 		t.Run(tv.Type, func(t *testing.T) {
 			c := mustParse(t, tv.Type)
 			if c.Name() != tv.Name {
 				t.Errorf("Name() = %s; the real server: %s", c.Name(), tv.Name)
 			}
-			if len(tv.Validate) != len(tv.Values) || len(tv.Compare) != len(tv.Values) {
+			if len(tv.Validate) != len(tv.Values) || len(tv.Strings) != len(tv.Values) || len(tv.Compare) != len(tv.Values) {
 				t.Fatalf("vectors of %s: %d values, %d validations, %d compare rows", tv.Type, len(tv.Values), len(tv.Validate), len(tv.Compare))
 			}
 			values := make([][]byte, len(tv.Values))
@@ -78,6 +85,11 @@ func TestVectorsTypes(t *testing.T) {
 				}
 				values[i] = v
 				enc[i] = c.Encode(nil, v)
+				if want := tv.Strings[i]; want != nil && !javaCalendarOnly(c, v) && !javaLongerDigits[h] {
+					if got := typeString(c, v); got != *want {
+						t.Errorf("String(%x) = %q; the real server: %q", v, got, *want)
+					}
+				}
 				err = c.Validate(v)
 				switch want := tv.Validate[i]; {
 				case want == nil && err != nil:
@@ -114,4 +126,24 @@ func TestVectorsTypes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// javaCalendarOnly reports a DateType value whose date Java prints in its
+// Julian calendar or as a year of an era: before 1583 or after 9999.
+func javaCalendarOnly(c Comparator, v []byte) bool {
+	if _, ok := c.(date12); !ok || len(v) != 8 {
+		return false
+	}
+	ms := int64(binary.BigEndian.Uint64(v))
+	return ms < -12212553600000 || ms >= 253402300800000
+}
+
+// javaLongerDigits are floating point values for which Java's
+// Double.toString and Float.toString (FloatingDecimal, before Java 19)
+// print more digits than the shortest that reads back as the value, or
+// other digits; String prints the shortest (docs/api19.md says so).
+var javaLongerDigits = map[string]bool{
+	"0000000000000001": true, // Double.MIN_VALUE: Java 4.9E-324, shortest 5.0E-324
+	"8000000000000001": true,
+	"cf927666":         true, // Java -4.9144658E9, shortest -4.914466E9
 }

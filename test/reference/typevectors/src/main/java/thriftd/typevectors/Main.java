@@ -18,7 +18,8 @@ import org.apache.cassandra.db.marshal.TypeParser;
  * Prints, as JSON, what the real Cassandra's types do: TypeParser.parse's
  * result (the type's toString) or error message for a list of type names,
  * and for generated values of every type the validate outcome and message
- * and the compare result of every pair of values that validate. thriftd's
+ * and getString, and the compare result of every pair of values that
+ * validate. thriftd's
  * engine/comparator checks its types against this file
  * (engine/comparator/testdata/types-1.2.19.json).
  *
@@ -116,6 +117,24 @@ public final class Main
         out.append("],\n \"validate\": [");
         for (int i = 0; i < n; i++)
             out.append(i == 0 ? "" : ", ").append(valid[i] ? "null" : str(why[i]));
+        // getString of each valid value; null where it throws.
+        out.append("],\n \"strings\": [");
+        for (int i = 0; i < n; i++)
+        {
+            String s = null;
+            if (valid[i])
+            {
+                try
+                {
+                    s = type.getString(ByteBuffer.wrap(values.get(i)));
+                }
+                catch (RuntimeException e)
+                {
+                    s = null;
+                }
+            }
+            out.append(i == 0 ? "" : ", ").append(s == null ? "null" : str(s));
+        }
         // compare[i][j]: the sign of compare(values[i], values[j]) when both
         // validate; 9 when either does not, or compare throws.
         out.append("],\n \"compare\": [");
