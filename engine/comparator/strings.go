@@ -46,21 +46,25 @@ func fixedString(b []byte, width int) string {
 func (counter12) String(b []byte) string { return hex.EncodeToString(b) }
 func (empty12) String([]byte) string     { return "" }
 
-// dateString formats milliseconds since 1970 as 1.2's JdbcDate does
-// (SimpleDateFormat "yyyy-MM-dd HH:mm:ssZ" in the server's time zone).
+// dateString formats milliseconds since 1970 as Java's SimpleDateFormat
+// does in the server's time zone (DateType: 1.2's JdbcDate, "yyyy-MM-dd
+// HH:mm:ssZ").
 // Java's calendar is Julian before October 1582 and prints years before 1
 // as years of an era; those dates (beyond any real use) are printed here
 // in the proleptic Gregorian calendar.
-func dateString(b []byte) string {
+func dateString(b []byte, layout string) string {
 	if len(b) != 8 {
 		return fixedString(b, 8)
 	}
 	ms := int64(binary.BigEndian.Uint64(b))
-	return time.UnixMilli(ms).Format("2006-01-02 15:04:05-0700")
+	return time.UnixMilli(ms).Format(layout)
 }
 
-func (date12) String(b []byte) string      { return dateString(b) }
-func (timestamp21) String(b []byte) string { return dateString(b) }
+func (date12) String(b []byte) string { return dateString(b, "2006-01-02 15:04:05-0700") }
+
+// String is 2.1's TimestampSerializer: minutes, and Z for UTC
+// ("yyyy-MM-dd HH:mmXX").
+func (timestamp21) String(b []byte) string { return dateString(b, "2006-01-02 15:04Z0700") }
 
 func (integer12) String(b []byte) string {
 	if len(b) == 0 {
