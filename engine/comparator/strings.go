@@ -73,6 +73,9 @@ func (integer12) String(b []byte) string {
 	return twosComplement(b).String()
 }
 
+// maxPlainScale bounds the scales DecimalType prints in plain form.
+const maxPlainScale = 1 << 12
+
 // String is BigDecimal.toPlainString.
 func (decimal12) String(b []byte) string {
 	switch {
@@ -87,6 +90,20 @@ func (decimal12) String(b []byte) string {
 	digits := new(big.Int).Abs(u).String()
 	var s string
 	switch {
+	case scale > maxPlainScale || scale < -maxPlainScale:
+		// The plain form would be up to 2^31 digits long (the real server
+		// built it and ran out of memory): BigDecimal.toString's
+		// scientific form instead.
+		adjusted := int64(len(digits)) - 1 - int64(scale)
+		s = digits[:1]
+		if len(digits) > 1 {
+			s += "." + digits[1:]
+		}
+		s += "E"
+		if adjusted >= 0 {
+			s += "+"
+		}
+		s += strconv.FormatInt(adjusted, 10)
 	case scale <= 0:
 		s = digits
 		if u.Sign() != 0 || scale == 0 {

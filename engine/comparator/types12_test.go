@@ -515,6 +515,8 @@ func TestEncodeDecodeAnything12(t *testing.T) {
 func FuzzDecode12(f *testing.F) {
 	f.Add("CompositeType(UTF8Type,LongType)", []byte{1, 0})
 	f.Add("ReversedType(DecimalType)", []byte{1, 0xFB})
+	f.Add("DynamicCompositeType(s=>UTF8Type)", []byte{0x80, 's', 0, 1, 'a', 0})
+	f.Add("DecimalType", []byte{0, 0, 0, 1, 0xFF})
 	f.Fuzz(func(t *testing.T, typ string, enc []byte) {
 		if len(typ) > 200 || strings.Count(typ, "(") > 8 {
 			return
@@ -522,6 +524,16 @@ func FuzzDecode12(f *testing.F) {
 		c, err := Parse(typ)
 		if err != nil {
 			return
+		}
+		// Any bytes as a name: none of these may panic, and a name equals
+		// itself.
+		_ = c.Validate(enc)
+		_ = typeString(c, enc)
+		if c.Compare(enc, enc) != 0 && c.Validate(enc) == nil {
+			t.Fatalf("%s: %x does not equal itself", c.Name(), enc)
+		}
+		if got, _, err := c.Decode(c.Encode(nil, enc)); err == nil && c.Validate(enc) == nil && !bytes.Equal(got, enc) {
+			t.Fatalf("%s: Decode(Encode(%x)) = %x", c.Name(), enc, got)
 		}
 		name, rest, err := c.Decode(enc)
 		if err != nil {
@@ -552,6 +564,8 @@ func TestString12(t *testing.T) {
 		{"DecimalType", decimal(-2, 15), "1500"},
 		{"DecimalType", decimal(-2, 0), "0"},
 		{"DecimalType", decimal(5, -3), "-0.00003"},
+		{"DecimalType", decimal(0x30000000, 12), "1.2E-805306367"},
+		{"DecimalType", decimal(-0x30000000, 1), "1E+805306368"},
 		{"BooleanType", []byte{2}, "true"},
 		{"BooleanType", nil, "false"},
 		{"DoubleType", f64(1), "1.0"},
