@@ -596,3 +596,27 @@ func TestString12(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkComposite12 measures a CompositeType(UTF8Type,LongType) name:
+// Compare of two names, and Encode plus Decode of one.
+func BenchmarkComposite12(b *testing.B) {
+	c := mustParse(b, "CompositeType(UTF8Type,LongType)")
+	x := append(component([]byte("user:1234"), 0), component(longBytes(1700000000), 0)...)
+	y := append(component([]byte("user:1234"), 0), component(longBytes(1700000001), 0)...)
+	b.Run("Compare", func(b *testing.B) {
+		for b.Loop() {
+			if c.Compare(x, y) != -1 {
+				b.Fatal("order")
+			}
+		}
+	})
+	buf := make([]byte, 0, 128)
+	b.Run("EncodeDecode", func(b *testing.B) {
+		for b.Loop() {
+			buf = c.Encode(buf[:0], x)
+			if _, _, err := c.Decode(buf); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
