@@ -264,8 +264,9 @@ type store interface {
 	Token() partitioner.Token
 }
 
-// parseType resolves the 19.x API's type names.
-var parseType = comparator.Lookup
+// parseType resolves the 19.x API's type names, with Cassandra's
+// TypeParser (parameterized types such as CompositeType(...) included).
+var parseType = comparator.Parse
 
 // schemaPoll is how often a catalog on a shared store (the Cassandra
 // cluster) reads the recorded schema for other processes' changes.
