@@ -264,8 +264,7 @@ type store interface {
 	Token() partitioner.Token
 }
 
-// parseType resolves the 19.x API's type names, with Cassandra's
-// TypeParser (parameterized types such as CompositeType(...) included).
+// parseType resolves the 19.x API's type names.
 var parseType = comparator.Parse
 
 // schemaPoll is how often a catalog on a shared store (the Cassandra
