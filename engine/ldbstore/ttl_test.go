@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/syndtr/goleveldb/leveldb"
+
 	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/engine/storetest"
 )
@@ -91,7 +93,9 @@ func TestPurgeRemovesExpiredColumns(t *testing.T) {
 // Cells written before expiring columns existed (no expiry in the cell)
 // read as columns that never expire, and take part in reconciliation.
 func TestCellsWithoutExpiryStillRead(t *testing.T) {
-	st := newStore(t)
+	dir := t.TempDir()
+	s := testSchema(t, "OrderPreservingPartitioner")
+	st := open(t, dir, s, Options{})
 	f, err := st.family(ks, "Standard1")
 	if err != nil {
 		t.Fatal(err)
@@ -101,9 +105,25 @@ func TestCellsWithoutExpiryStillRead(t *testing.T) {
 	// flags(1) timestamp(8) value: the cell format before TTLs.
 	old := binary.BigEndian.AppendUint64([]byte{0}, 7)
 	old = append(old, "old"...)
-	if err := st.db.Put(key, old, nil); err != nil {
+	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
+	// A directory of that time has no timestamp bound either.
+	db, err := leveldb.OpenFile(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Put(key, old, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Delete(metaNewest, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st = open(t, dir, s, Options{})
+	defer st.Close()
 	r, err := st.Get(ctx, ks, "k", engine.Query{ColumnFamily: "Standard1", Predicate: all(10)})
 	if err != nil {
 		t.Fatal(err)

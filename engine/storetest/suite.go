@@ -36,6 +36,7 @@ func Run(t *testing.T, h Harness) {
 		{"ClosedStoreRefuses", testClosedStoreRefuses},
 		{"StoreMatchesModel", testStoreMatchesModel},
 		{"ManyMutationsMatchModel", testManyMutationsMatchModel},
+		{"ClockedWritesMatchModel", testClockedWritesMatchModel},
 		{"ExpiringColumns", testExpiringColumns},
 		{"ExpiringColumnsInWideWrites", testExpiringColumnsInWideWrites},
 		{"ExpiringMatchesModel", testExpiringMatchesModel},
