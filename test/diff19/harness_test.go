@@ -1,0 +1,484 @@
+// Package diff19 runs the same 19.x call sequences against the real
+// Cassandra 1.2.19 (test/cassandra/reference) and against the real thriftd
+// binary, and compares the replies field by field and the exceptions by
+// class and message. See docs/api19.md, "Differences from Cassandra
+// 1.2.19", for the differences that remain on purpose; every one of them is
+// listed in known below with its reason, and a listed difference that no
+// longer differs fails the test too, so that the list stays true.
+package diff19
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/apache/thrift/lib/go/thrift"
+
+	"github.com/thriftd/thriftd/gen-go/cassandra19"
+	"github.com/thriftd/thriftd/internal/testenv"
+)
+
+var thriftdBin string
+
+func TestMain(m *testing.M) {
+	testenv.Main(m, true, &thriftdBin)
+}
+
+var ctx = context.Background()
+
+// known are the differences that remain on purpose, by call label, with
+// their reasons (docs/api19.md says the same).
+var known = map[string]string{
+	"describe_version": "thriftd serves API 19.39.0, 1.2.19 answered 19.36.2",
+}
+
+// schemaChangesPending are the labels of the valid system_* calls: thriftd
+// refuses them until run-time schema changes are wired in.
+const schemaPending = "run-time schema changes are not wired into thriftd yet: its system_* calls refuse valid definitions"
+
+// outcome is one side's answer to a call: a value, or an exception
+// rendered as its class and message.
+type outcome struct {
+	val any
+	exc string
+}
+
+func (o outcome) String() string {
+	if o.exc != "" {
+		return o.exc
+	}
+	return show(o.val)
+}
+
+// side is one server under comparison and its current connection.
+type side struct {
+	name     string
+	addr     string
+	c        *testenv.Client19
+	keyspace string // set_keyspace to repeat on a new connection
+}
+
+func (s *side) dial(t *testing.T) {
+	t.Helper()
+	if s.c != nil {
+		s.c.Close()
+	}
+	c, err := testenv.Dial19(s.addr, true, 30*time.Second)
+	if err != nil {
+		t.Fatalf("%s: %v", s.name, err)
+	}
+	s.c = c
+	if s.keyspace != "" {
+		if err := c.SetKeyspace(ctx, s.keyspace); err != nil {
+			t.Fatalf("%s: set_keyspace %s on a new connection: %v", s.name, s.keyspace, err)
+		}
+	}
+}
+
+// diff runs calls on both sides and counts them.
+type diff struct {
+	t        *testing.T
+	ref, thr *side
+	ks       string
+
+	mu          sync.Mutex
+	calls       int
+	differences int
+	knownSeen   map[string]bool
+}
+
+// render turns an error into "Class(message)"; a transport error, after
+// which the connection is no use, into "transport error" (and the side
+// reconnects).
+func (d *diff) render(s *side, err error) string {
+	var (
+		ire *cassandra19.InvalidRequestException
+		nfe *cassandra19.NotFoundException
+		ue  *cassandra19.UnavailableException
+		te  *cassandra19.TimedOutException
+		ae  *cassandra19.AuthenticationException
+		aze *cassandra19.AuthorizationException
+		sde *cassandra19.SchemaDisagreementException
+		tae thrift.TApplicationException
+	)
+	switch {
+	case errors.As(err, &ire):
+		return "InvalidRequestException(" + ire.Why + ")"
+	case errors.As(err, &nfe):
+		return "NotFoundException()"
+	case errors.As(err, &ue):
+		return "UnavailableException()"
+	case errors.As(err, &te):
+		return "TimedOutException()"
+	case errors.As(err, &ae):
+		return "AuthenticationException(" + ae.Why + ")"
+	case errors.As(err, &aze):
+		return "AuthorizationException(" + aze.Why + ")"
+	case errors.As(err, &sde):
+		return "SchemaDisagreementException()"
+	case errors.As(err, &tae):
+		s.dial(d.t)
+		return fmt.Sprintf("TApplicationException(%d, %s)", tae.TypeId(), tae.Error())
+	}
+	d.t.Logf("%s: transport error %v; reconnecting", s.name, err)
+	s.dial(d.t)
+	return "transport error"
+}
+
+// call runs f on both sides and compares the outcomes after norm (nil:
+// none). label names the call in reports and in known.
+func (d *diff) call(label string, norm func(any) any, f func(c *cassandra19.CassandraClient) (any, error)) (ref, thr outcome) {
+	d.t.Helper()
+	run := func(s *side) outcome {
+		v, err := f(s.c.CassandraClient)
+		if err != nil {
+			return outcome{exc: d.render(s, err)}
+		}
+		if norm != nil {
+			v = norm(v)
+		}
+		return outcome{val: v}
+	}
+	// The closure draws the same timestamps (ts) on both sides.
+	start := clock
+	ref = run(d.ref)
+	refEnd := clock
+	clock = start
+	thr = run(d.thr)
+	clock = max(clock, refEnd)
+	same := ref.exc == thr.exc && (ref.exc != "" || reflect.DeepEqual(ref.val, thr.val))
+	d.mu.Lock()
+	d.calls++
+	why, isKnown := known[label]
+	if isKnown {
+		d.knownSeen[label] = d.knownSeen[label] || !same
+	}
+	if !same && !isKnown {
+		d.differences++
+	}
+	d.mu.Unlock()
+	if !same {
+		if isKnown {
+			d.t.Logf("known difference %s (%s):\n  1.2.19:  %s\n  thriftd: %s", label, why, ref, thr)
+		} else {
+			d.t.Errorf("%s differs:\n  1.2.19:  %s\n  thriftd: %s", label, clip(ref.String()), clip(thr.String()))
+			if ref.exc == "" && thr.exc == "" {
+				d.t.Errorf("  first difference at %s", firstDiff(reflect.ValueOf(ref.val), reflect.ValueOf(thr.val), "reply"))
+			}
+		}
+	}
+	return ref, thr
+}
+
+// void adapts a call without a result.
+func void(err error) (any, error) { return nil, err }
+
+// setKeyspace switches both sides' connections to ks and remembers it.
+func (d *diff) setKeyspace(ks string) {
+	d.t.Helper()
+	d.call("set_keyspace "+ks, nil, func(c *cassandra19.CassandraClient) (any, error) { return void(c.SetKeyspace(ctx, ks)) })
+	d.ref.keyspace, d.thr.keyspace = ks, ks
+}
+
+// fresh gives both sides a new connection with no keyspace.
+func (d *diff) fresh() {
+	d.ref.keyspace, d.thr.keyspace = "", ""
+	d.ref.dial(d.t)
+	d.thr.dial(d.t)
+}
+
+// ---- rendering ------------------------------------------------------------
+
+// clip shortens a long rendering for a report.
+func clip(s string) string {
+	if len(s) > 600 {
+		return s[:600] + "..."
+	}
+	return s
+}
+
+// firstDiff names the first place where two replies differ, and both
+// values there.
+func firstDiff(a, b reflect.Value, at string) string {
+	if a.IsValid() != b.IsValid() || (a.IsValid() && a.Type() != b.Type()) {
+		return fmt.Sprintf("%s: %s / %s", at, clip(showV(a)), clip(showV(b)))
+	}
+	if !a.IsValid() {
+		return ""
+	}
+	switch a.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if a.IsNil() || b.IsNil() {
+			if a.IsNil() != b.IsNil() {
+				return fmt.Sprintf("%s: %s / %s", at, clip(showV(a)), clip(showV(b)))
+			}
+			return ""
+		}
+		return firstDiff(a.Elem(), b.Elem(), at)
+	case reflect.Struct:
+		for i := 0; i < a.NumField(); i++ {
+			if !a.Type().Field(i).IsExported() {
+				continue
+			}
+			if s := firstDiff(a.Field(i), b.Field(i), at+"."+a.Type().Field(i).Name); s != "" {
+				return s
+			}
+		}
+		return ""
+	case reflect.Slice:
+		if a.Type().Elem().Kind() != reflect.Uint8 {
+			for i := 0; i < min(a.Len(), b.Len()); i++ {
+				if s := firstDiff(a.Index(i), b.Index(i), fmt.Sprintf("%s[%d]", at, i)); s != "" {
+					return s
+				}
+			}
+			if a.Len() != b.Len() {
+				return fmt.Sprintf("%s: %d items / %d items", at, a.Len(), b.Len())
+			}
+			return ""
+		}
+	case reflect.Map:
+		for _, k := range a.MapKeys() {
+			if s := firstDiff(a.MapIndex(k), b.MapIndex(k), fmt.Sprintf("%s[%v]", at, k)); s != "" {
+				return s
+			}
+		}
+		if a.Len() != b.Len() {
+			return fmt.Sprintf("%s: %d entries / %d entries", at, a.Len(), b.Len())
+		}
+		return ""
+	}
+	if !reflect.DeepEqual(a.Interface(), b.Interface()) {
+		return fmt.Sprintf("%s: %s / %s", at, clip(showV(a)), clip(showV(b)))
+	}
+	return ""
+}
+
+func showV(v reflect.Value) string {
+	var b strings.Builder
+	showValue(&b, v)
+	return b.String()
+}
+
+// show renders a reply for a report: structs with their set fields, byte
+// strings quoted, maps in key order.
+func show(v any) string {
+	var b strings.Builder
+	showValue(&b, reflect.ValueOf(v))
+	return b.String()
+}
+
+func showValue(b *strings.Builder, v reflect.Value) {
+	if !v.IsValid() {
+		b.WriteString("nil")
+		return
+	}
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			b.WriteString("nil")
+			return
+		}
+		showValue(b, v.Elem())
+	case reflect.Struct:
+		b.WriteString(v.Type().Name() + "{")
+		first := true
+		for i := 0; i < v.NumField(); i++ {
+			f := v.Field(i)
+			if !v.Type().Field(i).IsExported() || f.IsZero() {
+				continue
+			}
+			if !first {
+				b.WriteString(" ")
+			}
+			first = false
+			b.WriteString(v.Type().Field(i).Name + ":")
+			showValue(b, f)
+		}
+		b.WriteString("}")
+	case reflect.Slice:
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			fmt.Fprintf(b, "%q", v.Bytes())
+			return
+		}
+		b.WriteString("[")
+		for i := 0; i < v.Len(); i++ {
+			if i > 0 {
+				b.WriteString(" ")
+			}
+			showValue(b, v.Index(i))
+		}
+		b.WriteString("]")
+	case reflect.Map:
+		keys := v.MapKeys()
+		sort.Slice(keys, func(i, j int) bool { return fmt.Sprint(keys[i]) < fmt.Sprint(keys[j]) })
+		b.WriteString("map[")
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteString(" ")
+			}
+			fmt.Fprintf(b, "%q:", fmt.Sprint(k.Interface()))
+			showValue(b, v.MapIndex(k))
+		}
+		b.WriteString("]")
+	case reflect.String:
+		fmt.Fprintf(b, "%q", v.String())
+	default:
+		fmt.Fprint(b, v.Interface())
+	}
+}
+
+// ---- the two servers --------------------------------------------------------
+
+// family is one column family of the test keyspace: created on 1.2.19
+// through system_add_keyspace, and declared to thriftd in its
+// storage-conf.xml.
+type family struct {
+	name, comparator, subcomparator string // subcomparator: a Super family
+}
+
+var families = []family{
+	{name: "Std", comparator: "BytesType"},
+	{name: "Utf", comparator: "UTF8Type"},
+	{name: "Ascii", comparator: "AsciiType"},
+	{name: "Long", comparator: "LongType"},
+	{name: "TimeUUID", comparator: "TimeUUIDType"},
+	{name: "LexUUID", comparator: "LexicalUUIDType"},
+	{name: "Super", comparator: "BytesType", subcomparator: "BytesType"},
+	{name: "SuperLong", comparator: "UTF8Type", subcomparator: "LongType"},
+}
+
+// ksDef is the test keyspace as a 1.2 client creates it: only names and
+// types given, every other property left to the server's defaults.
+func ksDef(name string) *cassandra19.KsDef {
+	ks := &cassandra19.KsDef{
+		Name:            name,
+		StrategyClass:   "org.apache.cassandra.locator.SimpleStrategy",
+		StrategyOptions: map[string]string{"replication_factor": "1"},
+		CfDefs:          []*cassandra19.CfDef{},
+	}
+	for _, f := range families {
+		cf := cassandra19.NewCfDef()
+		cf.Keyspace, cf.Name, cf.ComparatorType = name, f.name, f.comparator
+		if f.subcomparator != "" {
+			cf.ColumnType = "Super"
+			cf.SubcomparatorType = thrift.StringPtr(f.subcomparator)
+		}
+		ks.CfDefs = append(ks.CfDefs, cf)
+	}
+	return ks
+}
+
+// storageConf is the same keyspace in thriftd's storage-conf.xml: the
+// default configuration of Cassandra 0.6 (RandomPartitioner, as the
+// reference node runs) with its keyspaces replaced.
+func storageConf(t *testing.T, name string) string {
+	base, err := os.ReadFile(testenv.Fixture("storage-conf-0.6-default.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	b.WriteString("<Keyspaces>\n")
+	fmt.Fprintf(&b, "    <Keyspace Name=%q>\n", name)
+	for _, f := range families {
+		if f.subcomparator != "" {
+			fmt.Fprintf(&b, "      <ColumnFamily Name=%q ColumnType=\"Super\" CompareWith=%q CompareSubcolumnsWith=%q/>\n", f.name, f.comparator, f.subcomparator)
+		} else {
+			fmt.Fprintf(&b, "      <ColumnFamily Name=%q CompareWith=%q/>\n", f.name, f.comparator)
+		}
+	}
+	b.WriteString("      <ReplicaPlacementStrategy>org.apache.cassandra.locator.RackUnawareStrategy</ReplicaPlacementStrategy>\n")
+	b.WriteString("      <ReplicationFactor>1</ReplicationFactor>\n")
+	b.WriteString("      <EndPointSnitch>org.apache.cassandra.locator.EndPointSnitch</EndPointSnitch>\n")
+	b.WriteString("    </Keyspace>\n  </Keyspaces>")
+	conf := string(base)
+	i, j := strings.Index(conf, "<Keyspaces>"), strings.Index(conf, "</Keyspaces>")
+	if i < 0 || j < 0 {
+		t.Fatal("the default configuration has no Keyspaces element")
+	}
+	conf = conf[:i] + b.String() + conf[j+len("</Keyspaces>"):]
+	if !strings.Contains(conf, "<Partitioner>org.apache.cassandra.dht.RandomPartitioner</Partitioner>") {
+		t.Fatal("the default configuration's partitioner is not RandomPartitioner")
+	}
+	return strings.Replace(conf, "<ThriftFramedTransport>false</ThriftFramedTransport>", "<ThriftFramedTransport>true</ThriftFramedTransport>", 1)
+}
+
+// setup starts thriftd on a keyspace of a fresh name, creates the same
+// keyspace on the reference node (dropped when the test ends), and
+// returns the comparison with both connections in that keyspace.
+func setup(t *testing.T) *diff {
+	t.Helper()
+	rnd := make([]byte, 4)
+	if _, err := rand.Read(rnd); err != nil {
+		t.Fatal(err)
+	}
+	ks := "Diff_" + hex.EncodeToString(rnd)
+
+	conf := t.TempDir() + "/storage-conf.xml"
+	if err := os.WriteFile(conf, []byte(storageConf(t, ks)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	n := testenv.NewNode(t, thriftdBin, conf, "-api", "19.x")
+	n.Start()
+
+	refAddr := testenv.Reference(t, "1.2", "random")
+	rc, err := testenv.Dial19(refAddr, true, 60*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rc.SystemAddKeyspace(ctx, ksDef(ks)); err != nil {
+		t.Fatalf("creating keyspace %s on the reference node: %v", ks, err)
+	}
+	rc.Close()
+	t.Cleanup(func() {
+		c, err := testenv.Dial19(refAddr, true, 60*time.Second)
+		if err != nil {
+			t.Logf("dropping %s on the reference node: %v", ks, err)
+			return
+		}
+		defer c.Close()
+		if _, err := c.SystemDropKeyspace(ctx, ks); err != nil {
+			t.Logf("dropping %s on the reference node: %v", ks, err)
+		}
+	})
+
+	d := &diff{t: t, ks: ks, knownSeen: map[string]bool{},
+		ref: &side{name: "1.2.19", addr: refAddr}, thr: &side{name: "thriftd", addr: n.Addr}}
+	d.ref.dial(t)
+	d.thr.dial(t)
+	t.Cleanup(func() {
+		d.ref.c.Close()
+		d.thr.c.Close()
+	})
+	return d
+}
+
+// report prints the counts and checks that every known difference still
+// differs.
+func (d *diff) report() {
+	d.t.Helper()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	knownDiffering := 0
+	for _, v := range d.knownSeen {
+		if v {
+			knownDiffering++
+		}
+	}
+	fmt.Printf("diff19: %d calls compared on 1.2.19 and thriftd (%s backend): %d unexpected differences, %d known differences (docs/api19.md)\n",
+		d.calls, testenv.Backend(), d.differences, knownDiffering)
+	for label, seen := range d.knownSeen {
+		if !seen {
+			d.t.Errorf("known difference %q no longer differs: remove it from known and from docs/api19.md", label)
+		}
+	}
+}
