@@ -500,7 +500,7 @@ func (d *diff) batch(t *testing.T) {
 func (d *diff) ranges(t *testing.T) {
 	// Their own family, so that the rows of the other sequences do not
 	// show up.
-	d.call("truncate LexUUID", nil, func(c *client) (any, error) { return void(c.Truncate(ctx, "Utf")) })
+	d.call("truncate Utf", nil, func(c *client) (any, error) { return void(c.Truncate(ctx, "Utf")) })
 	for i := 0; i < 20; i++ {
 		k := []byte{'r', 'o', 'w', byte('a' + i)}
 		d.call("insert range rows", nil, func(c *client) (any, error) {
@@ -926,7 +926,10 @@ func (d *diff) schema(t *testing.T) {
 		return def
 	}
 	ks := func(name string, cfs ...*c19.CfDef) *c19.KsDef {
-		return &c19.KsDef{Name: name, StrategyClass: "SimpleStrategy", StrategyOptions: map[string]string{"replication_factor": "1"}, CfDefs: append([]*c19.CfDef{}, cfs...)}
+		def := c19.NewKsDef()
+		def.Name, def.StrategyClass, def.StrategyOptions = name, "SimpleStrategy", map[string]string{"replication_factor": "1"}
+		def.CfDefs = append([]*c19.CfDef{}, cfs...)
+		return def
 	}
 	add := func(label string, def *c19.KsDef) {
 		d.call("system_add_keyspace "+label, nil, func(c *client) (any, error) { return c.SystemAddKeyspace(ctx, def) })
@@ -937,7 +940,9 @@ func (d *diff) schema(t *testing.T) {
 	add("with a 49-character name", ks(strings.Repeat("k", 49)))
 	add("with an empty name", ks(""))
 	add("whose family names another keyspace", ks("DiffOther", cf("Elsewhere", "F", "BytesType")))
-	add("with an unknown strategy", &c19.KsDef{Name: "DiffBadStrategy", StrategyClass: "NoSuchStrategy", CfDefs: []*c19.CfDef{}})
+	bad := ks("DiffBadStrategy")
+	bad.StrategyClass = "NoSuchStrategy"
+	add("with an unknown strategy", bad)
 	add("with a family of an unknown comparator", ks("DiffBadCmp", cf("DiffBadCmp", "F", "NoSuchType")))
 	add("with a family of a bad name", ks("DiffBadCf", cf("DiffBadCf", "bad name", "BytesType")))
 	d.call("system_add_column_family with an unknown comparator", nil, func(c *client) (any, error) {

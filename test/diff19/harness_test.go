@@ -360,12 +360,11 @@ var families = []family{
 // ksDef is the test keyspace as a 1.2 client creates it: only names and
 // types given, every other property left to the server's defaults.
 func ksDef(name string) *cassandra19.KsDef {
-	ks := &cassandra19.KsDef{
-		Name:            name,
-		StrategyClass:   "org.apache.cassandra.locator.SimpleStrategy",
-		StrategyOptions: map[string]string{"replication_factor": "1"},
-		CfDefs:          []*cassandra19.CfDef{},
-	}
+	ks := cassandra19.NewKsDef()
+	ks.Name = name
+	ks.StrategyClass = "org.apache.cassandra.locator.SimpleStrategy"
+	ks.StrategyOptions = map[string]string{"replication_factor": "1"}
+	ks.CfDefs = []*cassandra19.CfDef{}
 	for _, f := range families {
 		cf := cassandra19.NewCfDef()
 		cf.Keyspace, cf.Name, cf.ComparatorType = name, f.name, f.comparator
