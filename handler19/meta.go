@@ -100,13 +100,17 @@ func (s *Service) describeTokenMap() map[string]string {
 	return map[string]string{s.schema().Partitioner.TokenString(s.nodeToken): s.nodeAddress}
 }
 
-// describeSchemaVersions is every node's schema version: this node's.
-func (s *Service) describeSchemaVersions() map[string][]string {
+// describeSchemaVersions is every node's schema version, as the store
+// knows them (Options.SchemaVersions); without it, this node's.
+func (s *Service) describeSchemaVersions(ctx context.Context) (map[string][]string, error) {
+	if s.schemaVersions != nil {
+		return s.schemaVersions(ctx)
+	}
 	v := s.schema().Version
 	if v == "" {
 		v = schemaVersionUnknown
 	}
-	return map[string][]string{v: {s.nodeAddress}}
+	return map[string][]string{v: {s.nodeAddress}}, nil
 }
 
 // schemaVersionUnknown stands for a schema that has no version yet.

@@ -76,7 +76,9 @@ func Resolve(path string, flags *Flags) (*Effective, error) {
 		}
 	}
 	e.origins["storage_conf"] = storage
-	if e.Storage, err = config.Load(e.StorageConf); err != nil {
+	// thriftd serves a file without keyspaces, which 0.6 refused: clients
+	// create keyspaces through the 19.x API.
+	if e.Storage, err = config.LoadWith(e.StorageConf, config.Options{AllowNoKeyspaces: true}); err != nil {
 		if storage.Layer == YAMLFile {
 			return nil, fmt.Errorf("%w (storage_conf, %s)", err, storage)
 		}
