@@ -1,7 +1,9 @@
 package handler19
 
 import (
+	"encoding/binary"
 	"encoding/hex"
+	"strconv"
 	"errors"
 
 	"github.com/thriftd/thriftd/engine/comparator"
@@ -331,6 +333,25 @@ func (s *Service) validateColumnData(f *family, c *cassandra19.Column, subColumn
 func typeString(t comparator.Comparator, b []byte) string {
 	if p, ok := t.(interface{ String([]byte) string }); ok {
 		return p.String(b)
+	}
+	// AbstractType.getString of the types that have no String of their
+	// own; the name has passed the type's validation already.
+	if t != nil {
+		switch t.Name() {
+		case "org.apache.cassandra.db.marshal.UTF8Type", "org.apache.cassandra.db.marshal.AsciiType":
+			return string(b)
+		case "org.apache.cassandra.db.marshal.LongType":
+			if len(b) == 8 {
+				return strconv.FormatInt(int64(binary.BigEndian.Uint64(b)), 10)
+			}
+			return ""
+		case "org.apache.cassandra.db.marshal.TimeUUIDType", "org.apache.cassandra.db.marshal.LexicalUUIDType":
+			if len(b) == 16 {
+				h := hex.EncodeToString(b)
+				return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+			}
+			return ""
+		}
 	}
 	return hex.EncodeToString(b)
 }

@@ -92,6 +92,7 @@ func TestDiff(t *testing.T) {
 	t.Run("ranges", d.ranges)
 	t.Run("ttl", d.ttl)
 	t.Run("validation", d.validation)
+	t.Run("validators", d.validators)
 	t.Run("truncate", d.truncate)
 	t.Run("describe", d.describe)
 	t.Run("schema", d.schema)
@@ -812,6 +813,75 @@ func (d *diff) validation(t *testing.T) {
 	})
 }
 
+// ---- validators -------------------------------------------------------------
+
+func (d *diff) validators(t *testing.T) {
+	k := long(1)
+	d.call("insert Typed", nil, func(c *client) (any, error) {
+		return void(c.Insert(ctx, k, parent("Typed"), col("name", "ok"), one))
+	})
+	d.call("insert Typed age", nil, func(c *client) (any, error) {
+		return void(c.Insert(ctx, k, parent("Typed"), &c19.Column{Name: []byte("age"), Value: long(30), Timestamp: ts()}, one))
+	})
+	d.call("insert Typed raw", nil, func(c *client) (any, error) {
+		return void(c.Insert(ctx, k, parent("Typed"), &c19.Column{Name: []byte("raw"), Value: []byte{0xff}, Timestamp: ts()}, one))
+	})
+	d.call("get_slice Typed", nil, func(c *client) (any, error) {
+		return c.GetSlice(ctx, k, parent("Typed"), slice("", "", false, 10), one)
+	})
+	d.call("insert Typed with a 3-byte key", nil, func(c *client) (any, error) {
+		return void(c.Insert(ctx, []byte("abc"), parent("Typed"), col("name", "ok"), one))
+	})
+	d.call("get_slice Typed with a 3-byte key", nil, func(c *client) (any, error) {
+		return c.GetSlice(ctx, []byte("abc"), parent("Typed"), slice("", "", false, 10), one)
+	})
+	d.call("multiget_slice Typed with a bad key", nil, func(c *client) (any, error) {
+		return c.MultigetSlice(ctx, [][]byte{k, {1}}, parent("Typed"), slice("", "", false, 10), one)
+	})
+	d.call("remove Typed with a bad key", nil, func(c *client) (any, error) {
+		return void(c.Remove(ctx, []byte{1}, path("Typed", "name"), *ts(), one))
+	})
+	d.call("insert Typed with a bad default value", nil, func(c *client) (any, error) {
+		return void(c.Insert(ctx, k, parent("Typed"), &c19.Column{Name: []byte("name"), Value: []byte{0xff}, Timestamp: ts()}, one))
+	})
+	d.call("insert Typed with a bad age", nil, func(c *client) (any, error) {
+		return void(c.Insert(ctx, k, parent("Typed"), col("age", "abc"), one))
+	})
+	d.call("insert Typed with a bad stamp", nil, func(c *client) (any, error) {
+		return void(c.Insert(ctx, k, parent("Typed"), col("stamp", "abc"), one))
+	})
+	d.call("insert Typed with a bad name", nil, func(c *client) (any, error) {
+		return void(c.Insert(ctx, k, parent("Typed"), bcol([]byte{0xff}, "v"), one))
+	})
+	d.call("insert Typed with a bad key and a bad value", nil, func(c *client) (any, error) {
+		return void(c.Insert(ctx, []byte{1}, parent("Typed"), col("age", "abc"), one))
+	})
+	d.call("batch_mutate Typed with a bad value", nil, func(c *client) (any, error) {
+		return void(c.BatchMutate(ctx, map[string]map[string][]*c19.Mutation{string(k): {"Typed": {ins(col("name", "fine")), ins(col("age", "x"))}}}, one))
+	})
+	d.call("batch_mutate Typed with a bad key", nil, func(c *client) (any, error) {
+		return void(c.BatchMutate(ctx, map[string]map[string][]*c19.Mutation{"x": {"Typed": {ins(col("name", "fine"))}}}, one))
+	})
+	d.call("get_slice Typed after refusals", nil, func(c *client) (any, error) {
+		return c.GetSlice(ctx, k, parent("Typed"), slice("", "", false, 10), one)
+	})
+	d.call("get_range_slices Typed", nil, func(c *client) (any, error) {
+		return c.GetRangeSlices(ctx, parent("Typed"), slice("", "", false, 10), keyRange("", "", 10), one)
+	})
+	d.call("insert SuperTyped", nil, func(c *client) (any, error) {
+		return void(c.Insert(ctx, k, &c19.ColumnParent{ColumnFamily: "SuperTyped", SuperColumn: long(5)}, &c19.Column{Name: []byte("sub"), Value: long(7), Timestamp: ts()}, one))
+	})
+	d.call("insert SuperTyped with a bad value", nil, func(c *client) (any, error) {
+		return void(c.Insert(ctx, k, &c19.ColumnParent{ColumnFamily: "SuperTyped", SuperColumn: long(5)}, col("sub", "x"), one))
+	})
+	d.call("insert SuperTyped with a bad subcolumn name", nil, func(c *client) (any, error) {
+		return void(c.Insert(ctx, k, &c19.ColumnParent{ColumnFamily: "SuperTyped", SuperColumn: long(5)}, &c19.Column{Name: []byte{0xff}, Value: long(7), Timestamp: ts()}, one))
+	})
+	d.call("get_slice SuperTyped", nil, func(c *client) (any, error) {
+		return c.GetSlice(ctx, k, parent("SuperTyped"), slice("", "", false, 10), one)
+	})
+}
+
 // ---- truncate ---------------------------------------------------------------
 
 func (d *diff) truncate(t *testing.T) {
@@ -874,13 +944,21 @@ func normSchemaVersions(v any) any {
 	return out
 }
 
-// normKsDef leaves out what the two servers may number differently: the
-// column families' ids.
+// normKsDef leaves out what the two servers may number differently, the
+// column families' ids, and puts the families and their column
+// definitions in name order: 1.2.19 lists both in the order of its hash
+// maps.
 func normKsDef(v any) any {
 	ks := v.(*c19.KsDef)
+	if ks == nil {
+		return ks
+	}
 	sort.Slice(ks.CfDefs, func(i, j int) bool { return ks.CfDefs[i].Name < ks.CfDefs[j].Name })
 	for _, cf := range ks.CfDefs {
 		cf.ID = nil
+		sort.Slice(cf.ColumnMetadata, func(i, j int) bool {
+			return bytes.Compare(cf.ColumnMetadata[i].Name, cf.ColumnMetadata[j].Name) < 0
+		})
 	}
 	return ks
 }
@@ -981,6 +1059,42 @@ func (d *diff) schema(t *testing.T) {
 	d.call("system_update_keyspace of an unknown keyspace", nil, func(c *client) (any, error) {
 		return c.SystemUpdateKeyspace(ctx, ks("NoSuchKeyspace"))
 	})
+	version := func(v any) any { return len(v.(string)) == 36 }
+	d.call("system_add_column_family", version, func(c *client) (any, error) {
+		def := cf(d.ks, "Added", "UTF8Type")
+		def.Comment = thrift.StringPtr("added at run time")
+		return c.SystemAddColumnFamily(ctx, def)
+	})
+	d.call("insert into an added family", nil, func(c *client) (any, error) {
+		return void(c.Insert(ctx, []byte("k"), parent("Added"), col("a", "v"), one))
+	})
+	d.call("get_slice of an added family", nil, func(c *client) (any, error) {
+		return c.GetSlice(ctx, []byte("k"), parent("Added"), slice("", "", false, 10), one)
+	})
+	d.call("system_update_column_family", version, func(c *client) (any, error) {
+		def := cf(d.ks, "Added", "UTF8Type")
+		def.Comment = thrift.StringPtr("changed")
+		def.GcGraceSeconds = thrift.Int32Ptr(3600)
+		return c.SystemUpdateColumnFamily(ctx, def)
+	})
+	d.call("describe_keyspace after changes", normKsDef, func(c *client) (any, error) { return c.DescribeKeyspace(ctx, d.ks) })
+	d.call("system_drop_column_family", version, func(c *client) (any, error) { return c.SystemDropColumnFamily(ctx, "Added") })
+	d.call("get_slice of a dropped family", nil, func(c *client) (any, error) {
+		return c.GetSlice(ctx, []byte("k"), parent("Added"), slice("", "", false, 10), one)
+	})
+	other := d.ks + "_b"
+	d.call("system_add_keyspace", version, func(c *client) (any, error) {
+		return c.SystemAddKeyspace(ctx, ks(other, cf(other, "F", "LongType")))
+	})
+	d.call("describe_keyspace of an added keyspace", normKsDef, func(c *client) (any, error) { return c.DescribeKeyspace(ctx, other) })
+	d.call("system_update_keyspace", version, func(c *client) (any, error) {
+		def := ks(other)
+		def.DurableWrites = false
+		return c.SystemUpdateKeyspace(ctx, def)
+	})
+	d.call("describe_keyspace of an updated keyspace", normKsDef, func(c *client) (any, error) { return c.DescribeKeyspace(ctx, other) })
+	d.call("system_drop_keyspace", version, func(c *client) (any, error) { return c.SystemDropKeyspace(ctx, other) })
+	d.call("describe_keyspace of a dropped keyspace", nil, func(c *client) (any, error) { return c.DescribeKeyspace(ctx, other) })
 	d.fresh()
 	d.call("system_add_column_family before set_keyspace", nil, func(c *client) (any, error) {
 		return c.SystemAddColumnFamily(ctx, cf(d.ks, "F", "BytesType"))
