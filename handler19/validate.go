@@ -3,8 +3,8 @@ package handler19
 import (
 	"encoding/binary"
 	"encoding/hex"
-	"strconv"
 	"errors"
+	"strconv"
 
 	"github.com/thriftd/thriftd/engine/comparator"
 	"github.com/thriftd/thriftd/gen-go/cassandra19"

@@ -505,9 +505,9 @@ func storageConf(t *testing.T, name string) string {
 	}
 	if name != "" {
 		b.WriteString("      <ReplicaPlacementStrategy>org.apache.cassandra.locator.RackUnawareStrategy</ReplicaPlacementStrategy>\n")
-	b.WriteString("      <ReplicationFactor>1</ReplicationFactor>\n")
-	b.WriteString("      <EndPointSnitch>org.apache.cassandra.locator.EndPointSnitch</EndPointSnitch>\n")
-	b.WriteString("    </Keyspace>\n  </Keyspaces>")
+		b.WriteString("      <ReplicationFactor>1</ReplicationFactor>\n")
+		b.WriteString("      <EndPointSnitch>org.apache.cassandra.locator.EndPointSnitch</EndPointSnitch>\n")
+		b.WriteString("    </Keyspace>\n  </Keyspaces>")
 	}
 	conf := string(base)
 	i, j := strings.Index(conf, "<Keyspaces>"), strings.Index(conf, "</Keyspaces>")
