@@ -44,6 +44,9 @@ type excuse struct {
 	name    string
 	pending bool
 	match   func(label string, ref, thr outcome) bool
+	// levelDBOnly: on the Cassandra store the difference is hidden by
+	// another (one of the pending ones), so it need not show there.
+	levelDBOnly bool
 }
 
 func byLabel(labels ...string) func(string, outcome, outcome) bool {
@@ -68,6 +71,19 @@ func refAndThr(ref, thr string) func(string, outcome, outcome) bool {
 // thriftd's store cannot.
 var declaredExcuse = excuse{pending: true, name: "the store cannot change its schema at run time (system_* refused)"}
 
+// afterSchemaChange are the calls that depend on an earlier system_*
+// call's success.
+var afterSchemaChange = map[string]bool{
+	"insert into an added family": true, "get_slice of an added family": true,
+	"system_update_column_family": true, "describe_keyspace after changes": true,
+	"system_drop_column_family": true, "get_slice of a dropped family": true,
+	"describe_keyspace of an added keyspace": true, "system_update_keyspace": true,
+	"describe_keyspace of an updated keyspace": true, "system_drop_keyspace": true,
+}
+
+// onCassandra is true when thriftd runs on the Cassandra store.
+func onCassandra() bool { return testenv.Backend() == testenv.CassandraBackend }
+
 var excuses = []excuse{
 	{name: "describe_version: thriftd serves API 19.39.0, 1.2.19 answered 19.36.2",
 		match: byLabel("describe_version")},
@@ -78,11 +94,24 @@ var excuses = []excuse{
 	{name: "an unknown consistency level: 1.2.19's Thrift library reads it as a missing required field (TApplicationException PROTOCOL_ERROR, with a dump of the request); thriftd reads it as ONE",
 		match: byLabel("get at an unknown consistency level")},
 	{name: "a TTL reaching past 2038: 1.2.19 computes the expiry in a signed 32-bit count of seconds, which overflows, and the column is gone at once; thriftd keeps it for its TTL",
+		levelDBOnly: true,
 		match: func(label string, r, t outcome) bool {
 			return strings.Contains(t.String(), "TTL:630720000") && !strings.Contains(r.String(), "TTL:630720000") ||
 				label == "get_count after expiry"
 		}},
 	{name: "secondary indexes (KeyRange.row_filter) are not served yet", match: refAndThr("", "does not serve secondary index queries")},
+	{pending: true, name: "engine/cqlstore has no truncate yet",
+		match: func(label string, _, _ outcome) bool {
+			return onCassandra() && (label == "truncate" || strings.HasSuffix(label, "after truncate"))
+		}},
+	{pending: true, name: "engine/cqlstore answers an expiring column's remaining TTL, not the TTL it was written with",
+		match: func(_ string, r, t outcome) bool {
+			return onCassandra() && strings.Contains(r.String(), "TTL:100}") && !strings.Contains(t.String(), "TTL:100}")
+		}},
+	{pending: true, name: "engine/cqlstore fails on a TTL reaching past 2038 (Cassandra 5 refuses the expiry date) with an internal error",
+		match: func(label string, _, t outcome) bool {
+			return onCassandra() && label == "insert with ttl 630720000" && strings.Contains(t.exc, "Internal error")
+		}},
 	{pending: true, name: "engine/comparator's LongType message (1.2.19: 'Expected 8 or 0 byte long (N)')",
 		match: refAndThr("Expected 8 or 0 byte long", "A long is exactly 8 bytes")},
 	{pending: true, name: "engine/comparator's UTF8Type message (1.2.19: 'String didn't validate.')",
@@ -218,7 +247,7 @@ func (d *diff) call(label string, norm func(any) any, f func(c *cassandra19.Cass
 	clock = max(clock, refEnd)
 	same := ref.exc == thr.exc && (ref.exc != "" || reflect.DeepEqual(ref.val, thr.val))
 	var why *excuse
-	if !same && d.declared && strings.Contains(thr.exc, noSchemaChanges) {
+	if !same && d.declared && (strings.Contains(thr.exc, noSchemaChanges) || afterSchemaChange[label]) {
 		why = &declaredExcuse
 	}
 	if !same && why == nil {
@@ -436,6 +465,7 @@ var families = []family{
 	{name: "LexUUID", comparator: "LexicalUUIDType"},
 	{name: "Super", comparator: "BytesType", subcomparator: "BytesType"},
 	{name: "SuperLong", comparator: "UTF8Type", subcomparator: "LongType"},
+	{name: "Ranges", comparator: "UTF8Type"},
 	{name: "Typed", comparator: "UTF8Type", keyValidator: "LongType", defaultValidator: "UTF8Type",
 		columns: map[string]string{"age": "LongType", "stamp": "TimeUUIDType", "raw": "BytesType"}},
 	{name: "SuperTyped", comparator: "LongType", subcomparator: "UTF8Type", defaultValidator: "LongType"},
@@ -607,7 +637,7 @@ func (d *diff) report() {
 			}
 		default:
 			onPurpose += n
-			if n == 0 {
+			if n == 0 && !(e.levelDBOnly && onCassandra()) {
 				d.t.Errorf("difference on purpose no longer seen: remove it from excuses and docs/api19.md: %s", e.name)
 			}
 		}
