@@ -784,6 +784,56 @@ func (d *diff) validation(t *testing.T) {
 			return c.MultigetCount(ctx, [][]byte{k}, parent("Std"), slice("", "", false, 1), cl)
 		})
 	}
+	d.call("get Std with a super column", nil, func(c *client) (any, error) {
+		return c.Get(ctx, k, &c19.ColumnPath{ColumnFamily: "Std", SuperColumn: []byte("s"), Column: []byte("a")}, one)
+	})
+	d.call("get_slice Std with a super column", nil, func(c *client) (any, error) {
+		return c.GetSlice(ctx, k, superParent("Std", "s"), slice("", "", false, 1), one)
+	})
+	d.call("get_slice Super with an empty super column", nil, func(c *client) (any, error) {
+		return c.GetSlice(ctx, k, &c19.ColumnParent{ColumnFamily: "Super", SuperColumn: []byte{}}, slice("", "", false, 1), one)
+	})
+	d.call("get Super with an empty super column", nil, func(c *client) (any, error) {
+		return c.Get(ctx, k, &c19.ColumnPath{ColumnFamily: "Super", SuperColumn: []byte{}}, one)
+	})
+	d.call("insert with a 65535-byte column name", nil, func(c *client) (any, error) {
+		return void(c.Insert(ctx, k, parent("Std"), bcol(longName[:65535], "v"), one))
+	})
+	d.call("get_slice of a 65535-byte column name", nil, func(c *client) (any, error) {
+		return c.GetSlice(ctx, k, parent("Std"), &c19.SlicePredicate{ColumnNames: [][]byte{longName[:65535]}}, one)
+	})
+	d.call("get_paged_slice with a bad start column", nil, func(c *client) (any, error) {
+		return c.GetPagedSlice(ctx, "Long", keyRange("", "", 5), []byte("x"), one)
+	})
+	d.call("get_paged_slice with an empty key range", nil, func(c *client) (any, error) {
+		return c.GetPagedSlice(ctx, "Std", &c19.KeyRange{Count: 5}, []byte(""), one)
+	})
+	d.call("get_range_slices of Long with a bad name", nil, func(c *client) (any, error) {
+		return c.GetRangeSlices(ctx, parent("Long"), names("x"), keyRange("", "", 5), one)
+	})
+	d.call("get_range_slices of a super column", nil, func(c *client) (any, error) {
+		return c.GetRangeSlices(ctx, superParent("Super", "sc"), slice("", "", false, 5), keyRange("", "", 5), one)
+	})
+	d.call("get_range_slices of a super column with a row filter", nil, func(c *client) (any, error) {
+		kr := keyRange("", "", 5)
+		kr.RowFilter = []*c19.IndexExpression{{ColumnName: []byte("a"), Op: c19.IndexOperator_EQ, Value: []byte("1")}}
+		return c.GetRangeSlices(ctx, superParent("Super", "sc"), slice("", "", false, 5), kr, one)
+	})
+	d.call("batch_mutate with a super column deletion by slice range", nil, func(c *client) (any, error) {
+		return void(c.BatchMutate(ctx, map[string]map[string][]*c19.Mutation{string(k): {"Super": {del(slice("a", "b", false, 5), []byte("sc"))}}}, one))
+	})
+	d.call("batch_mutate deleting an empty super column name", nil, func(c *client) (any, error) {
+		return void(c.BatchMutate(ctx, map[string]map[string][]*c19.Mutation{string(k): {"Super": {del(names(""), nil)}}}, one))
+	})
+	d.call("batch_mutate at an unknown keyspace's family", nil, func(c *client) (any, error) {
+		return void(c.BatchMutate(ctx, map[string]map[string][]*c19.Mutation{string(k): {"": {ins(col("a", "v"))}}}, one))
+	})
+	d.call("remove without a timestamp of note (0)", nil, func(c *client) (any, error) {
+		return void(c.Remove(ctx, k, path("Std", "zzz"), 0, one))
+	})
+	d.call("remove of a row at EACH_QUORUM", nil, func(c *client) (any, error) {
+		return void(c.Remove(ctx, []byte("nobody"), &c19.ColumnPath{ColumnFamily: "Std"}, *ts(), eachQ))
+	})
 	d.call("get at an unknown consistency level", nil, func(c *client) (any, error) {
 		return c.Get(ctx, k, path("Std", "a"), c19.ConsistencyLevel(99))
 	})
