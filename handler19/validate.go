@@ -1,10 +1,8 @@
 package handler19
 
 import (
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
-	"strconv"
 
 	"github.com/thriftd/thriftd/engine/comparator"
 	"github.com/thriftd/thriftd/gen-go/cassandra19"
@@ -334,24 +332,8 @@ func typeString(t comparator.Comparator, b []byte) string {
 	if p, ok := t.(interface{ String([]byte) string }); ok {
 		return p.String(b)
 	}
-	// AbstractType.getString of the types that have no String of their
-	// own; the name has passed the type's validation already.
 	if t != nil {
-		switch t.Name() {
-		case "org.apache.cassandra.db.marshal.UTF8Type", "org.apache.cassandra.db.marshal.AsciiType":
-			return string(b)
-		case "org.apache.cassandra.db.marshal.LongType":
-			if len(b) == 8 {
-				return strconv.FormatInt(int64(binary.BigEndian.Uint64(b)), 10)
-			}
-			return ""
-		case "org.apache.cassandra.db.marshal.TimeUUIDType", "org.apache.cassandra.db.marshal.LexicalUUIDType":
-			if len(b) == 16 {
-				h := hex.EncodeToString(b)
-				return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
-			}
-			return ""
-		}
+		return typeText(t.Name(), b)
 	}
 	return hex.EncodeToString(b)
 }

@@ -93,6 +93,7 @@ func TestDiff(t *testing.T) {
 	t.Run("ttl", d.ttl)
 	t.Run("validation", d.validation)
 	t.Run("validators", d.validators)
+	t.Run("types", d.types)
 	t.Run("truncate", d.truncate)
 	t.Run("describe", d.describe)
 	t.Run("schema", d.schema)
