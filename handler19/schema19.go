@@ -2,9 +2,14 @@ package handler19
 
 import (
 	"context"
-	"fmt"
+	"encoding/binary"
+	"encoding/hex"
 	"regexp"
+	"sort"
+	"strconv"
 	"strings"
+
+	"github.com/google/uuid"
 
 	"github.com/thriftd/thriftd/engine/comparator"
 	"github.com/thriftd/thriftd/gen-go/cassandra19"
@@ -58,6 +63,9 @@ func (c *conn) systemAddKeyspace(ctx context.Context, def *cassandra19.KsDef) (s
 		if err != nil {
 			return "", err
 		}
+		if err := addDefaultIndexNames(sch, cf); err != nil {
+			return "", err
+		}
 		ks.ColumnFamilies[cf.Name] = cf
 	}
 	return c.change(func(ch SchemaChanger) (string, error) { return ch.AddKeyspace(ctx, ks) })
@@ -98,7 +106,11 @@ func (c *conn) systemAddColumnFamily(ctx context.Context, def *cassandra19.CfDef
 	if err != nil {
 		return "", err
 	}
-	ks := c.s.schema().Keyspace(cf.Keyspace)
+	sch := c.s.schema()
+	if err := addDefaultIndexNames(sch, cf); err != nil {
+		return "", err
+	}
+	ks := sch.Keyspace(cf.Keyspace)
 	if ks == nil {
 		return "", invalid("Cannot add column family '%s' to non existing keyspace '%s'.", cf.Name, cf.Keyspace)
 	}
@@ -109,12 +121,20 @@ func (c *conn) systemAddColumnFamily(ctx context.Context, def *cassandra19.CfDef
 }
 
 func (c *conn) systemUpdateColumnFamily(ctx context.Context, def *cassandra19.CfDef) (string, error) {
-	old := c.s.schema().ColumnFamily(def.Keyspace, def.Name)
+	sch := c.s.schema()
+	old := sch.ColumnFamily(def.Keyspace, def.Name)
 	if old == nil {
 		return "", invalid("Could not find column family definition to modify.")
 	}
 	cf, err := c.s.familyFromThrift(def)
 	if err != nil {
+		return "", err
+	}
+	// CASSANDRA-6831: an update that names no key alias keeps the old one.
+	if def.KeyAlias == nil {
+		cf.Options.KeyAlias = old.Options.KeyAlias
+	}
+	if err := addDefaultIndexNames(sch, cf); err != nil {
 		return "", err
 	}
 	if cf.Super != old.Super {
@@ -149,25 +169,85 @@ func (c *conn) change(fn func(SchemaChanger) (string, error)) (string, error) {
 	return fn(c.s.changer)
 }
 
-// keyspaceFromThrift is KSMetaData.fromThrift, without column families.
+// keyspaceFromThrift is KSMetaData.fromThrift and the keyspace half of
+// KSMetaData.validate, without column families: the strategy class is
+// resolved first, then the name and the strategy options are checked.
+// KsDef.replication_factor is ignored, as 1.2 ignored it: the factor is a
+// strategy option.
 func (s *Service) keyspaceFromThrift(def *cassandra19.KsDef) (*schema.Keyspace, error) {
-	if !nameRE.MatchString(def.Name) {
-		return nil, invalid("Keyspace name must not be empty, more than 48 characters long, or contain non-alphanumeric-underscore characters (got \"%s\")", def.Name)
-	}
 	class := def.StrategyClass
 	if !strings.Contains(class, ".") {
 		class = "org.apache.cassandra.locator." + class
 	}
-	opts := copyMap(def.StrategyOptions)
-	if def.ReplicationFactor != nil {
-		opts["replication_factor"] = fmt.Sprint(*def.ReplicationFactor)
+	if !strategies[class] {
+		return nil, invalid("Unable to find replication strategy class '%s'", class)
 	}
-	durable := def.DurableWrites
+	if class == localStrategy {
+		return nil, invalid("Unable to use given strategy class: LocalStrategy is reserved for internal use.")
+	}
+	if !nameRE.MatchString(def.Name) {
+		return nil, invalid("Keyspace name must not be empty, more than 48 characters long, or contain non-alphanumeric-underscore characters (got \"%s\")", def.Name)
+	}
+	opts := copyMap(def.StrategyOptions)
+	if err := validateStrategyOptions(class, opts); err != nil {
+		return nil, err
+	}
 	return &schema.Keyspace{
 		Name:           def.Name,
 		ColumnFamilies: map[string]*schema.ColumnFamily{},
-		Options:        schema.KeyspaceOptions{StrategyClass: class, StrategyOptions: opts, DurableWrites: durable},
+		Options:        schema.KeyspaceOptions{StrategyClass: class, StrategyOptions: opts, DurableWrites: def.DurableWrites},
 	}, nil
+}
+
+// The replication strategies of Cassandra 1.2.
+const (
+	simpleStrategy     = "org.apache.cassandra.locator.SimpleStrategy"
+	networkTopology    = "org.apache.cassandra.locator.NetworkTopologyStrategy"
+	oldNetworkTopology = "org.apache.cassandra.locator.OldNetworkTopologyStrategy"
+	localStrategy      = "org.apache.cassandra.locator.LocalStrategy"
+)
+
+var strategies = map[string]bool{simpleStrategy: true, networkTopology: true, oldNetworkTopology: true, localStrategy: true}
+
+// validateStrategyOptions is the strategies' validateOptions, which the
+// Thrift API runs without refusing unexpected options.
+func validateStrategyOptions(class string, opts map[string]string) error {
+	switch class {
+	case simpleStrategy, oldNetworkTopology:
+		rf, ok := opts["replication_factor"]
+		if !ok {
+			return invalid("SimpleStrategy requires a replication_factor strategy option.")
+		}
+		return validateReplicationFactor(rf)
+	case networkTopology:
+		keys := make([]string, 0, len(opts))
+		for k := range opts {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if strings.EqualFold(k, "replication_factor") {
+				return invalid("replication_factor is an option for SimpleStrategy, not NetworkTopologyStrategy")
+			}
+			if err := validateReplicationFactor(opts[k]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// validateReplicationFactor is AbstractReplicationStrategy's: a Java int,
+// not negative.
+func validateReplicationFactor(rf string) error {
+	n, err := strconv.ParseInt(rf, 10, 32)
+	if err != nil {
+		return invalid("Replication factor must be numeric; found %s", rf)
+	}
+	if n < 0 {
+		return invalid("Replication factor must be non-negative; found %s", rf)
+	}
+	return nil
 }
 
 // familyFromThrift is CFMetaData.fromThrift: a CfDef as a column family,
@@ -260,6 +340,24 @@ func (s *Service) familyFromThrift(def *cassandra19.CfDef) (*schema.ColumnFamily
 		v := *def.PopulateIoCacheOnFlush
 		o.PopulateIOCacheOnFlush = &v
 	}
+	// Properties of 2.0 and 2.1, which 1.2 lacks: kept as sent and
+	// described back, so that a client that reads a CfDef and sends it
+	// back changes nothing.
+	o.IndexInterval = copyInt32(def.IndexInterval)
+	o.MemtableFlushPeriodMs = copyInt32(def.MemtableFlushPeriodInMs)
+	o.MinIndexInterval = copyInt32(def.MinIndexInterval)
+	o.MaxIndexInterval = copyInt32(def.MaxIndexInterval)
+	if def.SpeculativeRetry != cassandra19.CfDef_SpeculativeRetry_DEFAULT {
+		o.SpeculativeRetry = def.SpeculativeRetry
+	}
+	if def.CellsPerRowToCache != cassandra19.CfDef_CellsPerRowToCache_DEFAULT {
+		o.CellsPerRowToCache = def.CellsPerRowToCache
+	}
+	for _, tr := range def.Triggers {
+		if tr != nil {
+			o.Triggers = append(o.Triggers, schema.Trigger{Name: tr.Name, Options: copyMap(tr.Options)})
+		}
+	}
 	for _, cd := range def.ColumnMetadata {
 		v, err := s.parse(cd.ValidationClass)
 		if err != nil {
@@ -267,13 +365,111 @@ func (s *Service) familyFromThrift(def *cassandra19.CfDef) (*schema.ColumnFamily
 		}
 		col := schema.ColumnDef{Name: cd.Name, Validator: v}
 		if cd.IndexType != nil {
-			col.Index = &schema.IndexDef{Type: schema.IndexType(*cd.IndexType), Name: cd.GetIndexName(), Options: copyMap(cd.IndexOptions)}
+			col.Index = &schema.IndexDef{Type: schema.IndexType(*cd.IndexType), Name: cd.GetIndexName()}
+			if cd.IndexOptions != nil {
+				col.Index.Options = copyMap(cd.IndexOptions)
+			}
 		} else if cd.IndexName != nil {
 			return nil, invalid("Index name cannot be set without index type")
 		}
 		cf.Columns = append(cf.Columns, col)
 	}
+	// 1.2 kept column_metadata in a map by name: a name sent twice is the
+	// last definition, and the columns are described in name order.
+	sort.SliceStable(cf.Columns, func(i, j int) bool { return string(cf.Columns[i].Name) < string(cf.Columns[j].Name) })
+	dedup := cf.Columns[:0]
+	for i, col := range cf.Columns {
+		if i+1 < len(cf.Columns) && string(cf.Columns[i+1].Name) == string(col.Name) {
+			continue
+		}
+		dedup = append(dedup, col)
+	}
+	cf.Columns = dedup
 	return cf, nil
+}
+
+// addDefaultIndexNames is CFMetaData.addDefaultIndexNames: an indexed
+// column of a family being updated keeps its index's name, and one
+// without a name gets "<cf>_<column>_idx" (non-word characters removed),
+// made unique among every index name of the schema with "_1", "_2", ...
+func addDefaultIndexNames(sch *schema.Schema, cf *schema.ColumnFamily) error {
+	if old := sch.ColumnFamily(cf.Keyspace, cf.Name); old != nil {
+		for i := range cf.Columns {
+			col := &cf.Columns[i]
+			prev := old.Column(col.Name)
+			if col.Index == nil || prev == nil || prev.Index == nil || prev.Index.Name == "" {
+				continue
+			}
+			if col.Index.Name != "" && col.Index.Name != prev.Index.Name {
+				return invalid("Can't modify index name: was '%s' changed to '%s'.", prev.Index.Name, col.Index.Name)
+			}
+			col.Index.Name = prev.Index.Name
+		}
+	}
+	existing := map[string]bool{}
+	for _, ks := range sch.Keyspaces {
+		for _, other := range ks.ColumnFamilies {
+			for _, col := range other.Columns {
+				if col.Index != nil {
+					existing[col.Index.Name] = true
+				}
+			}
+		}
+	}
+	names := cf.Comparator
+	if cf.Super {
+		names = cf.SubComparator
+	}
+	for i := range cf.Columns {
+		col := &cf.Columns[i]
+		if col.Index == nil || col.Index.Name != "" {
+			continue
+		}
+		base := nonWord.ReplaceAllString(cf.Name+"_"+nameString(names, col.Name)+"_idx", "")
+		name := base
+		for n := 1; existing[name]; n++ {
+			name = base + "_" + strconv.Itoa(n)
+		}
+		col.Index.Name = name
+	}
+	return nil
+}
+
+var nonWord = regexp.MustCompile(`\W`)
+
+// nameString is AbstractType.getString of a column name for the types
+// whose names index names are made of; other types print hex, as
+// BytesType does.
+func nameString(t comparator.Comparator, name []byte) string {
+	short := ""
+	if t != nil {
+		short = strings.TrimPrefix(t.Name(), "org.apache.cassandra.db.marshal.")
+	}
+	switch short {
+	case "AsciiType", "UTF8Type":
+		return string(name)
+	case "LongType":
+		if len(name) == 8 {
+			return strconv.FormatInt(int64(binary.BigEndian.Uint64(name)), 10)
+		}
+	case "Int32Type":
+		if len(name) == 4 {
+			return strconv.FormatInt(int64(int32(binary.BigEndian.Uint32(name))), 10)
+		}
+	case "LexicalUUIDType", "TimeUUIDType", "UUIDType":
+		if id, err := uuid.FromBytes(name); err == nil {
+			return id.String()
+		}
+	}
+	return hex.EncodeToString(name)
+}
+
+func copyInt32(p *int32) *int32 {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
 }
 
 // parse resolves a type name sent by a client.

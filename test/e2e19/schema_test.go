@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
@@ -316,4 +317,143 @@ func TestFileComparatorChangeIsRefused(t *testing.T) {
 	if logs := m.Logs(); !strings.Contains(logs, "Keyspace1.Standard2") || !strings.Contains(logs, "LongType") {
 		t.Errorf("the refusal does not name the change:\n%s", logs)
 	}
+}
+
+// describe_keyspace gives back every field a client sent, and 1.2.19's
+// defaults for those it left out; the description sent back unchanged to
+// system_update_column_family changes nothing.
+func TestDescribeKeyspaceRoundTrip(t *testing.T) {
+	n := start(t)
+	c := connect(t, n, "")
+	full := cfDef("Shop", "Items", "UTF8Type")
+	full.Comment = strp("every field")
+	rrc, fp := 0.25, 0.01
+	full.ReadRepairChance, full.DclocalReadRepairChance = &rrc, 0.5
+	full.GcGraceSeconds, full.MinCompactionThreshold, full.MaxCompactionThreshold = i32(3600), i32(2), i32(16)
+	full.DefaultValidationClass, full.KeyValidationClass = strp("org.apache.cassandra.db.marshal.UTF8Type"), strp("org.apache.cassandra.db.marshal.LongType")
+	no, yes := false, true
+	full.ReplicateOnWrite, full.PopulateIoCacheOnFlush = &no, &yes
+	full.KeyAlias = []byte("item_id")
+	full.CompactionStrategy = strp("org.apache.cassandra.db.compaction.LeveledCompactionStrategy")
+	full.CompactionStrategyOptions = map[string]string{"sstable_size_in_mb": "10"}
+	full.CompressionOptions = map[string]string{"sstable_compression": "org.apache.cassandra.io.compress.DeflateCompressor", "chunk_length_kb": "64"}
+	full.BloomFilterFpChance = &fp
+	full.Caching = "ALL"
+	keys := cassandra19.IndexType_KEYS
+	full.ColumnMetadata = []*cassandra19.ColumnDef{
+		{Name: []byte("price"), ValidationClass: "org.apache.cassandra.db.marshal.LongType", IndexType: &keys},
+		{Name: []byte("title"), ValidationClass: "org.apache.cassandra.db.marshal.UTF8Type", IndexType: &keys, IndexName: strp("by_title")},
+		{Name: []byte("notes"), ValidationClass: "org.apache.cassandra.db.marshal.UTF8Type"},
+	}
+	minimal := cfDef("Shop", "Minimal", "BytesType")
+	_, err := c.SystemAddKeyspace(ctx, &cassandra19.KsDef{Name: "Shop", StrategyClass: "SimpleStrategy",
+		StrategyOptions: map[string]string{"replication_factor": "1"}, DurableWrites: false,
+		CfDefs: []*cassandra19.CfDef{full, minimal}})
+	must(t, err)
+
+	check := func(ks *cassandra19.KsDef) (*cassandra19.CfDef, *cassandra19.CfDef) {
+		t.Helper()
+		if ks.StrategyClass != "org.apache.cassandra.locator.SimpleStrategy" || ks.DurableWrites ||
+			!reflect.DeepEqual(ks.StrategyOptions, map[string]string{"replication_factor": "1"}) || len(ks.CfDefs) != 2 {
+			t.Fatalf("KsDef = %+v", ks)
+		}
+		items, min := ks.CfDefs[0], ks.CfDefs[1]
+		got := []any{items.GetComment(), items.GetReadRepairChance(), items.DclocalReadRepairChance, items.GetGcGraceSeconds(),
+			items.GetMinCompactionThreshold(), items.GetMaxCompactionThreshold(), items.GetDefaultValidationClass(), items.GetKeyValidationClass(),
+			items.GetReplicateOnWrite(), items.GetPopulateIoCacheOnFlush(), string(items.KeyAlias), items.GetCompactionStrategy(),
+			items.CompactionStrategyOptions, items.CompressionOptions, items.GetBloomFilterFpChance(), items.Caching,
+			items.ComparatorType, items.ColumnType}
+		want := []any{"every field", 0.25, 0.5, int32(3600), int32(2), int32(16), "org.apache.cassandra.db.marshal.UTF8Type", "org.apache.cassandra.db.marshal.LongType",
+			false, true, "item_id", "org.apache.cassandra.db.compaction.LeveledCompactionStrategy",
+			full.CompactionStrategyOptions, full.CompressionOptions, 0.01, "ALL",
+			"org.apache.cassandra.db.marshal.UTF8Type", "Standard"}
+		for i := range want {
+			if !reflect.DeepEqual(got[i], want[i]) {
+				t.Errorf("Items field %d: got %#v, want %#v", i, got[i], want[i])
+			}
+		}
+		var cols []string
+		for _, cd := range items.ColumnMetadata {
+			s := string(cd.Name) + ":" + strings.TrimPrefix(cd.ValidationClass, "org.apache.cassandra.db.marshal.")
+			if cd.IndexType != nil {
+				s += ":" + cd.IndexType.String() + ":" + cd.GetIndexName()
+			}
+			cols = append(cols, s)
+		}
+		sort.Strings(cols)
+		if w := "notes:UTF8Type price:LongType:KEYS:Items_price_idx title:UTF8Type:KEYS:by_title"; strings.Join(cols, " ") != w {
+			t.Errorf("column_metadata = %v, want %s", cols, w)
+		}
+		// 1.2.19's defaults for what the client left out.
+		got = []any{min.GetComment(), min.GetReadRepairChance(), min.DclocalReadRepairChance, min.GetGcGraceSeconds(),
+			min.GetMinCompactionThreshold(), min.GetMaxCompactionThreshold(), min.GetDefaultValidationClass(), min.GetKeyValidationClass(),
+			min.GetReplicateOnWrite(), min.GetPopulateIoCacheOnFlush(), min.KeyAlias, min.GetCompactionStrategy(),
+			min.CompactionStrategyOptions, min.CompressionOptions, min.BloomFilterFpChance, min.Caching, len(min.ColumnMetadata)}
+		want = []any{"", 0.1, 0.0, int32(864000), int32(4), int32(32), "org.apache.cassandra.db.marshal.BytesType", "org.apache.cassandra.db.marshal.BytesType",
+			true, false, []byte(nil), "org.apache.cassandra.db.compaction.SizeTieredCompactionStrategy",
+			map[string]string{}, map[string]string{"sstable_compression": "org.apache.cassandra.io.compress.SnappyCompressor"}, (*float64)(nil), "KEYS_ONLY", 0}
+		for i := range want {
+			if !reflect.DeepEqual(got[i], want[i]) {
+				t.Errorf("Minimal field %d: got %#v, want %#v", i, got[i], want[i])
+			}
+		}
+		return items, min
+	}
+	ks, err := c.DescribeKeyspace(ctx, "Shop")
+	must(t, err)
+	items, _ := check(ks)
+
+	// As pycassa does: read, change one field, send it all back.
+	must(t, c.SetKeyspace(ctx, "Shop"))
+	items.Comment = strp("every field")
+	_, err = c.SystemUpdateColumnFamily(ctx, items)
+	must(t, err)
+	// An update without key_alias keeps it (CASSANDRA-6831).
+	ks, err = c.DescribeKeyspace(ctx, "Shop")
+	must(t, err)
+	items, _ = check(ks)
+	items.KeyAlias = nil
+	_, err = c.SystemUpdateColumnFamily(ctx, items)
+	must(t, err)
+	// An index's name cannot change.
+	// column_metadata is in name order: notes, price, title.
+	if string(items.ColumnMetadata[1].Name) != "price" {
+		t.Fatalf("column_metadata is not in name order: %+v", items.ColumnMetadata)
+	}
+	items.ColumnMetadata[1].IndexName = strp("renamed")
+	_, err = c.SystemUpdateColumnFamily(ctx, items)
+	if why := invalidWhy(err); why != "Can't modify index name: was 'Items_price_idx' changed to 'renamed'." {
+		t.Errorf("renaming an index: %s", why)
+	}
+	n.Stop()
+	n.Start()
+	c = connect(t, n, "")
+	ks, err = c.DescribeKeyspace(ctx, "Shop")
+	must(t, err)
+	check(ks)
+}
+
+func TestKeyspaceStrategyChecks(t *testing.T) {
+	n := start(t)
+	c := connect(t, n, "")
+	for _, tc := range []struct {
+		class string
+		opts  map[string]string
+		why   string
+	}{
+		{"NoSuchStrategy", nil, "Unable to find replication strategy class 'org.apache.cassandra.locator.NoSuchStrategy'"},
+		{"LocalStrategy", nil, "Unable to use given strategy class: LocalStrategy is reserved for internal use."},
+		{"SimpleStrategy", map[string]string{}, "SimpleStrategy requires a replication_factor strategy option."},
+		{"SimpleStrategy", map[string]string{"replication_factor": "x"}, "Replication factor must be numeric; found x"},
+		{"SimpleStrategy", map[string]string{"replication_factor": "-1"}, "Replication factor must be non-negative; found -1"},
+		{"NetworkTopologyStrategy", map[string]string{"replication_factor": "1"}, "replication_factor is an option for SimpleStrategy, not NetworkTopologyStrategy"},
+	} {
+		_, err := c.SystemAddKeyspace(ctx, &cassandra19.KsDef{Name: "K", StrategyClass: tc.class, StrategyOptions: tc.opts, CfDefs: []*cassandra19.CfDef{}})
+		if why := invalidWhy(err); why != tc.why {
+			t.Errorf("%s %v: %s, want %s", tc.class, tc.opts, why, tc.why)
+		}
+	}
+	_, err := c.SystemAddKeyspace(ctx, &cassandra19.KsDef{Name: "K", StrategyClass: "NetworkTopologyStrategy",
+		StrategyOptions: map[string]string{"datacenter1": "1"}, CfDefs: []*cassandra19.CfDef{}})
+	must(t, err)
 }
