@@ -230,7 +230,7 @@ public final class AstyanaxProgram {
             m.execute();
             Column<String> col = ks.prepareQuery(STATIC).getKey("ttl").getColumn("short").execute().getResult();
             eq("gone soon", col.getStringValue(), "value");
-            eq(TTL, col.getTtl(), "TTL read back");
+            Checks.ttlReadBack(TTL, col.getTtl());
             eq(2, (int) ks.prepareQuery(STATIC).getKey("ttl").getCount().execute().getResult(), "columns");
         });
 

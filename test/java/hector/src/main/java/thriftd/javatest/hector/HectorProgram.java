@@ -184,7 +184,7 @@ public final class HectorProgram {
                     .setColumnFamily("Static").setKey("ttl").setName("short").execute().get();
             isTrue(col != null, "the column with a TTL is not read back at once");
             eq("gone soon", col.getValue(), "value");
-            eq(TTL, col.getTtl(), "TTL read back");
+            Checks.ttlReadBack(TTL, col.getTtl());
             eq(2, count("Static", "ttl"), "columns before expiry");
         });
 

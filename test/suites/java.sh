@@ -1,25 +1,30 @@
 #!/usr/bin/env bash
 # The Java client programs (test/java: Hector 1.1-4 and Astyanax 1.56.48,
 # built with Maven) against thriftd on LevelDB and on the Cassandra store,
-# or against any 19.x server given with --against (the real Cassandra
-# 1.2.19 proves the programs themselves).
+# or against another 19.x server (the real Cassandra 1.2.19 proves the
+# programs themselves).
 #
-#   test/java/run.sh                       thriftd on LevelDB, then on Cassandra
-#   test/java/run.sh --store leveldb       thriftd on LevelDB only
-#   test/java/run.sh --store cassandra     thriftd on the Cassandra store only
-#   test/java/run.sh --against HOST:PORT   a running server (framed, RandomPartitioner)
+#   test/suites/java.sh                      thriftd on LevelDB, then on Cassandra
+#   test/suites/java.sh --store leveldb      thriftd on LevelDB only
+#   test/suites/java.sh --store cassandra    thriftd on the Cassandra store only
+#   test/suites/java.sh --reference          the real Cassandra 1.2.19
+#                                            (test/cassandra/reference start 1.2)
+#   test/suites/java.sh --against HOST:PORT  a running server (framed, RandomPartitioner)
 #
-# thriftd is $THRIFTD_BIN when set, else built here. The Cassandra store
-# runs on test/cassandra/cluster's "random" node (started or reused). The
-# Maven repository is kept in $THRIFTD_JAVA_M2 (default
-# ~/.cache/thriftd/java-m2): a second run builds offline. Installs Debian's
+# When test/run-all has started the reference node ($THRIFTD_REFERENCE_12),
+# the programs run against it first, so that a failure on thriftd is known
+# not to be the programs' own. thriftd is $THRIFTD_BIN when set, else built
+# here. The Cassandra store runs on test/cassandra/cluster's "random" node
+# (started, reused or restarted). The Maven repository is kept in
+# $THRIFTD_JAVA_M2 (default ~/.cache/thriftd/java-m2): a second run builds
+# offline. Installs Debian's
 # openjdk-17-jdk-headless and maven when missing. Exits non-zero when a
 # check fails; each program's last line is "NAME: N passed, N failed".
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 usage() {
-	sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
@@ -28,6 +33,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--against) [ $# -ge 2 ] || usage; against=$2; shift 2 ;;
 	--store) [ $# -ge 2 ] || usage; stores=$2; shift 2 ;;
+	--reference) against=reference; shift ;;
 	-h | --help) usage ;;
 	*) usage ;;
 	esac
@@ -84,15 +90,16 @@ echo "java: built test/java in $((SECONDS - t)) s"
 programs=(hector:thriftd.javatest.hector.HectorProgram astyanax:thriftd.javatest.astyanax.AstyanaxProgram)
 failed=()
 
-# run_programs ADDR LABEL runs every program against ADDR.
+# run_programs ADDR LABEL [JAVA FLAGS...] runs every program against ADDR.
 run_programs() {
 	local addr=$1 label=$2 entry module class t
+	shift 2
 	for entry in "${programs[@]}"; do
 		module=${entry%%:*} class=${entry#*:}
 		echo
 		echo "== $module against $label ($addr)"
 		t=$SECONDS
-		if ! "$JAVA_HOME/bin/java" -cp "test/java/$module/target/classes:$(<"test/java/$module/target/classpath.txt")" \
+		if ! "$JAVA_HOME/bin/java" "$@" -cp "test/java/$module/target/classes:$(<"test/java/$module/target/classpath.txt")" \
 			"$class" "$addr"; then
 			failed+=("$module on $label")
 		fi
@@ -135,9 +142,19 @@ stop_thriftd() {
 	fi
 }
 
-if [ -n "$against" ]; then
+if [ "$against" = reference ]; then
+	t=$SECONDS
+	addr=$(test/cassandra/reference start 1.2 | tail -n 1)
+	echo "java: Cassandra 1.2.19 at $addr ready after $((SECONDS - t)) s"
+	run_programs "$addr" "Cassandra 1.2.19"
+elif [ -n "$against" ]; then
 	run_programs "$against" "the server given"
 else
+	if [ -n "${THRIFTD_REFERENCE_12:-}" ]; then
+		# A start reuses the node test/run-all started.
+		addr=$(test/cassandra/reference start 1.2 | tail -n 1)
+		run_programs "$addr" "Cassandra 1.2.19"
+	fi
 	bin=${THRIFTD_BIN:-}
 	if [ -z "$bin" ]; then
 		go build -o "$tmp/thriftd" ./cmd/thriftd
@@ -156,7 +173,9 @@ else
 			echo "java: Cassandra node random at $points ready after $((SECONDS - t)) s"
 			prefix=t$(od -An -N5 -tx1 /dev/urandom | tr -d ' \n')_
 			start_thriftd cassandra -cassandra "$points" -cassandra-prefix "$prefix"
-			run_programs "$ADDR" "thriftd on Cassandra"
+			# The Cassandra store reports an expiring column's seconds
+			# left where 1.2 reported the TTL it was written with.
+			run_programs "$ADDR" "thriftd on Cassandra" -Dthriftd.ttl=remaining
 			stop_thriftd cassandra
 			if [ "${THRIFTD_CASSANDRA_KEEP_KEYSPACES:-}" != 1 ]; then
 				"$bin" -config test/java/storage-conf.xml -cassandra "$points" -cassandra-prefix "$prefix" \
