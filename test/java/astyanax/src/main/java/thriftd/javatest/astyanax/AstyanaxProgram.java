@@ -21,7 +21,6 @@ import com.netflix.astyanax.AstyanaxContext;
 import com.netflix.astyanax.Cluster;
 import com.netflix.astyanax.Keyspace;
 import com.netflix.astyanax.MutationBatch;
-import com.netflix.astyanax.Serializer;
 import com.netflix.astyanax.annotations.Component;
 import com.netflix.astyanax.connectionpool.NodeDiscoveryType;
 import com.netflix.astyanax.connectionpool.TokenRange;
@@ -41,8 +40,6 @@ import com.netflix.astyanax.query.RowQuery;
 import com.netflix.astyanax.serializers.AnnotatedCompositeSerializer;
 import com.netflix.astyanax.serializers.AsciiSerializer;
 import com.netflix.astyanax.serializers.BigIntegerSerializer;
-import com.netflix.astyanax.serializers.BytesArraySerializer;
-import com.netflix.astyanax.serializers.IntegerSerializer;
 import com.netflix.astyanax.serializers.LongSerializer;
 import com.netflix.astyanax.serializers.StringSerializer;
 import com.netflix.astyanax.serializers.TimeUUIDSerializer;
@@ -531,9 +528,4 @@ public final class AstyanaxProgram {
             throw new AssertionError(e);
         }
     }
-
-    @SuppressWarnings("unused")
-    private static final Serializer<byte[]> BYTES = BytesArraySerializer.get();
-    @SuppressWarnings("unused")
-    private static final Serializer<Integer> INTS = IntegerSerializer.get();
 }

@@ -5,7 +5,6 @@ import static thriftd.javatest.Checks.fails;
 import static thriftd.javatest.Checks.isTrue;
 
 import java.math.BigInteger;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.ArrayList;
@@ -621,10 +620,5 @@ public final class HectorProgram {
         } catch (Exception e) {
             throw new AssertionError(e);
         }
-    }
-
-    @SuppressWarnings("unused")
-    private static ByteBuffer bytes(String s) {
-        return ByteBuffer.wrap(s.getBytes(StandardCharsets.UTF_8));
     }
 }
