@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Java client programs (test/java: Hector 1.1-4 and Astyanax 1.56.48,
+# The Java client programs (test/java: Hector 1.1-4 and Astyanax 1.56.49,
 # built with Maven) against thriftd on LevelDB and on the Cassandra store,
 # or against another 19.x server (the real Cassandra 1.2.19 proves the
 # programs themselves).

@@ -50,7 +50,7 @@ import com.netflix.astyanax.util.TimeUUIDUtils;
 import thriftd.javatest.Checks;
 
 /**
- * Astyanax 1.56.48 driving a 19.x server as an application does: a
+ * Astyanax 1.56.49 driving a 19.x server as an application does: a
  * token-aware pool, the schema API, mutation batches (with TTLs), row,
  * slice, multiget and key-range queries, getAllRows (which computes the
  * RandomPartitioner's tokens itself and pages by token), column counts,
