@@ -20,6 +20,7 @@ import com.google.common.collect.ImmutableMap;
 import com.netflix.astyanax.AstyanaxContext;
 import com.netflix.astyanax.Cluster;
 import com.netflix.astyanax.Keyspace;
+import com.netflix.astyanax.ColumnListMutation;
 import com.netflix.astyanax.MutationBatch;
 import com.netflix.astyanax.annotations.Component;
 import com.netflix.astyanax.connectionpool.NodeDiscoveryType;
@@ -34,6 +35,7 @@ import com.netflix.astyanax.impl.AstyanaxConfigurationImpl;
 import com.netflix.astyanax.model.Column;
 import com.netflix.astyanax.model.ColumnFamily;
 import com.netflix.astyanax.model.ColumnList;
+import com.netflix.astyanax.model.ColumnPath;
 import com.netflix.astyanax.model.Row;
 import com.netflix.astyanax.model.Rows;
 import com.netflix.astyanax.query.RowQuery;
@@ -402,6 +404,38 @@ public final class AstyanaxProgram {
             Name first = ks.prepareQuery(COMPOSITE).getKey("comp").getColumn(new Name("b", 3L)).execute()
                     .getResult().getName();
             eq("b:3", first.toString(), "a column by its composite name");
+        });
+
+        c.check("super columns through column paths", () -> {
+            MutationBatch m = ks.prepareMutationBatch();
+            ColumnListMutation<Long> sc1 = m.withRow(SUPER, "sup")
+                    .withSuperColumn(new ColumnPath<Long>(LongSerializer.get()).append("sc1"));
+            for (long i = 1; i <= 4; i++) {
+                sc1.putColumn(i, "s" + i, null);
+            }
+            m.withRow(SUPER, "sup").withSuperColumn(new ColumnPath<Long>(LongSerializer.get()).append("sc2"))
+                    .putColumn(-5L, "neg", null);
+            m.execute();
+            ColumnList<String> supers = ks.prepareQuery(SUPER).getKey("sup").execute().getResult();
+            eq(List.of("sc1", "sc2"), names(supers), "super columns");
+            // Astyanax answers a super column by iteration only.
+            Map<String, Column<String>> byName = new HashMap<>();
+            for (Column<String> sc : supers) {
+                isTrue(sc.isParentColumn(), sc.getName() + " is not a super column");
+                byName.put(sc.getName(), sc);
+            }
+            eq(List.of(1L, 2L, 3L, 4L), names(byName.get("sc1").getSubColumns(LongSerializer.get())),
+                    "sc1's columns");
+            eq("neg", byName.get("sc2").getSubColumns(LongSerializer.get()).getColumnByName(-5L)
+                    .getStringValue(), "sc2/-5");
+        });
+
+        c.check("truncate a column family", () -> {
+            isTrue(!ks.prepareQuery(COMPOSITE).getKey("comp").execute().getResult().isEmpty(), "Composite is empty");
+            ks.truncateColumnFamily(COMPOSITE);
+            eq(0, ks.prepareQuery(COMPOSITE).getKey("comp").execute().getResult().size(), "Composite after truncate");
+            eq(9, (int) ks.prepareQuery(STANDARD).getKey("alice").getCount().execute().getResult(),
+                    "another family after truncate");
         });
 
         c.check("LongType: numeric order and ranges", () -> {

@@ -26,6 +26,7 @@ import me.prettyprint.cassandra.serializers.LongSerializer;
 import me.prettyprint.cassandra.serializers.StringSerializer;
 import me.prettyprint.cassandra.service.CassandraHostConfigurator;
 import me.prettyprint.cassandra.service.KeyIterator;
+import me.prettyprint.cassandra.service.ThriftCfDef;
 import me.prettyprint.cassandra.service.ThriftKsDef;
 import me.prettyprint.cassandra.utils.TimeUUIDUtils;
 import me.prettyprint.hector.api.Cluster;
@@ -491,6 +492,48 @@ public final class HectorProgram {
                         "v", me.prettyprint.cassandra.serializers.BytesArraySerializer.get(), SS));
                 bad.execute();
             });
+        });
+
+        c.check("update a column family: new column metadata is enforced", () -> {
+            ColumnFamilyDefinition current = null;
+            for (ColumnFamilyDefinition cf : cluster.describeKeyspace(KS).getCfDefs()) {
+                if (cf.getName().equals("Static")) {
+                    current = cf;
+                }
+            }
+            isTrue(current != null, "Static is not described");
+            ThriftCfDef updated = new ThriftCfDef(current);
+            updated.addColumnDefinition(column("email", ComparatorType.UTF8TYPE));
+            cluster.updateColumnFamily(updated, true);
+            Set<String> meta = new HashSet<>();
+            for (ColumnFamilyDefinition cf : cluster.describeKeyspace(KS).getCfDefs()) {
+                if (cf.getName().equals("Static")) {
+                    for (ColumnDefinition cd : cf.getColumnMetadata()) {
+                        meta.add(SS.fromByteBuffer(cd.getName().duplicate()));
+                    }
+                }
+            }
+            eq(Set.of("name", "age", "code", "email"), meta, "Static's column metadata after the update");
+            fails("bytes that are not UTF-8 in email", "failed validation", () -> {
+                Mutator<String> bad = HFactory.createMutator(ks, SS);
+                bad.addInsertion("ann", "Static", HFactory.createColumn("email", new byte[] {(byte) 0xff}, SS,
+                        me.prettyprint.cassandra.serializers.BytesArraySerializer.get()));
+                bad.execute();
+            });
+            eq(42L, HFactory.createColumnQuery(ks, SS, SS, LS).setColumnFamily("Static").setKey("ann")
+                    .setName("age").execute().get().getValue(), "data kept across the update");
+        });
+
+        c.check("describe the ring, truncate a column family", () -> {
+            List<org.apache.cassandra.thrift.TokenRange> ring = cluster.describeRing(KS);
+            isTrue(!ring.isEmpty(), "describe_ring answered no range");
+            for (org.apache.cassandra.thrift.TokenRange r : ring) {
+                isTrue(!r.getEndpoints().isEmpty(), "a range without endpoints: " + r);
+            }
+            isTrue(!typedSlice("Longs", "longs", LS, null, null, false, 100).isEmpty(), "Longs is empty already");
+            cluster.truncate(KS, "Longs");
+            eq(List.of(), typedSlice("Longs", "longs", LS, null, null, false, 100), "Longs after truncate");
+            eq(9, count("Standard", "alice"), "another family after truncate");
         });
 
         c.check("TTL: the columns expire", () -> {
