@@ -3,6 +3,7 @@ package handler19
 import (
 	"bytes"
 	"context"
+	"math/big"
 
 	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/engine/partitioner"
@@ -170,6 +171,9 @@ func validateKeyRange(p partitioner.Partitioner, superColumn []byte, kr *cassand
 	return nil
 }
 
+// randomMax is RandomPartitioner's largest token, 2^127.
+var randomMax = new(big.Int).Lsh(big.NewInt(1), 127)
+
 // preservesOrder is IPartitioner.preservesOrder.
 func preservesOrder(p partitioner.Partitioner) bool {
 	switch p.Name() {
@@ -211,8 +215,19 @@ func rangeBounds(p partitioner.Partitioner, kr *cassandra19.KeyRange) ([]engine.
 
 // parseToken reads a token string; the real server failed with an internal
 // error on a malformed one, thriftd refuses it with the partitioner's
-// message.
+// message. RandomPartitioner's tokens were any BigInteger there: one below
+// its minimum (-1) or above 2^127 bounds a range as those do.
 func parseToken(p partitioner.Partitioner, s string) (partitioner.Token, error) {
+	if p.Name() == "org.apache.cassandra.dht.RandomPartitioner" {
+		if n, ok := new(big.Int).SetString(s, 10); ok {
+			switch {
+			case n.Sign() < 0:
+				s = "-1"
+			case n.Cmp(randomMax) > 0:
+				s = randomMax.String()
+			}
+		}
+	}
 	t, err := p.ParseToken(s)
 	if err != nil {
 		return nil, invalid("%s", err.Error())

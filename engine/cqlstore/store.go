@@ -14,6 +14,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
@@ -181,12 +182,17 @@ type Store struct {
 	opts    Options
 	part    partitioner.Partitioner
 	ordered bool // the cluster is ByteOrdered: key blobs are RowKeys
-	cfs     map[cfName]*family
+	cfs     atomic.Pointer[map[cfName]*family]
 	token   partitioner.Token
 	metrics *metrics // nil when the store only drops a prefix
 
 	mu     sync.RWMutex
 	closed bool
+
+	// schemaMu serializes schema changes and guards catalog and current.
+	schemaMu sync.Mutex
+	catalog  catalogState
+	current  *schema.Schema // the schema served
 }
 
 type cfName struct{ keyspace, name string }
@@ -215,7 +221,7 @@ func Open(ctx context.Context, s *schema.Schema, o Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &Store{session: session, opts: o, part: s.Partitioner, cfs: map[cfName]*family{}, metrics: m}
+	st := &Store{session: session, opts: o, part: s.Partitioner, metrics: m}
 	if err := st.open(ctx, s); err != nil {
 		session.Close()
 		return nil, err
@@ -285,9 +291,18 @@ func (st *Store) Close() error {
 }
 
 func (st *Store) family(keyspace, cf string) (*family, error) {
-	f := st.cfs[cfName{keyspace, cf}]
+	f := (*st.cfs.Load())[cfName{keyspace, cf}]
 	if f == nil {
 		return nil, fmt.Errorf("cqlstore: unknown column family %s.%s", keyspace, cf)
 	}
 	return f, nil
+}
+
+// logger is the store's Logger, or one that discards (a store made only
+// to drop a prefix has none).
+func (st *Store) logger() *slog.Logger {
+	if st.opts.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return st.opts.Logger
 }
