@@ -47,6 +47,9 @@ func (c *conn) getRangeSlices(ctx context.Context, parent *cassandra19.ColumnPar
 	if err != nil {
 		return nil, err
 	}
+	if err := c.assureReplicas(ks, cl); err != nil {
+		return nil, err
+	}
 	q := sliceQuery(f, parent.SuperColumn, pred)
 	want := int(kr.Count)
 	out := make([]*cassandra19.KeySlice, 0, min(want, 1024))
@@ -94,6 +97,9 @@ func (c *conn) getPagedSlice(ctx context.Context, cfName string, kr *cassandra19
 	}
 	pieces, err := rangeBounds(p, kr)
 	if err != nil {
+		return nil, err
+	}
+	if err := c.assureReplicas(ks, cl); err != nil {
 		return nil, err
 	}
 	want := int(kr.Count)

@@ -40,6 +40,9 @@ func (c *conn) get(ctx context.Context, key []byte, path *cassandra19.ColumnPath
 		q.Names = [][]byte{path.SuperColumn}
 	}
 	q.Count = 1
+	if err := c.assureReplicas(ks, cl); err != nil {
+		return nil, err
+	}
 	row, err := c.s.store.Get(ctx, ks, string(key), q)
 	if err != nil {
 		return nil, err
@@ -90,6 +93,9 @@ func (c *conn) multigetSlice(ctx context.Context, keys [][]byte, parent *cassand
 			return nil, err
 		}
 		strs[i] = string(k)
+	}
+	if err := c.assureReplicas(ks, cl); err != nil {
+		return nil, err
 	}
 	rows, err := c.s.store.GetMany(ctx, ks, strs, sliceQuery(f, parent.SuperColumn, pred))
 	if err != nil {

@@ -835,6 +835,31 @@ func (d *diff) validation(t *testing.T) {
 	d.call("remove of a row at EACH_QUORUM", nil, func(c *client) (any, error) {
 		return void(c.Remove(ctx, []byte("nobody"), &c19.ColumnPath{ColumnFamily: "Std"}, *ts(), eachQ))
 	})
+	// One replica: TWO and THREE cannot be met.
+	for _, cl := range []c19.ConsistencyLevel{c19.ConsistencyLevel_TWO, c19.ConsistencyLevel_THREE} {
+		d.call("get at "+cl.String(), nil, func(c *client) (any, error) { return c.Get(ctx, k, path("Std", "a"), cl) })
+		d.call("insert at "+cl.String(), nil, func(c *client) (any, error) {
+			return void(c.Insert(ctx, k, parent("Std"), col("cl", "v"), cl))
+		})
+		d.call("get_range_slices at "+cl.String(), nil, func(c *client) (any, error) {
+			return c.GetRangeSlices(ctx, parent("Std"), slice("", "", false, 1), keyRange("", "", 1), cl)
+		})
+		d.call("batch_mutate at "+cl.String(), nil, func(c *client) (any, error) {
+			return void(c.BatchMutate(ctx, map[string]map[string][]*c19.Mutation{string(k): {"Std": {ins(col("cl", "v"))}}}, cl))
+		})
+		d.call("remove at "+cl.String(), nil, func(c *client) (any, error) {
+			return void(c.Remove(ctx, k, path("Std", "cl"), *ts(), cl))
+		})
+	}
+	d.call("get_count at LOCAL_QUORUM", nil, func(c *client) (any, error) {
+		return c.GetCount(ctx, k, parent("Std"), slice("", "", false, 10), localQ)
+	})
+	d.call("get_count with names in a Super family", nil, func(c *client) (any, error) {
+		return c.GetCount(ctx, []byte("x"), parent("Super"), names("a", "b"), one)
+	})
+	d.call("batch_mutate deleting no names", nil, func(c *client) (any, error) {
+		return void(c.BatchMutate(ctx, map[string]map[string][]*c19.Mutation{string(k): {"Std": {del(names(), nil)}}}, one))
+	})
 	d.call("get at an unknown consistency level", nil, func(c *client) (any, error) {
 		return c.Get(ctx, k, path("Std", "a"), c19.ConsistencyLevel(99))
 	})
