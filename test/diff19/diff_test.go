@@ -952,6 +952,15 @@ func (d *diff) validators(t *testing.T) {
 	d.call("insert SuperTyped with a bad subcolumn name", nil, func(c *client) (any, error) {
 		return void(c.Insert(ctx, k, &c19.ColumnParent{ColumnFamily: "SuperTyped", SuperColumn: long(5)}, &c19.Column{Name: []byte{0xff}, Value: long(7), Timestamp: ts()}, one))
 	})
+	d.call("insert SuperTyped with a bad super column name", nil, func(c *client) (any, error) {
+		return void(c.Insert(ctx, k, &c19.ColumnParent{ColumnFamily: "SuperTyped", SuperColumn: []byte("x")}, &c19.Column{Name: []byte("sub"), Value: long(7), Timestamp: ts()}, one))
+	})
+	d.call("get SuperTyped with a bad super column name", nil, func(c *client) (any, error) {
+		return c.Get(ctx, k, &c19.ColumnPath{ColumnFamily: "SuperTyped", SuperColumn: []byte("x")}, one)
+	})
+	d.call("remove SuperTyped with a bad super column name", nil, func(c *client) (any, error) {
+		return void(c.Remove(ctx, k, &c19.ColumnPath{ColumnFamily: "SuperTyped", SuperColumn: []byte("x")}, *ts(), one))
+	})
 	d.call("get_slice SuperTyped", nil, func(c *client) (any, error) {
 		return c.GetSlice(ctx, k, parent("SuperTyped"), slice("", "", false, 10), one)
 	})
@@ -1170,6 +1179,69 @@ func (d *diff) schema(t *testing.T) {
 	d.call("describe_keyspace of an updated keyspace", normKsDef, func(c *client) (any, error) { return c.DescribeKeyspace(ctx, other) })
 	d.call("system_drop_keyspace", version, func(c *client) (any, error) { return c.SystemDropKeyspace(ctx, other) })
 	d.call("describe_keyspace of a dropped keyspace", nil, func(c *client) (any, error) { return c.DescribeKeyspace(ctx, other) })
+	// Every property a 1.2 client could set, described back.
+	full := cf(d.ks, "Full", "CompositeType(UTF8Type,LongType)")
+	full.Comment = thrift.StringPtr("every property")
+	full.ReadRepairChance = thrift.Float64Ptr(0.5)
+	full.DclocalReadRepairChance = 0.25
+	full.GcGraceSeconds = thrift.Int32Ptr(100)
+	full.DefaultValidationClass = thrift.StringPtr("UTF8Type")
+	full.KeyValidationClass = thrift.StringPtr("Int32Type")
+	full.MinCompactionThreshold = thrift.Int32Ptr(2)
+	full.MaxCompactionThreshold = thrift.Int32Ptr(10)
+	full.CompactionStrategy = thrift.StringPtr("LeveledCompactionStrategy")
+	full.CompactionStrategyOptions = map[string]string{"sstable_size_in_mb": "10"}
+	full.CompressionOptions = map[string]string{"sstable_compression": "DeflateCompressor", "chunk_length_kb": "32"}
+	full.BloomFilterFpChance = thrift.Float64Ptr(0.05)
+	full.Caching = "ALL"
+	full.PopulateIoCacheOnFlush = thrift.BoolPtr(true)
+	full.MemtableFlushPeriodInMs = thrift.Int32Ptr(60000)
+	full.ReplicateOnWrite = thrift.BoolPtr(false)
+	full.ColumnMetadata = []*c19.ColumnDef{{Name: composite([]byte("a"), long(1)), ValidationClass: "LongType"}}
+	d.call("system_add_column_family with every property", version, func(c *client) (any, error) {
+		return c.SystemAddColumnFamily(ctx, full)
+	})
+	d.call("describe_keyspace with every property", normKsDef, func(c *client) (any, error) { return c.DescribeKeyspace(ctx, d.ks) })
+	d.call("system_update_column_family adding a column definition", version, func(c *client) (any, error) {
+		full.ColumnMetadata = append(full.ColumnMetadata, &c19.ColumnDef{Name: composite([]byte("b"), long(2)), ValidationClass: "UTF8Type"})
+		full.Comment = thrift.StringPtr("updated")
+		return c.SystemUpdateColumnFamily(ctx, full)
+	})
+	d.call("describe_keyspace after an update", normKsDef, func(c *client) (any, error) { return c.DescribeKeyspace(ctx, d.ks) })
+	d.call("system_add_column_family with an index on a bad name", nil, func(c *client) (any, error) {
+		def := cf(d.ks, "Indexed", "LongType")
+		def.ColumnMetadata = []*c19.ColumnDef{{Name: []byte("x"), ValidationClass: "BytesType"}}
+		return c.SystemAddColumnFamily(ctx, def)
+	})
+	d.call("system_add_column_family with an index name but no type", nil, func(c *client) (any, error) {
+		def := cf(d.ks, "Indexed", "UTF8Type")
+		def.ColumnMetadata = []*c19.ColumnDef{{Name: []byte("x"), ValidationClass: "BytesType", IndexName: thrift.StringPtr("ix")}}
+		return c.SystemAddColumnFamily(ctx, def)
+	})
+	d.call("system_add_column_family with a bad compaction strategy", nil, func(c *client) (any, error) {
+		def := cf(d.ks, "BadCompaction", "UTF8Type")
+		def.CompactionStrategy = thrift.StringPtr("NoSuchStrategy")
+		return c.SystemAddColumnFamily(ctx, def)
+	})
+	d.call("system_add_column_family with min threshold above max", nil, func(c *client) (any, error) {
+		def := cf(d.ks, "BadThresholds", "UTF8Type")
+		def.MinCompactionThreshold = thrift.Int32Ptr(40)
+		def.MaxCompactionThreshold = thrift.Int32Ptr(10)
+		return c.SystemAddColumnFamily(ctx, def)
+	})
+	nts := d.ks + "_n"
+	d.call("system_add_keyspace with NetworkTopologyStrategy", version, func(c *client) (any, error) {
+		def := ks(nts, cf(nts, "F", "UTF8Type"))
+		def.StrategyClass = "NetworkTopologyStrategy"
+		def.StrategyOptions = map[string]string{"datacenter1": "1"}
+		return c.SystemAddKeyspace(ctx, def)
+	})
+	d.call("describe_keyspace of a NetworkTopologyStrategy keyspace", normKsDef, func(c *client) (any, error) {
+		return c.DescribeKeyspace(ctx, nts)
+	})
+	d.call("system_drop_keyspace with NetworkTopologyStrategy", version, func(c *client) (any, error) {
+		return c.SystemDropKeyspace(ctx, nts)
+	})
 	d.fresh()
 	d.call("system_add_column_family before set_keyspace", nil, func(c *client) (any, error) {
 		return c.SystemAddColumnFamily(ctx, cf(d.ks, "F", "BytesType"))
