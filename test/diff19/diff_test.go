@@ -612,6 +612,59 @@ func (d *diff) ranges(t *testing.T) {
 			return c.GetPagedSlice(ctx, "Ranges", p.kr, []byte(p.column), one)
 		})
 	}
+	for _, p := range []struct {
+		label  string
+		kr     *c19.KeyRange
+		column string
+	}{
+		{"from a column past the first row's last", keyRange("", "", 5), "zz"},
+		{"1 column", keyRange("", "", 1), "b"},
+		{"2 columns from the last", keyRange("", "", 2), "c"},
+		{"start key equals end key", keyRange("rowe", "rowe", 10), ""},
+		{"start key and end key", keyRange("rowa", "rowb", 100), "b"},
+		{"wrapping tokens", tokenRange("127605887595351923798765477786913079296", "42535295865117307932921825928971026432", 4), ""},
+	} {
+		d.call("get_paged_slice "+p.label, nil, func(c *client) (any, error) {
+			return c.GetPagedSlice(ctx, "Ranges", p.kr, []byte(p.column), one)
+		})
+	}
+	d.call("get_range_slices reversed, 2 per row", nil, func(c *client) (any, error) {
+		return c.GetRangeSlices(ctx, parent("Ranges"), slice("", "", true, 2), keyRange("", "", 5), one)
+	})
+	d.call("get_range_slices start key equals end key", nil, func(c *client) (any, error) {
+		return c.GetRangeSlices(ctx, parent("Ranges"), slice("", "", false, 2), keyRange("rowe", "rowe", 5), one)
+	})
+	d.call("get_range_slices from an absent key", nil, func(c *client) (any, error) {
+		return c.GetRangeSlices(ctx, parent("Ranges"), slice("", "", false, 2), keyRange("nosuchrow", "", 3), one)
+	})
+	// Super rows: a row whose only super column is deleted is a ghost.
+	for _, r := range []string{"sr1", "sr2", "sr3"} {
+		d.call("insert super range rows", nil, func(c *client) (any, error) {
+			return void(c.Insert(ctx, []byte(r), superParent("SuperLong", "a"), bcol(long(1), "v"), one))
+		})
+	}
+	d.call("remove the super column of a super range row", nil, func(c *client) (any, error) {
+		return void(c.Remove(ctx, []byte("sr2"), &c19.ColumnPath{ColumnFamily: "SuperLong", SuperColumn: []byte("a")}, *ts(), one))
+	})
+	d.call("batch_mutate deleting a super column without a predicate", nil, func(c *client) (any, error) {
+		return void(c.BatchMutate(ctx, map[string]map[string][]*c19.Mutation{"sr3": {"SuperLong": {del(nil, []byte("a"))}}}, one))
+	})
+	d.call("get_range_slices of super rows with ghosts", nil, func(c *client) (any, error) {
+		rows, err := c.GetRangeSlices(ctx, parent("SuperLong"), slice("", "", false, 10), keyRange("", "", 100), one)
+		var out []*c19.KeySlice
+		for _, r := range rows {
+			if len(r.Key) == 3 && r.Key[0] == 's' && r.Key[1] == 'r' {
+				out = append(out, r)
+			}
+		}
+		return out, err
+	})
+	d.call("get_range_slices inside a super column", nil, func(c *client) (any, error) {
+		return c.GetRangeSlices(ctx, superParent("SuperLong", "a"), slice("", "", false, 10), keyRange("", "", 100), one)
+	})
+	d.call("get_count of a super row after its super column's deletion", nil, func(c *client) (any, error) {
+		return c.GetCount(ctx, []byte("sr3"), parent("SuperLong"), slice("", "", false, 10), one)
+	})
 	d.call("get_paged_slice of a Super family", nil, func(c *client) (any, error) {
 		return c.GetPagedSlice(ctx, "Super", keyRange("", "", 5), []byte(""), one)
 	})
