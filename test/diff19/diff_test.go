@@ -536,6 +536,9 @@ func (d *diff) ranges(t *testing.T) {
 	d.call("get_range_slices by tokens, wrapping", nil, func(c *client) (any, error) {
 		return c.GetRangeSlices(ctx, parent("Ranges"), names("a"), tokenRange("127605887595351923798765477786913079296", "42535295865117307932921825928971026432", 100), one)
 	})
+	d.call("get_range_slices by tokens, wrapping, count 3", nil, func(c *client) (any, error) {
+		return c.GetRangeSlices(ctx, parent("Ranges"), names("a"), tokenRange("127605887595351923798765477786913079296", "42535295865117307932921825928971026432", 3), one)
+	})
 	d.call("get_range_slices start token, end key", nil, func(c *client) (any, error) {
 		s := "0"
 		return c.GetRangeSlices(ctx, parent("Ranges"), names("a"), &c19.KeyRange{StartToken: &s, EndKey: []byte("rowa"), Count: 10}, one)
