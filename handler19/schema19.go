@@ -99,7 +99,11 @@ func (c *conn) systemDropKeyspace(ctx context.Context, name string) (string, err
 }
 
 func (c *conn) systemAddColumnFamily(ctx context.Context, def *cassandra19.CfDef) (string, error) {
-	if _, err := c.keyspaceOf(); err != nil {
+	ks, err := c.keyspaceOf()
+	if err != nil {
+		return "", err
+	}
+	if err := c.schemaAccess(ks); err != nil {
 		return "", err
 	}
 	cf, err := c.s.familyFromThrift(def)
@@ -110,11 +114,11 @@ func (c *conn) systemAddColumnFamily(ctx context.Context, def *cassandra19.CfDef
 	if err := addDefaultIndexNames(sch, cf); err != nil {
 		return "", err
 	}
-	ks := sch.Keyspace(cf.Keyspace)
-	if ks == nil {
+	target := sch.Keyspace(cf.Keyspace)
+	if target == nil {
 		return "", invalid("Cannot add column family '%s' to non existing keyspace '%s'.", cf.Name, cf.Keyspace)
 	}
-	if ks.ColumnFamilies[cf.Name] != nil {
+	if target.ColumnFamilies[cf.Name] != nil {
 		return "", invalid("Cannot add already existing column family \"%s\" to keyspace \"%s\"", cf.Name, cf.Keyspace)
 	}
 	return c.change(func(ch SchemaChanger) (string, error) { return ch.AddColumnFamily(ctx, cf) })
@@ -125,6 +129,9 @@ func (c *conn) systemUpdateColumnFamily(ctx context.Context, def *cassandra19.Cf
 	old := sch.ColumnFamily(def.Keyspace, def.Name)
 	if old == nil {
 		return "", invalid("Could not find column family definition to modify.")
+	}
+	if err := c.schemaAccess(def.Keyspace); err != nil {
+		return "", err
 	}
 	cf, err := c.s.familyFromThrift(def)
 	if err != nil {
@@ -155,10 +162,26 @@ func (c *conn) systemDropColumnFamily(ctx context.Context, name string) (string,
 	if err != nil {
 		return "", err
 	}
+	if err := c.schemaAccess(ks); err != nil {
+		return "", err
+	}
 	if c.s.schema().ColumnFamily(ks, name) == nil {
 		return "", invalid("Cannot drop non existing column family '%s' in keyspace '%s'.", name, ks)
 	}
 	return c.change(func(ch SchemaChanger) (string, error) { return ch.DropColumnFamily(ctx, ks, name) })
+}
+
+// schemaAccess is ClientState.hasAccess for a schema change: a login
+// where one is required, no change to a keyspace the server maintains
+// (preventSystemKSSchemaModification), then the user's access.
+func (c *conn) schemaAccess(keyspace string) error {
+	if a := c.s.auth; a != nil && a.RequiresLogin() && !c.loggedIn {
+		return invalid("You have not logged in")
+	}
+	if systemKeyspaces[strings.ToLower(keyspace)] {
+		return invalid("%s keyspace is not user-modifiable.", keyspace)
+	}
+	return c.checkAccess(keyspace)
 }
 
 // change runs one schema change through the Service's SchemaChanger.

@@ -110,3 +110,59 @@ func waitDropped(t *testing.T, st *Store) {
 	}
 	t.Fatal("dropped data was not deleted in time")
 }
+
+// Schema changes and truncations while calls run: no call fails on a
+// family that is not being changed, and the race detector finds nothing.
+func TestSchemaChangesWhileCallsRun(t *testing.T) {
+	s := storetest.TestSchema(t, "OrderPreservingPartitioner")
+	st := open(t, t.TempDir(), s, Options{})
+	defer st.Close()
+	stop := make(chan struct{})
+	errs := make(chan error, 4)
+	for w := 0; w < 2; w++ {
+		go func(w int) {
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					errs <- nil
+					return
+				default:
+				}
+				key := fmt.Sprintf("w%d-%d", w, i%50)
+				if err := st.Apply(ctx, ks, []engine.RowMutation{storetest.Put("Standard1", key, "c", "v", int64(i))}); err != nil {
+					errs <- err
+					return
+				}
+				if _, err := st.Get(ctx, ks, key, engine.Query{ColumnFamily: "Standard1", Predicate: storetest.All(10)}); err != nil {
+					errs <- err
+					return
+				}
+				if _, err := st.Splits(ctx, engine.Bounds{StartInclusive: true}, 10); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}(w)
+	}
+	for i := 0; i < 30; i++ {
+		next := storetest.Clone(s, fmt.Sprintf("v%d", i))
+		if i%2 == 0 {
+			next.Keyspaces[ks].ColumnFamilies["Extra"] = &schema.ColumnFamily{Keyspace: ks, Name: "Extra", Comparator: mustComparator(t, "BytesType")}
+		}
+		if err := st.ChangeSchema(ctx, next, []byte(next.Version)); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Truncate(ctx, ks, "Standard2"); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Compact(ctx, ks, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(stop)
+	for w := 0; w < 2; w++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -45,7 +45,7 @@ const ksTail = `<ReplicaPlacementStrategy>org.apache.cassandra.locator.RackUnawa
 
 // fileSchema builds the schema of conf with extra column families in
 // Keyspace1 and extra keyspaces.
-func fileSchema(t *testing.T, extraCF, extraKS string) *schema.Schema {
+func fileSchema(t testing.TB, extraCF, extraKS string) *schema.Schema {
 	t.Helper()
 	text := strings.Replace(strings.Replace(conf, "%EXTRA%", extraCF, 1), "%KS%", extraKS, 1)
 	cfg, err := config.ParseWith([]byte(text), "storage-conf.xml", config.Options{AllowNoKeyspaces: true})
@@ -65,7 +65,7 @@ type node struct {
 	cat *Catalog
 }
 
-func openNode(t *testing.T, dir string, file *schema.Schema) (*node, error) {
+func openNode(t testing.TB, dir string, file *schema.Schema) (*node, error) {
 	t.Helper()
 	o := Options{File: "storage-conf.xml"}
 	var start *Start
@@ -103,7 +103,7 @@ func (n *node) close() {
 	n.st.Close()
 }
 
-func bytesType(t *testing.T) comparator.Comparator {
+func bytesType(t testing.TB) comparator.Comparator {
 	c, err := comparator.Lookup("BytesType")
 	if err != nil {
 		t.Fatal(err)

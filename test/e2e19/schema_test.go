@@ -217,7 +217,15 @@ func emptyConf(t *testing.T) string {
 }
 
 func TestStartWithNoKeyspaces(t *testing.T) {
-	n := testenv.NewNode(t, thriftdBin, emptyConf(t), "-api", "auto")
+	yaml := filepath.Join(t.TempDir(), "thriftd.yaml")
+	must(t, os.WriteFile(yaml, []byte("storage_conf: \"\"\n"), 0o644))
+	for name, conf := range map[string]string{"empty Keyspaces": emptyConf(t), "thriftd.yaml naming no storage-conf.xml": yaml} {
+		t.Run(name, func(t *testing.T) { testStartWithNoKeyspaces(t, conf) })
+	}
+}
+
+func testStartWithNoKeyspaces(t *testing.T, conf string) {
+	n := testenv.NewNode(t, thriftdBin, conf, "-api", "auto")
 	n.Start()
 	c := connect(t, n, "")
 	kss, err := c.DescribeKeyspaces(ctx)
@@ -456,4 +464,26 @@ func TestKeyspaceStrategyChecks(t *testing.T) {
 	_, err := c.SystemAddKeyspace(ctx, &cassandra19.KsDef{Name: "K", StrategyClass: "NetworkTopologyStrategy",
 		StrategyOptions: map[string]string{"datacenter1": "1"}, CfDefs: []*cassandra19.CfDef{}})
 	must(t, err)
+}
+
+// The system keyspace's schema cannot be changed.
+func TestSystemSchemaIsNotModifiable(t *testing.T) {
+	n := start(t)
+	c := connect(t, n, "system")
+	_, err := c.SystemAddColumnFamily(ctx, cfDef("system", "Mine", "BytesType"))
+	if why := invalidWhy(err); why != "system keyspace is not user-modifiable." {
+		t.Errorf("system_add_column_family in system: %s", why)
+	}
+	_, err = c.SystemDropColumnFamily(ctx, "LocationInfo")
+	if why := invalidWhy(err); why != "system keyspace is not user-modifiable." {
+		t.Errorf("system_drop_column_family in system: %s", why)
+	}
+	_, err = c.SystemUpdateColumnFamily(ctx, cfDef("system", "LocationInfo", "BytesType"))
+	if why := invalidWhy(err); why != "system keyspace is not user-modifiable." {
+		t.Errorf("system_update_column_family in system: %s", why)
+	}
+	_, err = c.SystemDropKeyspace(ctx, "SYSTEM")
+	if why := invalidWhy(err); why != "system keyspace is not user-modifiable" {
+		t.Errorf("system_drop_keyspace SYSTEM: %s", why)
+	}
 }
