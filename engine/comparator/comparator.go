@@ -49,7 +49,9 @@ import (
 //   - Encode and Decode never panic, whatever their input.
 type Comparator interface {
 	// Name is the fully qualified Java class name, as describe_keyspace
-	// reports it, e.g. "org.apache.cassandra.db.marshal.BytesType".
+	// reports it, e.g. "org.apache.cassandra.db.marshal.BytesType"; for a
+	// type with parameters, the way 1.2 prints it (toString), e.g.
+	// "org.apache.cassandra.db.marshal.ReversedType(org.apache.cassandra.db.marshal.LongType)".
 	Name() string
 	// Compare returns -1, 0 or +1 as a sorts before, with, or after b.
 	Compare(a, b []byte) int

@@ -3,6 +3,7 @@ package comparator
 import (
 	"bytes"
 	"fmt"
+	"sync"
 )
 
 // keyed is implemented by the types whose order has several spellings of
@@ -61,11 +62,19 @@ func decodeKeyed(k keyed, enc []byte) (name, rest []byte, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if key := enc[:len(enc)-len(after)]; !bytes.Equal(k.appendKey(nil, name), key) {
+	bp := keyBuffers.Get().(*[]byte)
+	want := k.appendKey((*bp)[:0], name)
+	ok := bytes.Equal(want, enc[:len(enc)-len(after)])
+	*bp = want[:0]
+	keyBuffers.Put(bp)
+	if !ok {
 		return nil, nil, fmt.Errorf("%w: order key disagrees with its name", ErrMalformed)
 	}
 	return name, rest, nil
 }
+
+// keyBuffers hold the keys decodeKeyed rebuilds to check.
+var keyBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}
 
 // skipEscaped returns what follows one escaped string at the front of enc.
 func skipEscaped(enc []byte) ([]byte, error) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Parse resolves a type name as Cassandra 1.2.19's TypeParser.parse does,
@@ -36,7 +37,7 @@ import (
 // ColumnToCollectionType) and LocalByPartionerType are refused as
 // unsupported. TimestampType, which 1.2 lacks, is 2.0's.
 //
-// Results are cached by name, as TypeParser caches them.
+// Results are cached by name, as TypeParser caches them (up to a bound).
 func Parse(name string) (Comparator, error) {
 	if t, ok := parseCache.Load(name); ok {
 		return t.(Comparator), nil
@@ -45,11 +46,21 @@ func Parse(name string) (Comparator, error) {
 	if err != nil {
 		return nil, err
 	}
-	parseCache.Store(name, t)
+	// Type names also come from data (a DynamicCompositeType component
+	// may name its type), so the cache is bounded: past its size, names
+	// are parsed each time.
+	if parseCacheSize.Add(1) <= maxParseCache {
+		parseCache.Store(name, t)
+	}
 	return t, nil
 }
 
-var parseCache sync.Map // string -> Comparator
+const maxParseCache = 4096
+
+var (
+	parseCache     sync.Map // string -> Comparator
+	parseCacheSize atomic.Int64
+)
 
 // simple12 maps the short class names of the types without parameters to
 // their 1.2 types.

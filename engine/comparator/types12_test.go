@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 const inetAddressType = marshalPackage + "InetAddressType"
@@ -514,6 +515,8 @@ func TestEncodeDecodeAnything12(t *testing.T) {
 func FuzzDecode12(f *testing.F) {
 	f.Add("CompositeType(UTF8Type,LongType)", []byte{1, 0})
 	f.Add("ReversedType(DecimalType)", []byte{1, 0xFB})
+	f.Add("DynamicCompositeType(s=>UTF8Type)", []byte{0x80, 's', 0, 1, 'a', 0})
+	f.Add("DecimalType", []byte{0, 0, 0, 1, 0xFF})
 	f.Fuzz(func(t *testing.T, typ string, enc []byte) {
 		if len(typ) > 200 || strings.Count(typ, "(") > 8 {
 			return
@@ -522,12 +525,98 @@ func FuzzDecode12(f *testing.F) {
 		if err != nil {
 			return
 		}
+		// Any bytes as a name: none of these may panic, and a name equals
+		// itself.
+		_ = c.Validate(enc)
+		_ = typeString(c, enc)
+		if c.Compare(enc, enc) != 0 && c.Validate(enc) == nil {
+			t.Fatalf("%s: %x does not equal itself", c.Name(), enc)
+		}
+		if got, _, err := c.Decode(c.Encode(nil, enc)); err == nil && c.Validate(enc) == nil && !bytes.Equal(got, enc) {
+			t.Fatalf("%s: Decode(Encode(%x)) = %x", c.Name(), enc, got)
+		}
 		name, rest, err := c.Decode(enc)
 		if err != nil {
 			return
 		}
 		if got, used := c.Encode(nil, name), enc[:len(enc)-len(rest)]; !bytes.Equal(got, used) {
 			t.Fatalf("%s: Decode(%x) = %x but that encodes to %x", c.Name(), used, name, got)
+		}
+	})
+}
+
+func TestString12(t *testing.T) {
+	f64 := func(v float64) []byte { return binary.BigEndian.AppendUint64(nil, math.Float64bits(v)) }
+	f32 := func(v float32) []byte { return binary.BigEndian.AppendUint32(nil, math.Float32bits(v)) }
+	tests := []struct {
+		typ  string
+		b    []byte
+		want string
+	}{
+		{"BytesType", []byte{0xAB, 0x01}, "ab01"},
+		{"UTF8Type", []byte("héllo"), "héllo"},
+		{"LongType", longBytes(-42), "-42"},
+		{"LongType", nil, ""},
+		{"Int32Type", []byte{0xFF, 0xFF, 0xFF, 0xFE}, "-2"},
+		{"IntegerType", []byte{0xFF, 0x7F}, "-129"},
+		{"IntegerType", nil, "empty"},
+		{"DecimalType", decimal(2, 150), "1.50"},
+		{"DecimalType", decimal(-2, 15), "1500"},
+		{"DecimalType", decimal(-2, 0), "0"},
+		{"DecimalType", decimal(5, -3), "-0.00003"},
+		{"DecimalType", decimal(0x30000000, 12), "1.2E-805306367"},
+		{"DecimalType", decimal(-0x30000000, 1), "1E+805306368"},
+		{"BooleanType", []byte{2}, "true"},
+		{"BooleanType", nil, "false"},
+		{"DoubleType", f64(1), "1.0"},
+		{"DoubleType", f64(1e7), "1.0E7"},
+		{"DoubleType", f64(1234567.5), "1234567.5"},
+		{"DoubleType", f64(0.001), "0.001"},
+		{"DoubleType", f64(0.0001), "1.0E-4"},
+		{"DoubleType", f64(math.Copysign(0, -1)), "-0.0"},
+		{"DoubleType", f64(math.Inf(-1)), "-Infinity"},
+		{"FloatType", f32(0.1), "0.1"},
+		{"InetAddressType", []byte{10, 0, 0, 1}, "10.0.0.1"},
+		{"InetAddressType", append(make([]byte, 15), 1), "0:0:0:0:0:0:0:1"},
+		{"InetAddressType", append(make([]byte, 10), 0xFF, 0xFF, 1, 2, 3, 4), "1.2.3.4"},
+		{"UUIDType", []byte{0x12, 0x34, 0x56, 0x78, 0x9A, 0xBC, 0xDE, 0xF0, 0, 1, 2, 3, 4, 5, 6, 7}, "12345678-9abc-def0-0001-020304050607"},
+		{"DateType", longBytes(0), "1970-01-01 00:00:00+0000"},
+		{"CounterColumnType", longBytes(1), "0000000000000001"},
+		{"ReversedType(LongType)", longBytes(7), "7"},
+		{"CompositeType(UTF8Type,LongType)", append(component([]byte("a:b!"), 0), component(longBytes(5), 0)...), `a\:b!!:5`},
+		{"CompositeType(UTF8Type,LongType)", component([]byte("a"), 0xFF), "a:!"},
+		{"DynamicCompositeType(s=>UTF8Type)", append(dcComponent('s', "", []byte("x"), 0), dcComponent(0, "LongType", longBytes(2), 1)...), "s@x:LongType@2:!"},
+	}
+	// DateType prints in the server's time zone, as the real one did.
+	defer func(l *time.Location) { time.Local = l }(time.Local)
+	time.Local = time.UTC
+	for _, tt := range tests {
+		if got := typeString(mustParse(t, tt.typ), tt.b); got != tt.want {
+			t.Errorf("%s: String(%x) = %q, want %q", tt.typ, tt.b, got, tt.want)
+		}
+	}
+}
+
+// BenchmarkComposite12 measures a CompositeType(UTF8Type,LongType) name:
+// Compare of two names, and Encode plus Decode of one.
+func BenchmarkComposite12(b *testing.B) {
+	c := mustParse(b, "CompositeType(UTF8Type,LongType)")
+	x := append(component([]byte("user:1234"), 0), component(longBytes(1700000000), 0)...)
+	y := append(component([]byte("user:1234"), 0), component(longBytes(1700000001), 0)...)
+	b.Run("Compare", func(b *testing.B) {
+		for b.Loop() {
+			if c.Compare(x, y) != -1 {
+				b.Fatal("order")
+			}
+		}
+	})
+	buf := make([]byte, 0, 128)
+	b.Run("EncodeDecode", func(b *testing.B) {
+		for b.Loop() {
+			buf = c.Encode(buf[:0], x)
+			if _, _, err := c.Decode(buf); err != nil {
+				b.Fatal(err)
+			}
 		}
 	})
 }

@@ -2,10 +2,12 @@ package comparator
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"os"
 	"testing"
+	"time"
 )
 
 // The reference vectors: what the real Cassandra 1.2.19's TypeParser and
@@ -23,6 +25,8 @@ type vectors struct {
 		Name     string    `json:"name"`
 		Values   []string  `json:"values"`
 		Validate []*string `json:"validate"`
+		// Strings is getString of each valid value, nil where it throws.
+		Strings []*string `json:"strings"`
 		// Compare[i][j] is '<', '=' or '>' for compare(values[i],
 		// values[j]), or '9' where either value is invalid or the real
 		// compare throws.
@@ -30,9 +34,13 @@ type vectors struct {
 	} `json:"types"`
 }
 
-func loadVectors(t *testing.T) *vectors {
+// vectorFiles are the reference files: 1.2.19 for every type, 2.1.21
+// for TimestampType, which 1.2 lacks.
+var vectorFiles = map[string]string{"1.2.19": "testdata/types-1.2.19.json", "2.1.21": "testdata/types-2.1.21.json"}
+
+func loadVectors(t *testing.T, version string) *vectors {
 	t.Helper()
-	b, err := os.ReadFile("testdata/types-1.2.19.json")
+	b, err := os.ReadFile(vectorFiles[version])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,14 +48,20 @@ func loadVectors(t *testing.T) *vectors {
 	if err := json.Unmarshal(b, &v); err != nil {
 		t.Fatal(err)
 	}
-	if v.Cassandra != "1.2.19" || len(v.Parse) == 0 || len(v.Types) == 0 {
+	if v.Cassandra != version || len(v.Parse) == 0 || len(v.Types) == 0 {
 		t.Fatalf("vectors: version %q, %d parse cases, %d types", v.Cassandra, len(v.Parse), len(v.Types))
 	}
 	return &v
 }
 
 func TestVectorsParse(t *testing.T) {
-	for _, p := range loadVectors(t).Parse {
+	for version := range vectorFiles {
+		testVectorsParse(t, loadVectors(t, version))
+	}
+}
+
+func testVectorsParse(t *testing.T, v *vectors) {
+	for _, p := range v.Parse {
 		c, err := Parse(p.In)
 		switch {
 		case p.Name != nil && (err != nil || c.Name() != *p.Name):
@@ -59,14 +73,23 @@ func TestVectorsParse(t *testing.T) {
 }
 
 func TestVectorsTypes(t *testing.T) {
+	for version := range vectorFiles {
+		t.Run(version, func(t *testing.T) { testVectorsTypes(t, loadVectors(t, version)) })
+	}
+}
+
+func testVectorsTypes(t *testing.T, v *vectors) {
 	sym := map[byte]int{'<': -1, '=': 0, '>': 1}
-	for _, tv := range loadVectors(t).Types {
+	// The vectors were printed in UTC; DateType prints in the local zone.
+	defer func(l *time.Location) { time.Local = l }(time.Local)
+	time.Local = time.UTC
+	for _, tv := range v.Types {
 		t.Run(tv.Type, func(t *testing.T) {
 			c := mustParse(t, tv.Type)
 			if c.Name() != tv.Name {
 				t.Errorf("Name() = %s; the real server: %s", c.Name(), tv.Name)
 			}
-			if len(tv.Validate) != len(tv.Values) || len(tv.Compare) != len(tv.Values) {
+			if len(tv.Validate) != len(tv.Values) || len(tv.Strings) != len(tv.Values) || len(tv.Compare) != len(tv.Values) {
 				t.Fatalf("vectors of %s: %d values, %d validations, %d compare rows", tv.Type, len(tv.Values), len(tv.Validate), len(tv.Compare))
 			}
 			values := make([][]byte, len(tv.Values))
@@ -78,6 +101,11 @@ func TestVectorsTypes(t *testing.T) {
 				}
 				values[i] = v
 				enc[i] = c.Encode(nil, v)
+				if want := tv.Strings[i]; want != nil && !javaCalendarOnly(c, v) && !javaLongerDigits[h] {
+					if got := typeString(c, v); got != *want {
+						t.Errorf("String(%x) = %q; the real server: %q", v, got, *want)
+					}
+				}
 				err = c.Validate(v)
 				switch want := tv.Validate[i]; {
 				case want == nil && err != nil:
@@ -114,4 +142,32 @@ func TestVectorsTypes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// javaCalendarOnly reports a DateType value whose date Java prints in its
+// Julian calendar or as a year of an era: before 1583 or after 9999.
+func javaCalendarOnly(c Comparator, v []byte) bool {
+	if r, ok := c.(*reversed); ok {
+		c = r.base
+	}
+	switch c.(type) {
+	case date12, timestamp21:
+	default:
+		return false
+	}
+	if len(v) != 8 {
+		return false
+	}
+	ms := int64(binary.BigEndian.Uint64(v))
+	return ms < -12212553600000 || ms >= 253402300800000
+}
+
+// javaLongerDigits are floating point values for which Java's
+// Double.toString and Float.toString (FloatingDecimal, before Java 19)
+// print more digits than the shortest that reads back as the value, or
+// other digits; String prints the shortest (docs/api19.md says so).
+var javaLongerDigits = map[string]bool{
+	"0000000000000001": true, // Double.MIN_VALUE: Java 4.9E-324, shortest 5.0E-324
+	"8000000000000001": true,
+	"cf927666":         true, // Java -4.9144658E9, shortest -4.914466E9
 }

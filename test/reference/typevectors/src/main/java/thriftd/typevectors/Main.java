@@ -18,7 +18,8 @@ import org.apache.cassandra.db.marshal.TypeParser;
  * Prints, as JSON, what the real Cassandra's types do: TypeParser.parse's
  * result (the type's toString) or error message for a list of type names,
  * and for generated values of every type the validate outcome and message
- * and the compare result of every pair of values that validate. thriftd's
+ * and getString, and the compare result of every pair of values that
+ * validate. thriftd's
  * engine/comparator checks its types against this file
  * (engine/comparator/testdata/types-1.2.19.json).
  *
@@ -56,18 +57,28 @@ public final class Main
         "CounterColumnType", "EmptyType", "LongType(reversed=true)",
     };
 
+    /** Type names recorded from 2.1.21: those 1.2 lacks. */
+    private static final String[] PARSE21 = {
+        "TimestampType", "TimestampType(reversed=true)", "ReversedType(TimestampType)",
+    };
+
     private Main() {}
 
     public static void main(String[] args) throws Exception
     {
+        // args[1] is the Cassandra version the class path holds: 1.2.19 for
+        // every type, 2.1.21 for the one 1.2 lacks (TimestampType).
+        String version = args.length > 1 ? args[1] : "1.2.19";
+        boolean v21 = version.startsWith("2.1");
+        String[] parse = v21 ? PARSE21 : PARSE;
         StringBuilder out = new StringBuilder();
-        out.append("{\n\"cassandra\": \"1.2.19\",\n\"parse\": [\n");
-        for (int i = 0; i < PARSE.length; i++)
+        out.append("{\n\"cassandra\": ").append(str(version)).append(",\n\"parse\": [\n");
+        for (int i = 0; i < parse.length; i++)
         {
-            out.append(i == 0 ? "" : ",\n").append("{\"in\": ").append(str(PARSE[i]));
+            out.append(i == 0 ? "" : ",\n").append("{\"in\": ").append(str(parse[i]));
             try
             {
-                AbstractType<?> t = TypeParser.parse(PARSE[i]);
+                AbstractType<?> t = TypeParser.parse(parse[i]);
                 out.append(", \"name\": ").append(str(t.toString()));
             }
             catch (Exception e)
@@ -78,7 +89,7 @@ public final class Main
         }
         out.append("\n],\n\"types\": [\n");
         boolean first = true;
-        for (Object[] tc : cases())
+        for (Object[] tc : v21 ? cases21() : cases())
         {
             out.append(first ? "" : ",\n");
             first = false;
@@ -116,6 +127,24 @@ public final class Main
         out.append("],\n \"validate\": [");
         for (int i = 0; i < n; i++)
             out.append(i == 0 ? "" : ", ").append(valid[i] ? "null" : str(why[i]));
+        // getString of each valid value; null where it throws.
+        out.append("],\n \"strings\": [");
+        for (int i = 0; i < n; i++)
+        {
+            String s = null;
+            if (valid[i])
+            {
+                try
+                {
+                    s = type.getString(ByteBuffer.wrap(values.get(i)));
+                }
+                catch (RuntimeException e)
+                {
+                    s = null;
+                }
+            }
+            out.append(i == 0 ? "" : ", ").append(s == null ? "null" : str(s));
+        }
         // compare[i][j]: the sign of compare(values[i], values[j]) when both
         // validate; 9 when either does not, or compare throws.
         out.append("],\n \"compare\": [");
@@ -176,6 +205,15 @@ public final class Main
         l.add(new Object[]{ "CompositeType(BooleanType,DoubleType)", composites(new List[]{ booleans(), pick(doubles(), 8) }) });
         l.add(new Object[]{ "ReversedType(CompositeType(UTF8Type,LongType))", composites(new List[]{ pick(utf, 6), pick(longs, 6) }) });
         l.add(new Object[]{ "DynamicCompositeType(s=>UTF8Type,l=>LongType,r=>ReversedType(LongType),b=>BytesType)", dynamics() });
+        return l;
+    }
+
+    private static List<Object[]> cases21()
+    {
+        List<Object[]> l = new ArrayList<>();
+        l.add(new Object[]{ "TimestampType", withBadLengths(longs(8)) });
+        // Not ReversedType(TimestampType): 2.1's ReversedType sorts the empty
+        // name last, and thriftd's is 1.2's, which sorts it first.
         return l;
     }
 
