@@ -1127,6 +1127,18 @@ func (d *diff) describe(t *testing.T) {
 	d.call("describe_cluster_name", func(v any) any { return v.(string) != "" }, func(c *client) (any, error) {
 		return c.DescribeClusterName(ctx)
 	})
+	d.call("describe_splits of the whole ring", nil, func(c *client) (any, error) {
+		return c.DescribeSplits(ctx, "Ranges", "0", "0", 128)
+	})
+	d.call("describe_splits_ex of the whole ring", nil, func(c *client) (any, error) {
+		return c.DescribeSplitsEx(ctx, "Ranges", "0", "0", 128)
+	})
+	d.call("describe_splits_ex of a part of the ring", nil, func(c *client) (any, error) {
+		return c.DescribeSplitsEx(ctx, "Ranges", "0", "85070591730234615865843651857942052864", 5)
+	})
+	d.call("describe_splits with keys_per_split 0", nil, func(c *client) (any, error) {
+		return c.DescribeSplits(ctx, "Ranges", "0", "0", 0)
+	})
 	d.call("describe_splits of an unknown family", nil, func(c *client) (any, error) {
 		return c.DescribeSplits(ctx, "Nope", "0", "0", 128)
 	})

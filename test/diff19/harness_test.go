@@ -104,6 +104,8 @@ var excuses = []excuse{
 			return strings.Contains(t.String(), "TTL:630720000") && !strings.Contains(r.String(), "TTL:630720000") ||
 				label == "get_count after expiry"
 		}},
+	{name: "describe_splits is an estimate: 1.2.19 cut a range at its sstables' index samples (none while the rows are only in memtables), thriftd at the keys it holds; keys_per_split 0 failed with an internal error on 1.2.19, thriftd reads it as 1",
+		match: byLabel("describe_splits_ex of a part of the ring", "describe_splits with keys_per_split 0")},
 	{name: "secondary indexes (KeyRange.row_filter) are not served yet", match: refAndThr("", "does not serve secondary index queries")},
 	{pending: true, cassandraOnly: true, name: "engine/cqlstore has no truncate yet",
 		match: func(label string, _, _ outcome) bool {
