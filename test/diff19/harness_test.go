@@ -87,7 +87,7 @@ var afterSchemaChange = map[string]bool{
 	"describe_keyspace with every property": true, "system_update_column_family adding a column definition": true,
 	"describe_keyspace after an update": true, "describe_keyspace of a NetworkTopologyStrategy keyspace": true,
 	"system_drop_keyspace with NetworkTopologyStrategy": true,
-	"insert into a counter family": true, "batch_mutate of a column into a counter family": true,
+	"insert into a counter family":                      true, "batch_mutate of a column into a counter family": true,
 	"remove from a counter family": true, "get_slice of a counter family": true, "add to a counter family": true,
 }
 
