@@ -78,17 +78,33 @@ var declaredExcuse = excuse{pending: true, name: "the store cannot change its sc
 
 // afterSchemaChange are the calls that depend on an earlier system_*
 // call's success.
-var afterSchemaChange = map[string]bool{
-	"insert into an added family": true, "get_slice of an added family": true,
-	"system_update_column_family": true, "describe_keyspace after changes": true,
-	"system_drop_column_family": true, "get_slice of a dropped family": true,
-	"describe_keyspace of an added keyspace": true, "system_update_keyspace": true,
-	"describe_keyspace of an updated keyspace": true, "system_drop_keyspace": true,
-	"describe_keyspace with every property": true, "system_update_column_family adding a column definition": true,
-	"describe_keyspace after an update": true, "describe_keyspace of a NetworkTopologyStrategy keyspace": true,
-	"system_drop_keyspace with NetworkTopologyStrategy": true,
-	"insert into a counter family":                      true, "batch_mutate of a column into a counter family": true,
-	"remove from a counter family": true, "get_slice of a counter family": true, "add to a counter family": true,
+var afterSchemaChange = map[string]bool{}
+
+func init() {
+	for _, l := range []string{
+		"insert into an added family",
+		"get_slice of an added family",
+		"system_update_column_family",
+		"describe_keyspace after changes",
+		"system_drop_column_family",
+		"get_slice of a dropped family",
+		"describe_keyspace of an added keyspace",
+		"system_update_keyspace",
+		"describe_keyspace of an updated keyspace",
+		"system_drop_keyspace",
+		"describe_keyspace with every property",
+		"system_update_column_family adding a column definition",
+		"describe_keyspace after an update",
+		"describe_keyspace of a NetworkTopologyStrategy keyspace",
+		"system_drop_keyspace with NetworkTopologyStrategy",
+		"insert into a counter family",
+		"batch_mutate of a column into a counter family",
+		"remove from a counter family",
+		"get_slice of a counter family",
+		"add to a counter family",
+	} {
+		afterSchemaChange[l] = true
+	}
 }
 
 // onCassandra is true when thriftd runs on the Cassandra store.
