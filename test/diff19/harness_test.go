@@ -130,6 +130,20 @@ var excuses = []excuse{
 	{name: "counters are not served yet: add to a counter family is refused", levelDBOnly: true,
 		match: byLabel("add to a counter family")},
 	{name: "secondary indexes (KeyRange.row_filter) are not served yet", match: refAndThr("", "does not serve secondary index queries")},
+	{pending: true, cassandraOnly: true, name: "engine/cqlstore fails with an internal error on a get_paged_slice start column that is not of the comparator's type (1.2.19 did not check it)",
+		match: func(label string, _, t outcome) bool {
+			return onCassandra() && label == "get_paged_slice with a bad start column" && strings.Contains(t.exc, "Internal error")
+		}},
+	{pending: true, cassandraOnly: true, name: "engine/cqlstore leaves out range ghosts (rows whose columns were all deleted) in get_range_slices and get_paged_slice",
+		match: func(label string, r, _ outcome) bool {
+			return onCassandra() && (strings.HasPrefix(label, "get_range_slices") || strings.HasPrefix(label, "get_paged_slice")) &&
+				strings.Contains(r.String(), "Columns:[]}")
+		}},
+	{pending: true, cassandraOnly: true, name: "engine/cqlstore fails with an internal error on a value that is not of the family's default validator's type, though the column's own validator accepts it",
+		match: func(label string, r, t outcome) bool {
+			return onCassandra() && (label == "insert Typed raw" && strings.Contains(t.exc, "Internal error") ||
+				strings.Contains(r.String(), `Name:"raw"`) && !strings.Contains(t.String(), `Name:"raw"`))
+		}},
 	{pending: true, cassandraOnly: true, name: "engine/cqlstore has no truncate yet",
 		match: func(label string, _, _ outcome) bool {
 			return onCassandra() && (label == "truncate" || strings.HasSuffix(label, "after truncate"))
