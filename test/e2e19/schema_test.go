@@ -167,7 +167,7 @@ func TestSchemaChangesSurviveRestartAndCrash(t *testing.T) {
 		t.Errorf("a read of a dropped family: %s", why)
 	}
 	_, err = c.SystemDropColumnFamily(ctx, "Posts")
-	if why := invalidWhy(err); why != "Cannot drop non existing column family 'Posts' in keyspace 'Blog'." {
+	if why := invalidWhy(err); why != "unconfigured columnfamily Posts" {
 		t.Errorf("dropping it again: %s", why)
 	}
 	n.Stop()
