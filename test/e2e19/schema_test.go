@@ -526,7 +526,7 @@ func TestColumnFamilyChecks(t *testing.T) {
 		{"column name", func(d *cassandra19.CfDef) {
 			d.ComparatorType = "LongType"
 			d.ColumnMetadata = []*cassandra19.ColumnDef{{Name: []byte("abc"), ValidationClass: "BytesType"}}
-		}, "Column name 616263 is not valid for comparator org.apache.cassandra.db.marshal.LongType"},
+		}, "A long is exactly 8 bytes: 3"},
 		{"index on Super", func(d *cassandra19.CfDef) {
 			d.ColumnType = "Super"
 			d.ColumnMetadata = []*cassandra19.ColumnDef{{Name: []byte("a"), ValidationClass: "BytesType", IndexType: &keys}}
