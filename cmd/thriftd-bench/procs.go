@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -179,8 +180,18 @@ func stressCPU(bin string, p *process, args ...string) (*summary, time.Duration,
 }
 
 func (p *process) port() string {
-	_, port, _ := strings.Cut(p.addr, ":")
+	_, port, _ := net.SplitHostPort(p.addr)
 	return port
+}
+
+// host is where thriftd-stress connects: the address's host, loopback
+// when it is a wildcard or missing.
+func (p *process) host() string {
+	h, _, _ := net.SplitHostPort(p.addr)
+	if h == "" || h == "0.0.0.0" || h == "::" {
+		return "127.0.0.1"
+	}
+	return h
 }
 
 // summary is thriftd-stress's -json output.
@@ -196,7 +207,7 @@ type summary struct {
 
 // stress runs thriftd-stress against p and returns its summary.
 func stress(bin string, p *process, args ...string) (*summary, error) {
-	args = append([]string{"-d", "127.0.0.1", "-p", p.port(), "-json", "-i", "3600"}, args...)
+	args = append([]string{"-d", p.host(), "-p", p.port(), "-json", "-i", "3600"}, args...)
 	cmd := exec.Command(bin, args...)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut

@@ -213,9 +213,12 @@ type options struct {
 	randomValues bool
 	json         bool
 	timeout      time.Duration
+	// api is the interface spoken: "0.6", or "19" (Cassandra 0.7-2.1's,
+	// framed, keyspace by set_keyspace).
+	api string
 }
 
-var operations = []string{"insert", "read", "rangeslice", "multiget", "batch", "mixed"}
+var operations = []string{"insert", "read", "rangeslice", "multiget", "batch", "mixed", "paged"}
 
 func parseOptions(args []string) (*options, error) {
 	o := &options{}
@@ -251,6 +254,7 @@ func parseOptions(args []string) (*options, error) {
 	fs.BoolVar(&o.randomValues, "random-values", false, "write random, incompressible values, each column its own (py_stress repeated one MD5 in hex)")
 	fs.BoolVar(&o.json, "json", false, "print the final summary as one JSON object")
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "socket timeout")
+	fs.StringVar(&o.api, "api", "0.6", "interface: 0.6, or 19 (the 0.7-2.1 API of Cassandra 1.2: framed, set_keyspace; -o paged is get_paged_slice of -g columns)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -281,6 +285,12 @@ func parseOptions(args []string) (*options, error) {
 		return nil, fmt.Errorf("-y must be regular or super, not %q", o.familyType)
 	case o.readRatio < 0 || o.readRatio > 1:
 		return nil, errors.New("-mix must be in [0, 1]")
+	case o.api != "0.6" && o.api != "19":
+		return nil, fmt.Errorf("-api must be 0.6 or 19, not %q", o.api)
+	case o.api == "19" && o.familyType != "regular":
+		return nil, errors.New("-api 19 writes and reads standard column families only")
+	case o.operation == "paged" && o.api != "19":
+		return nil, errors.New("-o paged (get_paged_slice) needs -api 19")
 	}
 	known := false
 	for _, op := range operations {

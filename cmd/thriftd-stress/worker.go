@@ -23,6 +23,7 @@ type worker struct {
 	rec   *recorder
 	trans thrift.TTransport
 	c     *cassandra.CassandraClient
+	c19   *client19 // with -api 19 instead of c
 	rng   *rand.Rand
 	cl    cassandra.ConsistencyLevel
 
@@ -66,6 +67,9 @@ func newWorker(o *options, id int, rec *recorder) (*worker, error) {
 	}
 	cfg := &thrift.TConfiguration{ConnectTimeout: o.timeout, SocketTimeout: o.timeout}
 	node := o.nodes[w.rng.IntN(len(o.nodes))]
+	if o.api == "19" {
+		return w, w.open19(node, cfg)
+	}
 	var t thrift.TTransport = thrift.NewTSocketConf(net.JoinHostPort(node, strconv.Itoa(o.port)), cfg)
 	if o.framed {
 		t = thrift.NewTFramedTransportConf(t, cfg)
@@ -141,7 +145,7 @@ func (w *worker) readKey() string {
 func (w *worker) calls() int {
 	n := w.end - w.first
 	switch w.o.operation {
-	case "rangeslice":
+	case "rangeslice", "paged":
 		return max(1, (n+w.o.rangeCount-1)/w.o.rangeCount)
 	case "multiget":
 		return max(1, (n+w.o.multigetKeys-1)/w.o.multigetKeys)
@@ -185,6 +189,9 @@ func (w *worker) run(ctx context.Context) error {
 }
 
 func (w *worker) do(ctx context.Context, op string) error {
+	if w.c19 != nil {
+		return w.do19(ctx, op)
+	}
 	switch op {
 	case "insert":
 		return w.insert(ctx)
