@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -8,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -34,26 +36,31 @@ const (
 var compareColumns = []string{colReal, col19, col06, colNoop}
 
 type compareOptions struct {
-	columns   []string
-	reference string // HOST:PORT of the real Cassandra 1.2.19 node's Thrift
-	rows      int
-	conns     []int
-	warm      time.Duration
-	profiles  string // directory for thriftd's CPU profiles
+	columns []string
+	// reference is the real Cassandra 1.2.19 node: HOST:PORT of its
+	// Thrift, "start" or "off".
+	reference, script string
+	rows              int
+	conns             []int
+	warm              time.Duration
+	profiles          string // directory for thriftd's CPU profiles
 }
 
 func (c *compareOptions) register(fs *flag.FlagSet) (columns, conns *string) {
-	columns = fs.String("compare", "19,0.6,noop",
-		"columns of the 19.x comparison: real (Cassandra 1.2.19 at -reference), 19 (thriftd's 19.x path), 0.6 (thriftd's 0.6 path), noop (the 19.x no-op server); \"none\" skips it. real is added when -reference is set")
-	fs.StringVar(&c.reference, "reference", os.Getenv("THRIFTD_REFERENCE_12"), "Thrift HOST:PORT of a real Cassandra 1.2.19 node, ByteOrderedPartitioner (default $THRIFTD_REFERENCE_12)")
+	columns = fs.String("compare", strings.Join(compareColumns, ","),
+		"columns of the 19.x comparison: real (Cassandra 1.2.19, see -reference), 19 (thriftd's 19.x path), 0.6 (thriftd's 0.6 path), noop (the 19.x no-op server); \"none\" skips it")
+	fs.StringVar(&c.reference, "reference", "start",
+		"the real Cassandra 1.2.19 node (ByteOrderedPartitioner): its Thrift HOST:PORT; start (start or reuse it with -reference-script); or off (no real column)")
+	fs.StringVar(&c.script, "reference-script", "test/cassandra/reference", "the script that starts the real node for -reference start")
 	fs.IntVar(&c.rows, "compare-rows", 2000, "rows of 100 columns loaded into each server for the comparison's reads")
 	conns = fs.String("compare-conns", "32", "connection counts of the comparison")
-	fs.DurationVar(&c.warm, "warm", 6*time.Second, "time each server is warmed with the read shapes after loading, before the comparison")
+	fs.DurationVar(&c.warm, "warm", 6*time.Second, "time each server is warmed with the 19.x shapes after loading, before the comparison")
 	fs.StringVar(&c.profiles, "profile", "", "write thriftd's CPU profile of every comparison figure into this directory (go tool pprof FILE)")
 	return columns, conns
 }
 
-// parse checks the flags' values once they are parsed.
+// parse checks the flags' values once they are parsed; explicit is
+// whether -compare was given.
 func (c *compareOptions) parse(columns, conns string, explicit bool) error {
 	c.columns = nil
 	if columns != "none" {
@@ -62,15 +69,12 @@ func (c *compareOptions) parse(columns, conns string, explicit bool) error {
 			if !contains(compareColumns, col) {
 				return fmt.Errorf("bad -compare column %q: want some of %s, or none", col, strings.Join(compareColumns, ","))
 			}
-			if !contains(c.columns, col) {
+			if !contains(c.columns, col) && !(col == colReal && c.reference == "off" && !explicit) {
 				c.columns = append(c.columns, col)
 			}
 		}
-		if c.reference != "" && !explicit && !contains(c.columns, colReal) {
-			c.columns = append([]string{colReal}, c.columns...)
-		}
-		if contains(c.columns, colReal) && c.reference == "" {
-			return errors.New("-compare real needs -reference HOST:PORT (or $THRIFTD_REFERENCE_12)")
+		if contains(c.columns, colReal) && c.reference == "off" {
+			return errors.New("-compare real needs -reference start or HOST:PORT, not off")
 		}
 	}
 	c.conns = nil
@@ -82,6 +86,27 @@ func (c *compareOptions) parse(columns, conns string, explicit bool) error {
 		c.conns = append(c.conns, n)
 	}
 	return nil
+}
+
+// referenceAddr is the real node's Thrift address, started with the
+// reference script for -reference start.
+func (c *compareOptions) referenceAddr() (string, error) {
+	if c.reference != "start" {
+		return c.reference, nil
+	}
+	cmd := exec.Command(c.script, "start", "1.2", "--partitioner", "byteordered")
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	t0 := time.Now()
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("%s start 1.2 --partitioner byteordered: %v: %s", c.script, err, errOut.String())
+	}
+	lines := strings.Fields(out.String())
+	if len(lines) == 0 {
+		return "", fmt.Errorf("%s start 1.2 printed no address", c.script)
+	}
+	fmt.Fprintf(os.Stderr, "the real Cassandra 1.2.19 node is serving at %s (%v)\n", lines[len(lines)-1], time.Since(t0).Round(time.Millisecond))
+	return lines[len(lines)-1], nil
 }
 
 func contains(list []string, s string) bool {
@@ -159,6 +184,12 @@ func runCompare(o *options, tmp string) error {
 	fmt.Printf("\n## The 19.x shapes beside Cassandra 1.2.19\n\n")
 	valueSize := strconv.Itoa(o.valueSize)
 	rows := strconv.Itoa(c.rows)
+	duration := o.duration
+	if o.short {
+		// Long enough for a freshly started JVM to answer some calls of
+		// every shape.
+		duration = 500 * time.Millisecond
+	}
 	var targets []target
 	var srv *process
 	if contains(c.columns, col19) || contains(c.columns, col06) {
@@ -176,7 +207,14 @@ func runCompare(o *options, tmp string) error {
 		defer srv.stop()
 	}
 	if contains(c.columns, colReal) {
-		p := &process{name: "Cassandra 1.2.19", addr: c.reference}
+		addr, err := c.referenceAddr()
+		if err != nil {
+			return err
+		}
+		p := &process{name: "Cassandra 1.2.19", addr: addr}
+		if h := p.host(); h == "127.0.0.1" || h == "localhost" || h == "::1" {
+			p.pid = listenerPid(p.port())
+		}
 		part, version, err := describe19(p.addr)
 		if err != nil {
 			return fmt.Errorf("the real node at %s: %w", p.addr, err)
@@ -205,7 +243,7 @@ func runCompare(o *options, tmp string) error {
 		fmt.Printf("- thriftd: %s with OrderPreservingPartitioner, LevelDB store, CommitLogSync periodic\n", o.config)
 	}
 	fmt.Printf("- data: %d rows of 100 columns of %d bytes in Standard1 (BytesType), loaded by 19.x batch_mutate; writes go to Standard2 (UTF8Type); each server warmed %v; each figure %v\n\n",
-		c.rows, o.valueSize, c.warm, o.duration)
+		c.rows, o.valueSize, c.warm, duration)
 
 	// Load and warm each server once (thriftd's two paths share a store).
 	loaded := map[*process]bool{}
@@ -232,7 +270,9 @@ func runCompare(o *options, tmp string) error {
 			for _, s := range shapes19() {
 				w := c.warm / time.Duration(len(shapes19()))
 				a := append([]string{"-api", "19", "-keyspace", t.ks, "-n", rows, "-t", "8", "-S", valueSize, "-duration", w.String()}, s.args19...)
-				if _, err := stress(o.stress, t.p, a...); err != nil {
+				// A cold node may finish no call in a short warm-up,
+				// which is no failure; an error is.
+				if s, err := stress(o.stress, t.p, a...); err != nil && (s == nil || s.Errors > 0) {
 					return err
 				}
 			}
@@ -249,16 +289,16 @@ func runCompare(o *options, tmp string) error {
 				if t.col == col06 {
 					shape = s.args06
 				}
-				a := append(append([]string{"-keyspace", t.ks, "-n", rows, "-t", strconv.Itoa(n), "-S", valueSize, "-duration", o.duration.String()}, t.args...), shape...)
+				a := append(append([]string{"-keyspace", t.ks, "-n", rows, "-t", strconv.Itoa(n), "-S", valueSize, "-duration", duration.String()}, t.args...), shape...)
 				var stopProfile func() error
 				if c.profiles != "" && t.p == srv && srv.admin != "" {
 					name := fmt.Sprintf("%s-%s-%d.pprof", fileName(s.name), t.col, n)
-					stopProfile = profileCPU(srv.admin, o.duration, filepath.Join(c.profiles, name))
+					stopProfile = profileCPU(srv.admin, duration, filepath.Join(c.profiles, name))
 				}
 				var sum *summary
 				var cpu time.Duration
 				var err error
-				if t.p.cmd != nil {
+				if t.p.serverPid() != 0 {
 					sum, cpu, err = stressCPU(o.stress, t.p, a...)
 				} else {
 					sum, err = stress(o.stress, t.p, a...)
@@ -290,6 +330,8 @@ func runCompare(o *options, tmp string) error {
 	return nil
 }
 
+var columnShort = map[string]string{colReal: "real", col19: "19.x", col06: "0.6", colNoop: "no-op"}
+
 var columnTitles = map[string]string{colReal: "real 1.2.19", col19: "thriftd 19.x", col06: "thriftd 0.6", colNoop: "no-op 19.x"}
 
 func printCompare(table []compareRow, cols []string) {
@@ -314,9 +356,17 @@ func printCompare(table []compareRow, cols []string) {
 			line += "---:|"
 		}
 	}
-	cpu := contains(cols, col19) && contains(cols, col06)
-	if cpu {
-		head += " thriftd CPU µs/call 19.x / 0.6 |"
+	// Server CPU time per call of every column whose process is known:
+	// steadier than throughput on a shared machine.
+	var cpuCols, cpuTitles []string
+	for _, c := range ordered {
+		if len(table) > 0 && table[0].cpu[c] > 0 {
+			cpuCols = append(cpuCols, c)
+			cpuTitles = append(cpuTitles, columnShort[c])
+		}
+	}
+	if len(cpuCols) > 0 {
+		head += " server CPU µs/call " + strings.Join(cpuTitles, " / ") + " |"
 		line += "---:|"
 	}
 	fmt.Println(head)
@@ -329,8 +379,12 @@ func printCompare(table []compareRow, cols []string) {
 		for _, q := range ratios {
 			fmt.Printf(" %.0f%% |", 100*r.ops[q.num]/r.ops[q.den])
 		}
-		if cpu {
-			fmt.Printf(" %.0f / %.0f |", micros(r.cpu[col19]), micros(r.cpu[col06]))
+		if len(cpuCols) > 0 {
+			var v []string
+			for _, c := range cpuCols {
+				v = append(v, fmt.Sprintf("%.0f", micros(r.cpu[c])))
+			}
+			fmt.Printf(" %s |", strings.Join(v, " / "))
 		}
 		fmt.Println()
 	}

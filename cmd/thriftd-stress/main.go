@@ -26,6 +26,7 @@ import (
 	"os/signal"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -69,16 +70,12 @@ func main() {
 func run(ctx context.Context, o *options, progress io.Writer) (*summary, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	if o.duration > 0 {
-		var stop context.CancelFunc
-		ctx, stop = context.WithTimeout(ctx, o.duration)
-		defer stop()
-	}
+	var completed atomic.Uint64
 	recs := make([]*recorder, o.threads)
 	workers := make([]*worker, o.threads)
 	for i := range workers {
 		recs[i] = &recorder{}
-		w, err := newWorker(o, i, recs[i])
+		w, err := newWorker(o, i, recs[i], &completed)
 		if err != nil {
 			for _, w := range workers[:i] {
 				w.close()
@@ -86,6 +83,32 @@ func run(ctx context.Context, o *options, progress io.Writer) (*summary, error) 
 			return nil, err
 		}
 		workers[i] = w
+	}
+	// -duration is measuring time: it starts once every connection is
+	// open, which takes a while on a busy machine.
+	if o.duration > 0 {
+		var stop context.CancelFunc
+		ctx, stop = context.WithCancel(ctx)
+		defer stop()
+		go func() {
+			// With -min-ops the run goes on past -duration until that
+			// many calls have succeeded.
+			t := time.NewTimer(o.duration)
+			defer t.Stop()
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			for completed.Load() < uint64(o.minOps) {
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(5 * time.Millisecond):
+				}
+			}
+			stop()
+		}()
 	}
 	start := time.Now()
 	var wg sync.WaitGroup
@@ -213,6 +236,7 @@ type options struct {
 	randomValues bool
 	json         bool
 	timeout      time.Duration
+	minOps       int
 	// api is the interface spoken: "0.6", or "19" (Cassandra 0.7-2.1's,
 	// framed, keyspace by set_keyspace).
 	api string
@@ -254,6 +278,7 @@ func parseOptions(args []string) (*options, error) {
 	fs.BoolVar(&o.randomValues, "random-values", false, "write random, incompressible values, each column its own (py_stress repeated one MD5 in hex)")
 	fs.BoolVar(&o.json, "json", false, "print the final summary as one JSON object")
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "socket timeout")
+	fs.IntVar(&o.minOps, "min-ops", 0, "with -duration, run on until this many calls have succeeded")
 	fs.StringVar(&o.api, "api", "0.6", "interface: 0.6, or 19 (the 0.7-2.1 API of Cassandra 1.2: framed, set_keyspace; -o paged is get_paged_slice of -g columns)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err

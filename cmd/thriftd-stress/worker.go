@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/thrift/lib/go/thrift"
@@ -18,14 +19,16 @@ import (
 
 // worker is one connection and the keys it is responsible for.
 type worker struct {
-	o     *options
-	id    int
-	rec   *recorder
-	trans thrift.TTransport
-	c     *cassandra.CassandraClient
-	c19   *client19 // with -api 19 instead of c
-	rng   *rand.Rand
-	cl    cassandra.ConsistencyLevel
+	o   *options
+	id  int
+	rec *recorder
+	// completed counts the calls of every worker that succeeded.
+	completed *atomic.Uint64
+	trans     thrift.TTransport
+	c         *cassandra.CassandraClient
+	c19       *client19 // with -api 19 instead of c
+	rng       *rand.Rand
+	cl        cassandra.ConsistencyLevel
 
 	// keys [first, end) belong to this worker, as py_stress split them;
 	// next is the next one it writes.
@@ -41,11 +44,11 @@ type worker struct {
 	rangeStart string
 }
 
-func newWorker(o *options, id int, rec *recorder) (*worker, error) {
+func newWorker(o *options, id int, rec *recorder, completed *atomic.Uint64) (*worker, error) {
 	cl, _ := consistencyLevel(o.consistency)
 	first, end := keyRange(o, id)
 	w := &worker{
-		o: o, id: id, rec: rec, cl: cl,
+		o: o, id: id, rec: rec, cl: cl, completed: completed,
 		rng:      rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(id))),
 		first:    first,
 		end:      end,
@@ -175,6 +178,9 @@ func (w *worker) run(ctx context.Context) error {
 			return nil // cut short by the end of the run
 		}
 		w.rec.record(d, err != nil)
+		if err == nil {
+			w.completed.Add(1)
+		}
 		if err != nil {
 			if !w.o.keepGoing {
 				return fmt.Errorf("%s: %w", op, err)
