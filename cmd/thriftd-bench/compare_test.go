@@ -1,0 +1,62 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestCompareColumns(t *testing.T) {
+	for _, tc := range []struct {
+		columns, reference string
+		explicit           bool
+		want               []string
+		fails              bool
+	}{
+		{"real,19,0.6,noop", "start", false, []string{"real", "19", "0.6", "noop"}, false},
+		// The default columns without a real node: the real one is left out.
+		{"real,19,0.6,noop", "off", false, []string{"19", "0.6", "noop"}, false},
+		// Asked for by name, it needs one.
+		{"real,19", "off", true, nil, true},
+		{"19,0.6", "127.0.0.1:19161", true, []string{"19", "0.6"}, false},
+		{"none", "start", true, nil, false},
+		{"19,thriftd", "start", true, nil, true},
+	} {
+		c := compareOptions{reference: tc.reference}
+		err := c.parse(tc.columns, "32", tc.explicit)
+		if (err != nil) != tc.fails {
+			t.Fatalf("-compare %s -reference %s: error %v", tc.columns, tc.reference, err)
+		}
+		if err == nil && !slices.Equal(c.columns, tc.want) {
+			t.Fatalf("-compare %s -reference %s: columns %v, want %v", tc.columns, tc.reference, c.columns, tc.want)
+		}
+	}
+}
+
+// thriftd serves the comparison with OrderPreservingPartitioner, the
+// repository's configuration otherwise unchanged.
+func TestOrderPreservingConfig(t *testing.T) {
+	dir := t.TempDir()
+	out, err := orderPreserving(filepath.Join("..", "..", "storage-conf.xml"), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	orig, _ := os.ReadFile(filepath.Join("..", "..", "storage-conf.xml"))
+	s := string(raw)
+	if !strings.Contains(s, "<Partitioner>org.apache.cassandra.dht.OrderPreservingPartitioner</Partitioner>") ||
+		strings.Contains(s, "RandomPartitioner</Partitioner>") {
+		t.Fatalf("partitioner not replaced")
+	}
+	if strings.Count(s, "\n") != strings.Count(string(orig), "\n") || !strings.Contains(s, `<Keyspace Name="Keyspace1">`) {
+		t.Fatalf("the rest of the configuration changed")
+	}
+	if _, err := orderPreserving(filepath.Join(dir, "missing.xml"), dir); err == nil {
+		t.Fatal("a missing configuration was accepted")
+	}
+}
