@@ -24,6 +24,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -49,6 +50,20 @@ func main() {
 		}
 		defer f.Close()
 		out = f
+	}
+	if o.cpuProfile != "" {
+		// The load generator's own CPU profile: where a client's time
+		// goes when it, not the server, limits a figure.
+		f, err := os.Create(o.cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "thriftd-stress:", err)
+			os.Exit(1)
+		}
+		defer f.Close()
+		defer pprof.StopCPUProfile()
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -237,6 +252,7 @@ type options struct {
 	json         bool
 	timeout      time.Duration
 	minOps       int
+	cpuProfile   string
 	// api is the interface spoken: "0.6", or "19" (Cassandra 0.7-2.1's,
 	// framed, keyspace by set_keyspace).
 	api string
@@ -278,6 +294,7 @@ func parseOptions(args []string) (*options, error) {
 	fs.BoolVar(&o.randomValues, "random-values", false, "write random, incompressible values, each column its own (py_stress repeated one MD5 in hex)")
 	fs.BoolVar(&o.json, "json", false, "print the final summary as one JSON object")
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "socket timeout")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write the load generator's own CPU profile to this file")
 	fs.IntVar(&o.minOps, "min-ops", 0, "with -duration, run on until this many calls have succeeded")
 	fs.StringVar(&o.api, "api", "0.6", "interface: 0.6, or 19 (the 0.7-2.1 API of Cassandra 1.2: framed, set_keyspace; -o paged is get_paged_slice of -g columns)")
 	if err := fs.Parse(args); err != nil {

@@ -73,17 +73,19 @@ func newWorker(o *options, id int, rec *recorder, completed *atomic.Uint64) (*wo
 	if o.api == "19" {
 		return w, w.open19(node, cfg)
 	}
-	var t thrift.TTransport = thrift.NewTSocketConf(net.JoinHostPort(node, strconv.Itoa(o.port)), cfg)
+	sock := thrift.NewTSocketConf(net.JoinHostPort(node, strconv.Itoa(o.port)), cfg)
+	var t richTransport
 	if o.framed {
-		t = thrift.NewTFramedTransportConf(t, cfg)
+		t = newFramedClient(sock, cfg.GetMaxFrameSize())
 	} else {
-		t = thrift.NewTBufferedTransport(t, 16<<10)
+		t = thrift.NewTBufferedTransport(sock, 16<<10)
 	}
 	if err := t.Open(); err != nil {
 		return nil, fmt.Errorf("connection %d: %w", id, err)
 	}
 	w.trans = t
-	w.c = cassandra.NewCassandraClientFactory(t, thrift.NewTBinaryProtocolFactoryConf(cfg))
+	p := newExactProtocol(t, cfg)
+	w.c = cassandra.NewCassandraClientProtocol(t, p, p)
 	return w, nil
 }
 

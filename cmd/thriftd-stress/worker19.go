@@ -28,12 +28,13 @@ func (w *worker) open19(node string, cfg *thrift.TConfiguration) error {
 	if err != nil {
 		return fmt.Errorf("-cl: unknown consistency level %q", w.o.consistency)
 	}
-	t := thrift.NewTFramedTransportConf(thrift.NewTSocketConf(net.JoinHostPort(node, strconv.Itoa(w.o.port)), cfg), cfg)
+	t := newFramedClient(thrift.NewTSocketConf(net.JoinHostPort(node, strconv.Itoa(w.o.port)), cfg), cfg.GetMaxFrameSize())
 	if err := t.Open(); err != nil {
 		return fmt.Errorf("connection %d: %w", w.id, err)
 	}
 	w.trans = t
-	w.c19 = &client19{c: cassandra19.NewCassandraClientFactory(t, thrift.NewTBinaryProtocolFactoryConf(cfg)), cl: cl}
+	p := newExactProtocol(t, cfg)
+	w.c19 = &client19{c: cassandra19.NewCassandraClientProtocol(t, p, p), cl: cl}
 	if err := w.c19.c.SetKeyspace(context.Background(), w.o.keyspace); err != nil {
 		t.Close()
 		return fmt.Errorf("connection %d: set_keyspace %s: %w", w.id, w.o.keyspace, err)
