@@ -115,7 +115,7 @@ func (t *framedClient) RemainingBytes() uint64 { return uint64(t.in.Len()) }
 // from the server it measures than it must.
 type exactProtocol struct {
 	*thrift.TBinaryProtocol
-	r   io.Reader
+	r   richTransport
 	max int32
 }
 
@@ -131,7 +131,9 @@ func (p *exactProtocol) body(ctx context.Context) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if n < 0 || n > p.max {
+	// Within a frame, a body must end in it (framedClient says how much
+	// of it is left; TBufferedTransport knows no bound).
+	if n < 0 || n > p.max || uint64(n) > p.r.RemainingBytes() {
 		return nil, thrift.NewTProtocolExceptionWithType(thrift.INVALID_DATA, fmt.Errorf("length %d out of range", n))
 	}
 	b := make([]byte, n)
