@@ -44,6 +44,21 @@ type compareOptions struct {
 	conns             []int
 	warm              time.Duration
 	profiles          string // directory for thriftd's CPU profiles
+	// shapes are the names (up to the first space) of the shapes to
+	// run; all when empty.
+	shapes []string
+}
+
+// chosen are the shapes -shapes selects.
+func (c *compareOptions) chosen() []shape19 {
+	var out []shape19
+	for _, s := range shapes19() {
+		name, _, _ := strings.Cut(s.name, " ")
+		if len(c.shapes) == 0 || contains(c.shapes, name) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func (c *compareOptions) register(fs *flag.FlagSet) (columns, conns *string) {
@@ -54,6 +69,21 @@ func (c *compareOptions) register(fs *flag.FlagSet) (columns, conns *string) {
 	fs.StringVar(&c.script, "reference-script", "test/cassandra/reference", "the script that starts the real node for -reference start")
 	fs.IntVar(&c.rows, "compare-rows", 2000, "rows of 100 columns loaded into each server for the comparison's reads")
 	conns = fs.String("compare-conns", "32", "connection counts of the comparison")
+	fs.Func("shapes", "the comparison's shapes to run, comma-separated, by call name: get_slice, multiget_slice, get_range_slices, get_paged_slice, insert, batch_mutate (default: all)", func(v string) error {
+		c.shapes = nil
+		for _, name := range strings.Split(v, ",") {
+			name = strings.TrimSpace(name)
+			known := false
+			for _, s := range shapes19() {
+				known = known || strings.HasPrefix(s.name, name+" ")
+			}
+			if !known {
+				return fmt.Errorf("unknown shape %q", name)
+			}
+			c.shapes = append(c.shapes, name)
+		}
+		return nil
+	})
 	fs.DurationVar(&c.warm, "warm", 6*time.Second, "time each server is warmed with the 19.x shapes after loading, before the comparison")
 	fs.StringVar(&c.profiles, "profile", "", "write thriftd's CPU profile of every comparison figure into this directory (go tool pprof FILE)")
 	return columns, conns
@@ -284,7 +314,7 @@ func runCompare(o *options, tmp string) error {
 	}
 
 	var table []compareRow
-	for _, s := range shapes19() {
+	for _, s := range c.chosen() {
 		for _, n := range c.conns {
 			r := compareRow{shape: s.name, conns: n, ops: map[string]float64{}, p99: map[string]float64{}, cpu: map[string]time.Duration{}}
 			// Each row starts with another column, so that what one
@@ -329,7 +359,7 @@ func runCompare(o *options, tmp string) error {
 		}
 	}
 	printCompare(table, c.columns)
-	for _, s := range shapes19() {
+	for _, s := range c.chosen() {
 		if s.note != "" {
 			fmt.Printf("- %s: %s.\n", s.name, s.note)
 		}

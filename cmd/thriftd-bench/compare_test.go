@@ -1,6 +1,8 @@
 package main
 
 import (
+	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -59,4 +61,29 @@ func TestOrderPreservingConfig(t *testing.T) {
 	if _, err := orderPreserving(filepath.Join(dir, "missing.xml"), dir); err == nil {
 		t.Fatal("a missing configuration was accepted")
 	}
+}
+
+// -shapes picks rows by call name, in the table's order.
+func TestChosenShapes(t *testing.T) {
+	c := compareOptions{shapes: []string{"insert", "get_slice"}}
+	var got []string
+	for _, s := range c.chosen() {
+		got = append(got, s.name)
+	}
+	if want := []string{"get_slice (10 of 100 columns)", "insert (1 column)"}; !slices.Equal(got, want) {
+		t.Fatalf("chose %v, want %v", got, want)
+	}
+	if n := len((&compareOptions{}).chosen()); n != 6 {
+		t.Fatalf("no -shapes chose %d shapes, want all 6", n)
+	}
+	if err := flagSetWithCompare().Parse([]string{"-shapes", "get_slices"}); err == nil {
+		t.Fatal("an unknown shape was accepted")
+	}
+}
+
+func flagSetWithCompare() *flag.FlagSet {
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	(&compareOptions{}).register(fs)
+	return fs
 }
