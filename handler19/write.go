@@ -116,7 +116,12 @@ func (c *conn) batchMutate(ctx context.Context, mutations map[string]map[string]
 	sch := c.s.schema()
 	rows := make([]engine.RowMutation, 0, len(mutations))
 	for key, byFamily := range mutations {
-		row := engine.RowMutation{Key: key}
+		// One mutation per column, mostly: sized once rather than grown.
+		n := 0
+		for _, muts := range byFamily {
+			n += len(muts)
+		}
+		row := engine.RowMutation{Key: key, Mutations: make([]engine.Mutation, 0, n)}
 		counters := false
 		for cfName, muts := range byFamily {
 			if err := c.checkAccess(ks); err != nil {
