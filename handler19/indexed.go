@@ -208,10 +208,19 @@ func (x *rowFilter) matches(cols []engine.Column) bool {
 	return true
 }
 
-// stillMatches re-checks a returned row against the values it returns.
-func (x *rowFilter) stillMatches(cols []engine.Column) bool {
+// stillMatches re-checks a returned row against the values it returns: a
+// column the query names by name must be there, and every column there
+// must match.
+func (x *rowFilter) stillMatches(cols []engine.Column, q engine.Query) bool {
 	for i := range x.exprs {
-		if !x.check(i, cols, false) {
+		required := false
+		for _, n := range q.Names {
+			if bytes.Equal(n, x.exprs[i].ColumnName) {
+				required = true
+				break
+			}
+		}
+		if !x.check(i, cols, required) {
 			return false
 		}
 	}
@@ -290,7 +299,7 @@ func (c *conn) searchIndexed(ctx context.Context, ks string, p partitioner.Parti
 				for i, row := range rows {
 					// A row written between the two reads is judged again
 					// by the values it returns.
-					if !x.stillMatches(row.Columns) {
+					if !x.stillMatches(row.Columns, q) {
 						continue
 					}
 					out = append(out, &cassandra19.KeySlice{Key: []byte(keys[i]), Columns: thriftifyRow(row, f)})
