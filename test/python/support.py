@@ -252,7 +252,8 @@ class Thriftd(object):
         self.extra = list(extra)
         # The suites here are 0.6 clients, framed as well as unframed, as
         # against a 0.6 server configured with ThriftFramedTransport; the
-        # 19.x suites pass api='auto'.
+        # 19.x suites pass api='auto', or None to leave it to the
+        # configuration.
         self.api = api
         self.workdir = workdir or data
         self.proc = None
@@ -274,7 +275,8 @@ class Thriftd(object):
         # refuses -data beside -cassandra.
         data = [] if store else ['-data', self.data]
         args = [self.binary, '-config', self.config, '-listen', '127.0.0.1:0'] + data + \
-            ['-log-format', 'json', '-admin', '127.0.0.1:0', '-api', self.api] + store + self.extra
+            ['-log-format', 'json', '-admin', '127.0.0.1:0'] + (['-api', self.api] if self.api else []) + \
+            store + self.extra
         os.makedirs(self.workdir, exist_ok=True)
         self.proc = subprocess.Popen(args, cwd=self.workdir, stdin=subprocess.DEVNULL,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
