@@ -55,6 +55,9 @@ type Options struct {
 	// of package engine that it implements.
 	Store  engine.Store
 	Schema *schema.Schema
+	// Current, when set, returns the schema to use instead of Schema (the
+	// schema catalog's, which changes at run time).
+	Current func() *schema.Schema
 	// Drain stops the Thrift server gracefully (no new connections, calls
 	// in flight finish); the endpoint then flushes the store. Nil answers
 	// that drain is not available.
@@ -382,11 +385,12 @@ func (s *Server) cfstats(r *http.Request) (any, error) {
 		pending = int64(st.PendingCompactions)
 	}
 	out := []KeyspaceStats{}
-	for _, name := range s.o.Schema.KeyspaceNames() {
+	sch := s.schema()
+	for _, name := range sch.KeyspaceNames() {
 		if ks != "" && name != ks {
 			continue
 		}
-		k := s.o.Schema.Keyspaces[name]
+		k := sch.Keyspaces[name]
 		kst := KeyspaceStats{Name: name, PendingTasks: pending, ColumnFamilies: []FamilyStats{}}
 		var readMs, writeMs float64
 		cfs := make([]string, 0, len(k.ColumnFamilies))
@@ -459,10 +463,19 @@ func (s *Server) compact(r *http.Request) (any, error) {
 	return Done{Command: "compact", Keyspace: ks, Family: cf, Took: time.Since(start)}, nil
 }
 
+// schema is the current schema.
+func (s *Server) schema() *schema.Schema {
+	if s.o.Current != nil {
+		return s.o.Current()
+	}
+	return s.o.Schema
+}
+
 // checkScope refuses a keyspace or column family the schema lacks, and
 // column families without their keyspace; empty names are no restriction.
 func (s *Server) checkScope(keyspace string, cfs ...string) error {
-	if keyspace != "" && s.o.Schema.Keyspace(keyspace) == nil {
+	sch := s.schema()
+	if keyspace != "" && sch.Keyspace(keyspace) == nil {
 		return badRequest("unknown keyspace %s", keyspace)
 	}
 	for _, cf := range cfs {
@@ -470,7 +483,7 @@ func (s *Server) checkScope(keyspace string, cfs ...string) error {
 		case cf == "":
 		case keyspace == "":
 			return badRequest("a column family needs its keyspace")
-		case s.o.Schema.ColumnFamily(keyspace, cf) == nil:
+		case sch.ColumnFamily(keyspace, cf) == nil:
 			return badRequest("unknown column family %s.%s", keyspace, cf)
 		}
 	}

@@ -47,7 +47,7 @@ func (p *parser) readKeyspaces() {
 			p.c.Keyspaces = append(p.c.Keyspaces, ks)
 		}
 	}
-	if len(p.c.Keyspaces) == 0 {
+	if len(p.c.Keyspaces) == 0 && !p.opts.AllowNoKeyspaces {
 		p.fail("/Storage/Keyspaces", "No keyspaces configured")
 	}
 }

@@ -56,6 +56,28 @@ func Load(path string) (*Config, error) {
 // (as in 0.6), and class names other than the partitioner's are kept as
 // written for the layers that implement them to check.
 func Parse(data []byte, path string) (*Config, error) {
+	return ParseWith(data, path, Options{})
+}
+
+// Options relax Parse where thriftd serves more than 0.6 did.
+type Options struct {
+	// AllowNoKeyspaces accepts a file that declares no keyspace, which 0.6
+	// refused ("No keyspaces configured"): thriftd then starts with none,
+	// and clients create them through the 19.x API.
+	AllowNoKeyspaces bool
+}
+
+// LoadWith is Load with Options.
+func LoadWith(path string, o Options) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Load(path) // the same error, worded as Load words it
+	}
+	return ParseWith(data, path, o)
+}
+
+// ParseWith is Parse with Options.
+func ParseWith(data []byte, path string, o Options) (*Config, error) {
 	root, err := parseDocument(data)
 	if err != nil {
 		return nil, &Error{File: path, Msg: "malformed XML: " + err.Error(), Err: err}
@@ -64,7 +86,7 @@ func Parse(data []byte, path string) (*Config, error) {
 		return nil, &Error{File: path, Element: "/" + root.name,
 			Msg: "the document element must be <Storage>"}
 	}
-	p := &parser{file: path, root: root, c: newConfig(data, path)}
+	p := &parser{file: path, root: root, c: newConfig(data, path), opts: o}
 	p.readAll()
 	if p.err != nil {
 		return nil, p.err
@@ -142,6 +164,7 @@ type parser struct {
 	root *element
 	c    *Config
 	err  *Error
+	opts Options
 }
 
 func (p *parser) fail(elem, format string, args ...any) {

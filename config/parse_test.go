@@ -577,3 +577,13 @@ func TestLoadMissingFile(t *testing.T) {
 		t.Errorf("error %q does not start with the path", err)
 	}
 }
+
+func TestBuiltinHasNoKeyspace(t *testing.T) {
+	c := Builtin()
+	check(t, "Keyspaces", len(c.Keyspaces), 0)
+	check(t, "ClusterName", c.ClusterName, "Test Cluster")
+	check(t, "Partitioner", c.Partitioner, "org.apache.cassandra.dht.RandomPartitioner")
+	if _, err := Parse([]byte(builtinText), "x"); err == nil {
+		t.Error("0.6's Parse accepted a file without keyspaces")
+	}
+}

@@ -37,7 +37,7 @@ func (s *Service) stringProperty(name string) string {
 		// 0.6.13 answered "file not found!" here (spec 16.6).
 		return s.configText
 	case "token map":
-		return jsonObject(map[string]string{s.schema.Partitioner.TokenMapString(s.nodeToken): s.nodeAddress})
+		return jsonObject(map[string]string{s.sch().Partitioner.TokenMapString(s.nodeToken): s.nodeAddress})
 	case "version":
 		return cassandra.VERSION
 	}
@@ -47,18 +47,18 @@ func (s *Service) stringProperty(name string) string {
 // stringListProperty is get_string_list_property.
 func (s *Service) stringListProperty(name string) []string {
 	if name == "keyspaces" {
-		return s.schema.KeyspaceNames()
+		return s.sch().KeyspaceNames()
 	}
 	return []string{}
 }
 
 // describeRing reports the single node's ring for a configured keyspace.
 func (s *Service) describeRing(keyspace string) ([]*cassandra.TokenRange, error) {
-	ks := s.schema.Keyspace(keyspace)
+	ks := s.sch().Keyspace(keyspace)
 	if ks == nil || ks.System {
 		return nil, invalid("There is no ring for the keyspace: %s", keyspace)
 	}
-	t := s.schema.Partitioner.TokenString(s.nodeToken)
+	t := s.sch().Partitioner.TokenString(s.nodeToken)
 	return []*cassandra.TokenRange{{StartToken: t, EndToken: t, Endpoints: []string{s.nodeAddress}}}, nil
 }
 
@@ -66,7 +66,7 @@ func (s *Service) describeRing(keyspace string) ([]*cassandra.TokenRange, error)
 // keyspace raises the declared NotFoundException (0.6 failed an assertion,
 // spec 16.5).
 func (s *Service) describeKeyspace(keyspace string) (map[string]map[string]string, error) {
-	ks := s.schema.Keyspace(keyspace)
+	ks := s.sch().Keyspace(keyspace)
 	if ks == nil {
 		return nil, errNotFound
 	}
@@ -104,7 +104,7 @@ func (s *Service) describeSplits(ctx context.Context, start, end string, keysPer
 		// 0.6 divided by zero here (spec 16.3).
 		return nil, invalid("keys_per_split must be positive, got %d", keysPerSplit)
 	}
-	p := s.schema.Partitioner
+	p := s.sch().Partitioner
 	left, err := parseToken(p, start)
 	if err != nil {
 		return nil, err

@@ -110,7 +110,7 @@ func (c *conn) GetStringListProperty(ctx context.Context, property string) ([]st
 }
 
 func (c *conn) DescribeKeyspaces(ctx context.Context) ([]string, error) {
-	return c.s.schema.KeyspaceNames(), nil
+	return c.s.sch().KeyspaceNames(), nil
 }
 
 func (c *conn) DescribeClusterName(ctx context.Context) (string, error) {
@@ -128,7 +128,7 @@ func (c *conn) DescribeRing(ctx context.Context, keyspace string) (r []*cassandr
 }
 
 func (c *conn) DescribePartitioner(ctx context.Context) (string, error) {
-	return c.s.schema.Partitioner.Name(), nil
+	return c.s.sch().Partitioner.Name(), nil
 }
 
 func (c *conn) DescribeKeyspace(ctx context.Context, keyspace string) (r map[string]map[string]string, err error) {

@@ -87,7 +87,7 @@ func javaKeyRange(kr *cassandra.KeyRange) *cassandra.KeyRange {
 // whose end is not after its start wraps through the minimum token, and
 // start == end is the whole ring beginning just after start.
 func (s *Service) rangeBounds(kr *cassandra.KeyRange) ([]engine.Bounds, error) {
-	p := s.schema.Partitioner
+	p := s.sch().Partitioner
 	if kr.StartKey != nil {
 		return []engine.Bounds{{
 			Start:          p.Token(*kr.StartKey),

@@ -25,10 +25,16 @@ import (
 	"github.com/thriftd/thriftd/schema"
 )
 
-// Options is everything a Service needs. Schema and Store are required.
+// Options is everything a Service needs. Schema (or Current) and Store
+// are required.
 type Options struct {
 	// Schema is validated against; its Partitioner places and orders rows.
 	Schema *schema.Schema
+	// Current, when set, returns the schema to use instead of Schema: the
+	// schema catalog's, which the 19.x API changes at run time, so that
+	// keyspaces created there are served here too. Each use reads it
+	// afresh.
+	Current func() *schema.Schema
 	// Store holds the data.
 	Store engine.Store
 	// Config supplies the cluster name, the text returned by
@@ -52,7 +58,9 @@ type Options struct {
 // Service is the state shared by every connection: the schema, the store
 // and the node's identity. It is safe for concurrent use.
 type Service struct {
+	// schema is the schema at start; current, the one to use now.
 	schema      *schema.Schema
+	current     func() *schema.Schema
 	v           validator
 	store       engine.Store
 	auth        Authenticator
@@ -67,11 +75,21 @@ type Service struct {
 	metrics *rpcmetrics.Metrics
 }
 
+// sch is the current schema.
+func (s *Service) sch() *schema.Schema { return s.current() }
+
 // New returns a Service. It panics if o.Schema or o.Store is nil, which is
 // a wiring mistake rather than a runtime condition.
 func New(o Options) *Service {
+	if o.Schema == nil && o.Current != nil {
+		o.Schema = o.Current()
+	}
 	if o.Schema == nil || o.Store == nil {
 		panic("handler: Options.Schema and Options.Store are required")
+	}
+	if o.Current == nil {
+		fixed := o.Schema
+		o.Current = func() *schema.Schema { return fixed }
 	}
 	m := o.Metrics
 	if m == nil {
@@ -82,7 +100,8 @@ func New(o Options) *Service {
 	}
 	s := &Service{
 		schema:      o.Schema,
-		v:           validator{schema: o.Schema},
+		current:     o.Current,
+		v:           validator{schema: o.Schema, current: o.Current},
 		store:       m.Store(o.Store),
 		metrics:     m,
 		auth:        o.Auth,
@@ -155,7 +174,7 @@ func required(name string, missing bool) error {
 // checkWritable refuses writes to the system keyspace (spec 16.11), after
 // the call's 0.6 validation has passed.
 func (s *Service) checkWritable(keyspace string) error {
-	if ks := s.schema.Keyspace(keyspace); ks != nil && ks.System {
+	if ks := s.sch().Keyspace(keyspace); ks != nil && ks.System {
 		return invalid("Keyspace %s is maintained by the server and may not be written to", keyspace)
 	}
 	return nil

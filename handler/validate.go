@@ -21,13 +21,22 @@ const maxNameLength = 0xffff
 
 // validator checks requests against one schema.
 type validator struct {
-	schema *schema.Schema
+	schema  *schema.Schema
+	current func() *schema.Schema // nil: schema
+}
+
+// sch is the current schema.
+func (v validator) sch() *schema.Schema {
+	if v.current != nil {
+		return v.current()
+	}
+	return v.schema
 }
 
 // validateTable is ThriftValidation.validateTable. The system keyspace
 // passes: it is readable.
 func (v validator) validateTable(keyspace string) (*schema.Keyspace, error) {
-	ks := v.schema.Keyspace(keyspace)
+	ks := v.sch().Keyspace(keyspace)
 	if ks == nil {
 		return nil, invalid("Keyspace %s does not exist in this schema.", keyspace)
 	}
@@ -253,7 +262,7 @@ func (v validator) validateKeyRange(r *cassandra.KeyRange) error {
 		return invalid("exactly one of {start key, end key} or {start token, end token} must be specified")
 	}
 	if r.StartKey != nil {
-		p := v.schema.Partitioner
+		p := v.sch().Partitioner
 		start, end := p.Token(*r.StartKey), p.Token(*r.EndKey)
 		if bytes.Compare(start, end) > 0 && len(end) != 0 {
 			if p.Name() == randomPartitioner {

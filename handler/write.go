@@ -128,6 +128,7 @@ func (c *conn) batchMutate(ctx context.Context, keyspace string, mutationMap map
 	if err := c.s.checkWritable(keyspace); err != nil {
 		return err
 	}
+	sch := c.s.sch()
 	batch := make([]engine.RowMutation, 0, len(keys))
 	for _, key := range keys {
 		byCF := rows[key]
@@ -141,8 +142,12 @@ func (c *conn) batchMutate(ctx context.Context, keyspace string, mutationMap map
 				if m.ColumnOrSupercolumn != nil {
 					ms = appendWrites(ms, cfName, m.ColumnOrSupercolumn)
 				} else {
-					// validateDeletion has established that it exists.
-					cf := c.s.schema.ColumnFamily(keyspace, cfName)
+					// validateDeletion has established that it exists,
+					// unless the 19.x API dropped it since.
+					cf := sch.ColumnFamily(keyspace, cfName)
+					if cf == nil {
+						return invalid("unconfigured columnfamily %s", cfName)
+					}
 					ms = appendDeletes(ms, cf, m.Deletion)
 				}
 			}

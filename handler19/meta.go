@@ -100,13 +100,17 @@ func (s *Service) describeTokenMap() map[string]string {
 	return map[string]string{s.schema().Partitioner.TokenString(s.nodeToken): s.nodeAddress}
 }
 
-// describeSchemaVersions is every node's schema version: this node's.
-func (s *Service) describeSchemaVersions() map[string][]string {
+// describeSchemaVersions is every node's schema version, as the store
+// knows them (Options.SchemaVersions); without it, this node's.
+func (s *Service) describeSchemaVersions(ctx context.Context) (map[string][]string, error) {
+	if s.schemaVersions != nil {
+		return s.schemaVersions(ctx)
+	}
 	v := s.schema().Version
 	if v == "" {
 		v = schemaVersionUnknown
 	}
-	return map[string][]string{v: {s.nodeAddress}}
+	return map[string][]string{v: {s.nodeAddress}}, nil
 }
 
 // schemaVersionUnknown stands for a schema that has no version yet.
@@ -234,13 +238,32 @@ func cfDef(cf *schema.ColumnFamily) *cassandra19.CfDef {
 	if cf.Super {
 		d.SubcomparatorType = strPtr(typeName(cf.SubComparator))
 	}
+	// 2.0's and 2.1's properties, described back as a client sent them.
+	d.IndexInterval, d.MemtableFlushPeriodInMs = o.IndexInterval, o.MemtableFlushPeriodMs
+	d.MinIndexInterval, d.MaxIndexInterval = o.MinIndexInterval, o.MaxIndexInterval
+	if cf.DefaultTTL != 0 {
+		d.DefaultTimeToLive = int32Ptr(cf.DefaultTTL)
+	}
+	if o.SpeculativeRetry != "" {
+		d.SpeculativeRetry = o.SpeculativeRetry
+	}
+	if o.CellsPerRowToCache != "" {
+		d.CellsPerRowToCache = o.CellsPerRowToCache
+	}
+	for _, tr := range o.Triggers {
+		d.Triggers = append(d.Triggers, &cassandra19.TriggerDef{Name: tr.Name, Options: copyMap(tr.Options)})
+	}
 	for _, col := range cf.Columns {
 		cd := &cassandra19.ColumnDef{Name: col.Name, ValidationClass: typeName(col.Validator)}
 		if ix := col.Index; ix != nil {
 			t := cassandra19.IndexType(ix.Type)
 			cd.IndexType = &t
-			cd.IndexName = strPtr(ix.Name)
-			cd.IndexOptions = copyMap(ix.Options)
+			if ix.Name != "" {
+				cd.IndexName = strPtr(ix.Name)
+			}
+			if ix.Options != nil {
+				cd.IndexOptions = copyMap(ix.Options)
+			}
 		}
 		d.ColumnMetadata = append(d.ColumnMetadata, cd)
 	}

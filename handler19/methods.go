@@ -127,8 +127,10 @@ func (c *conn) GetMultiSlice(ctx context.Context, req *cassandra19.MultiSliceReq
 	return nil, c.s.reply(ctx, "get_multi_slice", invalid("thriftd does not serve get_multi_slice yet"))
 }
 
-func (c *conn) DescribeSchemaVersions(ctx context.Context) (map[string][]string, error) {
-	return c.s.describeSchemaVersions(), nil
+func (c *conn) DescribeSchemaVersions(ctx context.Context) (r map[string][]string, err error) {
+	defer c.s.recoverPanic("describe_schema_versions", &err)
+	r, err = c.s.describeSchemaVersions(ctx)
+	return r, c.s.reply(ctx, "describe_schema_versions", err)
 }
 
 func (c *conn) DescribeKeyspaces(ctx context.Context) (r []*cassandra19.KsDef, err error) {

@@ -2,9 +2,15 @@ package handler19
 
 import (
 	"context"
-	"fmt"
+	"encoding/binary"
+	"encoding/hex"
 	"regexp"
+	"sort"
+	"strconv"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
 
 	"github.com/thriftd/thriftd/engine/comparator"
 	"github.com/thriftd/thriftd/gen-go/cassandra19"
@@ -49,13 +55,25 @@ func (c *conn) systemAddKeyspace(ctx context.Context, def *cassandra19.KsDef) (s
 			return "", invalid("CfDef (%s) had a keyspace definition that did not match KsDef", cf.Name)
 		}
 	}
+	// 1.2's order: every CfDef converted, then the KsDef, then the
+	// keyspace and each column family validated.
+	var cfs []*schema.ColumnFamily
+	for _, d := range def.CfDefs {
+		cf, err := c.s.familyFromThrift(d)
+		if err != nil {
+			return "", err
+		}
+		if err := addDefaultIndexNames(sch, cf); err != nil {
+			return "", err
+		}
+		cfs = append(cfs, cf)
+	}
 	ks, err := c.s.keyspaceFromThrift(def)
 	if err != nil {
 		return "", err
 	}
-	for _, d := range def.CfDefs {
-		cf, err := c.s.familyFromThrift(d)
-		if err != nil {
+	for _, cf := range cfs {
+		if err := validateFamily(sch, cf); err != nil {
 			return "", err
 		}
 		ks.ColumnFamilies[cf.Name] = cf
@@ -91,30 +109,55 @@ func (c *conn) systemDropKeyspace(ctx context.Context, name string) (string, err
 }
 
 func (c *conn) systemAddColumnFamily(ctx context.Context, def *cassandra19.CfDef) (string, error) {
-	if _, err := c.keyspaceOf(); err != nil {
+	ks, err := c.keyspaceOf()
+	if err != nil {
+		return "", err
+	}
+	if err := c.schemaAccess(ks); err != nil {
 		return "", err
 	}
 	cf, err := c.s.familyFromThrift(def)
 	if err != nil {
 		return "", err
 	}
-	ks := c.s.schema().Keyspace(cf.Keyspace)
-	if ks == nil {
+	sch := c.s.schema()
+	if err := addDefaultIndexNames(sch, cf); err != nil {
+		return "", err
+	}
+	if err := validateFamily(sch, cf); err != nil {
+		return "", err
+	}
+	target := sch.Keyspace(cf.Keyspace)
+	if target == nil {
 		return "", invalid("Cannot add column family '%s' to non existing keyspace '%s'.", cf.Name, cf.Keyspace)
 	}
-	if ks.ColumnFamilies[cf.Name] != nil {
+	if target.ColumnFamilies[cf.Name] != nil {
 		return "", invalid("Cannot add already existing column family \"%s\" to keyspace \"%s\"", cf.Name, cf.Keyspace)
 	}
 	return c.change(func(ch SchemaChanger) (string, error) { return ch.AddColumnFamily(ctx, cf) })
 }
 
 func (c *conn) systemUpdateColumnFamily(ctx context.Context, def *cassandra19.CfDef) (string, error) {
-	old := c.s.schema().ColumnFamily(def.Keyspace, def.Name)
+	sch := c.s.schema()
+	old := sch.ColumnFamily(def.Keyspace, def.Name)
 	if old == nil {
 		return "", invalid("Could not find column family definition to modify.")
 	}
+	if err := c.schemaAccess(def.Keyspace); err != nil {
+		return "", err
+	}
 	cf, err := c.s.familyFromThrift(def)
 	if err != nil {
+		return "", err
+	}
+	// CASSANDRA-6831: an update that names no key alias keeps the old one.
+	if def.KeyAlias == nil {
+		cf.Options.KeyAlias = old.Options.KeyAlias
+	}
+	if err := addDefaultIndexNames(sch, cf); err != nil {
+		return "", err
+	}
+	if err := validateFamily(sch, cf); err != nil {
 		return "", err
 	}
 	if cf.Super != old.Super {
@@ -135,10 +178,26 @@ func (c *conn) systemDropColumnFamily(ctx context.Context, name string) (string,
 	if err != nil {
 		return "", err
 	}
+	if err := c.schemaAccess(ks); err != nil {
+		return "", err
+	}
 	if c.s.schema().ColumnFamily(ks, name) == nil {
 		return "", invalid("Cannot drop non existing column family '%s' in keyspace '%s'.", name, ks)
 	}
 	return c.change(func(ch SchemaChanger) (string, error) { return ch.DropColumnFamily(ctx, ks, name) })
+}
+
+// schemaAccess is ClientState.hasAccess for a schema change: a login
+// where one is required, no change to a keyspace the server maintains
+// (preventSystemKSSchemaModification), then the user's access.
+func (c *conn) schemaAccess(keyspace string) error {
+	if a := c.s.auth; a != nil && a.RequiresLogin() && !c.loggedIn {
+		return invalid("You have not logged in")
+	}
+	if systemKeyspaces[strings.ToLower(keyspace)] {
+		return invalid("%s keyspace is not user-modifiable.", keyspace)
+	}
+	return c.checkAccess(keyspace)
 }
 
 // change runs one schema change through the Service's SchemaChanger.
@@ -149,36 +208,90 @@ func (c *conn) change(fn func(SchemaChanger) (string, error)) (string, error) {
 	return fn(c.s.changer)
 }
 
-// keyspaceFromThrift is KSMetaData.fromThrift, without column families.
+// keyspaceFromThrift is KSMetaData.fromThrift and the keyspace half of
+// KSMetaData.validate, without column families: the strategy class is
+// resolved first, then the name and the strategy options are checked.
+// KsDef.replication_factor is ignored, as 1.2 ignored it: the factor is a
+// strategy option.
 func (s *Service) keyspaceFromThrift(def *cassandra19.KsDef) (*schema.Keyspace, error) {
-	if !nameRE.MatchString(def.Name) {
-		return nil, invalid("Keyspace name must not be empty, more than 48 characters long, or contain non-alphanumeric-underscore characters (got \"%s\")", def.Name)
-	}
 	class := def.StrategyClass
 	if !strings.Contains(class, ".") {
 		class = "org.apache.cassandra.locator." + class
 	}
-	opts := copyMap(def.StrategyOptions)
-	if def.ReplicationFactor != nil {
-		opts["replication_factor"] = fmt.Sprint(*def.ReplicationFactor)
+	if !strategies[class] {
+		return nil, invalid("Unable to find replication strategy class '%s'", class)
 	}
-	durable := def.DurableWrites
+	if class == localStrategy {
+		return nil, invalid("Unable to use given strategy class: LocalStrategy is reserved for internal use.")
+	}
+	if !nameRE.MatchString(def.Name) {
+		return nil, invalid("Keyspace name must not be empty, more than 48 characters long, or contain non-alphanumeric-underscore characters (got \"%s\")", def.Name)
+	}
+	opts := copyMap(def.StrategyOptions)
+	if err := validateStrategyOptions(class, opts); err != nil {
+		return nil, err
+	}
 	return &schema.Keyspace{
 		Name:           def.Name,
 		ColumnFamilies: map[string]*schema.ColumnFamily{},
-		Options:        schema.KeyspaceOptions{StrategyClass: class, StrategyOptions: opts, DurableWrites: durable},
+		Options:        schema.KeyspaceOptions{StrategyClass: class, StrategyOptions: opts, DurableWrites: def.DurableWrites},
 	}, nil
+}
+
+// The replication strategies of Cassandra 1.2.
+const (
+	simpleStrategy     = "org.apache.cassandra.locator.SimpleStrategy"
+	networkTopology    = "org.apache.cassandra.locator.NetworkTopologyStrategy"
+	oldNetworkTopology = "org.apache.cassandra.locator.OldNetworkTopologyStrategy"
+	localStrategy      = "org.apache.cassandra.locator.LocalStrategy"
+)
+
+var strategies = map[string]bool{simpleStrategy: true, networkTopology: true, oldNetworkTopology: true, localStrategy: true}
+
+// validateStrategyOptions is the strategies' validateOptions, which the
+// Thrift API runs without refusing unexpected options.
+func validateStrategyOptions(class string, opts map[string]string) error {
+	switch class {
+	case simpleStrategy, oldNetworkTopology:
+		rf, ok := opts["replication_factor"]
+		if !ok {
+			return invalid("SimpleStrategy requires a replication_factor strategy option.")
+		}
+		return validateReplicationFactor(rf)
+	case networkTopology:
+		keys := make([]string, 0, len(opts))
+		for k := range opts {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if strings.EqualFold(k, "replication_factor") {
+				return invalid("replication_factor is an option for SimpleStrategy, not NetworkTopologyStrategy")
+			}
+			if err := validateReplicationFactor(opts[k]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// validateReplicationFactor is AbstractReplicationStrategy's: a Java int,
+// not negative.
+func validateReplicationFactor(rf string) error {
+	n, err := strconv.ParseInt(rf, 10, 32)
+	if err != nil {
+		return invalid("Replication factor must be numeric; found %s", rf)
+	}
+	if n < 0 {
+		return invalid("Replication factor must be non-negative; found %s", rf)
+	}
+	return nil
 }
 
 // familyFromThrift is CFMetaData.fromThrift: a CfDef as a column family,
 // defaults filled in.
 func (s *Service) familyFromThrift(def *cassandra19.CfDef) (*schema.ColumnFamily, error) {
-	if !nameRE.MatchString(def.Keyspace) {
-		return nil, invalid("Keyspace name must not be empty, more than 48 characters long, or contain non-alphanumeric-underscore characters (got \"%s\")", def.Keyspace)
-	}
-	if !nameRE.MatchString(def.Name) {
-		return nil, invalid("ColumnFamily name must not be empty, more than 48 characters long, or contain non-alphanumeric-underscore characters (got \"%s\")", def.Name)
-	}
 	cf := &schema.ColumnFamily{Keyspace: def.Keyspace, Name: def.Name, GCGraceSeconds: schema.DefaultGCGraceSeconds, Options: schema.DefaultFamilyOptions()}
 	switch t := def.GetColumnType(); t {
 	case "Standard":
@@ -200,7 +313,10 @@ func (s *Service) familyFromThrift(def *cassandra19.CfDef) (*schema.ColumnFamily
 			return nil, err
 		}
 	} else if def.SubcomparatorType != nil {
-		return nil, invalid("Subcolumn comparator (%s) is invalid for standard column family %s", *def.SubcomparatorType, def.Name)
+		// Refused by validateFamily, as CFMetaData.validate refused it.
+		if cf.SubComparator, err = s.parse(*def.SubcomparatorType); err != nil {
+			return nil, err
+		}
 	}
 	if def.KeyValidationClass != nil {
 		if cf.KeyValidator, err = s.parse(*def.KeyValidationClass); err != nil {
@@ -241,6 +357,9 @@ func (s *Service) familyFromThrift(def *cassandra19.CfDef) (*schema.ColumnFamily
 		if !strings.Contains(o.CompactionStrategy, ".") {
 			o.CompactionStrategy = "org.apache.cassandra.db.compaction." + o.CompactionStrategy
 		}
+		if !compactionStrategies[o.CompactionStrategy] {
+			return nil, invalid("Unable to find compaction strategy class '%s'", o.CompactionStrategy)
+		}
 	}
 	if def.CompactionStrategyOptions != nil {
 		o.CompactionStrategyOptions = copyMap(def.CompactionStrategyOptions)
@@ -260,6 +379,24 @@ func (s *Service) familyFromThrift(def *cassandra19.CfDef) (*schema.ColumnFamily
 		v := *def.PopulateIoCacheOnFlush
 		o.PopulateIOCacheOnFlush = &v
 	}
+	// Properties of 2.0 and 2.1, which 1.2 lacks: kept as sent and
+	// described back, so that a client that reads a CfDef and sends it
+	// back changes nothing.
+	o.IndexInterval = copyInt32(def.IndexInterval)
+	o.MemtableFlushPeriodMs = copyInt32(def.MemtableFlushPeriodInMs)
+	o.MinIndexInterval = copyInt32(def.MinIndexInterval)
+	o.MaxIndexInterval = copyInt32(def.MaxIndexInterval)
+	if def.SpeculativeRetry != cassandra19.CfDef_SpeculativeRetry_DEFAULT {
+		o.SpeculativeRetry = def.SpeculativeRetry
+	}
+	if def.CellsPerRowToCache != cassandra19.CfDef_CellsPerRowToCache_DEFAULT {
+		o.CellsPerRowToCache = def.CellsPerRowToCache
+	}
+	for _, tr := range def.Triggers {
+		if tr != nil {
+			o.Triggers = append(o.Triggers, schema.Trigger{Name: tr.Name, Options: copyMap(tr.Options)})
+		}
+	}
 	for _, cd := range def.ColumnMetadata {
 		v, err := s.parse(cd.ValidationClass)
 		if err != nil {
@@ -267,13 +404,220 @@ func (s *Service) familyFromThrift(def *cassandra19.CfDef) (*schema.ColumnFamily
 		}
 		col := schema.ColumnDef{Name: cd.Name, Validator: v}
 		if cd.IndexType != nil {
-			col.Index = &schema.IndexDef{Type: schema.IndexType(*cd.IndexType), Name: cd.GetIndexName(), Options: copyMap(cd.IndexOptions)}
+			col.Index = &schema.IndexDef{Type: schema.IndexType(*cd.IndexType), Name: cd.GetIndexName()}
+			if cd.IndexOptions != nil {
+				col.Index.Options = copyMap(cd.IndexOptions)
+			}
 		} else if cd.IndexName != nil {
 			return nil, invalid("Index name cannot be set without index type")
 		}
 		cf.Columns = append(cf.Columns, col)
 	}
+	// 1.2 kept column_metadata in a map by name: a name sent twice is the
+	// last definition, and the columns are described in name order.
+	sort.SliceStable(cf.Columns, func(i, j int) bool { return string(cf.Columns[i].Name) < string(cf.Columns[j].Name) })
+	dedup := cf.Columns[:0]
+	for i, col := range cf.Columns {
+		if i+1 < len(cf.Columns) && string(cf.Columns[i+1].Name) == string(col.Name) {
+			continue
+		}
+		dedup = append(dedup, col)
+	}
+	cf.Columns = dedup
 	return cf, nil
+}
+
+// compactionStrategies are the compaction strategies of Cassandra 1.2.
+var compactionStrategies = map[string]bool{
+	"org.apache.cassandra.db.compaction.SizeTieredCompactionStrategy": true,
+	"org.apache.cassandra.db.compaction.LeveledCompactionStrategy":    true,
+}
+
+// validateFamily is CFMetaData.validate, in its order: names, the
+// subcomparator, counters, the key alias, the declared columns and their
+// indexes, the compaction thresholds and the bloom filter.
+func validateFamily(sch *schema.Schema, cf *schema.ColumnFamily) error {
+	if !nameRE.MatchString(cf.Keyspace) {
+		return invalid("Keyspace name must not be empty, more than 48 characters long, or contain non-alphanumeric-underscore characters (got \"%s\")", cf.Keyspace)
+	}
+	if !nameRE.MatchString(cf.Name) {
+		return invalid("ColumnFamily name must not be empty, more than 48 characters long, or contain non-alphanumeric-underscore characters (got \"%s\")", cf.Name)
+	}
+	if !cf.Super && cf.SubComparator != nil {
+		return invalid("Subcolumn comparator (%s) is invalid for standard column family %s", cf.SubComparator.Name(), cf.Name)
+	}
+	if isCounter(cf.Comparator) {
+		return invalid("CounterColumnType is not a valid comparator")
+	}
+	if isCounter(cf.SubComparator) {
+		return invalid("CounterColumnType is not a valid sub-column comparator")
+	}
+	if isCounter(cf.KeyValidator) {
+		return invalid("CounterColumnType is not a valid key validator")
+	}
+	names := cf.Comparator
+	if cf.Super {
+		names = cf.SubComparator
+	}
+	counters := isCounter(cf.DefaultValidator)
+	for _, col := range cf.Columns {
+		if isCounter(col.Validator) != counters {
+			if counters {
+				return invalid("Cannot add a non counter column (%s) in a counter column family", nameString(names, col.Name))
+			}
+			return invalid("Cannot add a counter column (%s) in a non counter column family", nameString(names, col.Name))
+		}
+	}
+	alias := cf.Options.KeyAlias
+	for _, col := range cf.Columns {
+		if alias != nil && string(alias) == string(col.Name) {
+			return invalid("Cannot have key alias equals to a column name: %s", javaUTF8(alias))
+		}
+	}
+	if alias != nil && !utf8.Valid(alias) {
+		return invalid("Key alias must be UTF8")
+	}
+	taken := map[string]bool{}
+	for _, ks := range sch.Keyspaces {
+		for _, other := range ks.ColumnFamilies {
+			if other.Name == cf.Name {
+				continue // existingIndexNames(cfName) leaves out every family of the name
+			}
+			for _, col := range other.Columns {
+				if col.Index != nil {
+					taken[col.Index.Name] = true
+				}
+			}
+		}
+	}
+	for _, col := range cf.Columns {
+		if err := names.Validate(col.Name); err != nil {
+			return invalid("Column name %s is not valid for comparator %s", hex.EncodeToString(col.Name), names.Name())
+		}
+		if col.Index == nil {
+			continue
+		}
+		if cf.Super {
+			return invalid("Secondary indexes are not supported on super column families")
+		}
+		if !indexNameRE.MatchString(col.Index.Name) {
+			return invalid("Illegal index name %s", col.Index.Name)
+		}
+		if taken[col.Index.Name] {
+			return invalid("Duplicate index name %s", col.Index.Name)
+		}
+		taken[col.Index.Name] = true
+		if col.Index.Type == schema.IndexCustom {
+			if _, ok := col.Index.Options["class_name"]; !ok {
+				return invalid("Required index option missing: class_name")
+			}
+		}
+	}
+	if min, max := cf.Options.MinCompactionThreshold, cf.Options.MaxCompactionThreshold; max != 0 {
+		if min <= 1 {
+			return invalid("Min compaction threshold cannot be less than 2 (got %d).", min)
+		}
+		if min > max {
+			return invalid("Min compaction threshold (got %d) cannot be greater than max compaction threshold (got %d)", min, max)
+		}
+	}
+	if fp := cf.Options.BloomFilterFPChance; fp != nil && *fp == 0 {
+		return invalid("Zero false positives is impossible; bloom filter false positive chance bffpc must be 0 < bffpc <= 1")
+	}
+	return nil
+}
+
+var indexNameRE = regexp.MustCompile(`^\w+$`)
+
+func isCounter(t comparator.Comparator) bool {
+	return t != nil && strings.HasSuffix(t.Name(), ".CounterColumnType")
+}
+
+// javaUTF8 is bytes decoded as Java's UTF8Type.compose decodes them.
+func javaUTF8(b []byte) string { return strings.ToValidUTF8(string(b), "\uFFFD") }
+
+// addDefaultIndexNames is CFMetaData.addDefaultIndexNames: an indexed
+// column of a family being updated keeps its index's name, and one
+// without a name gets "<cf>_<column>_idx" (non-word characters removed),
+// made unique among every index name of the schema with "_1", "_2", ...
+func addDefaultIndexNames(sch *schema.Schema, cf *schema.ColumnFamily) error {
+	if old := sch.ColumnFamily(cf.Keyspace, cf.Name); old != nil {
+		for i := range cf.Columns {
+			col := &cf.Columns[i]
+			prev := old.Column(col.Name)
+			if col.Index == nil || prev == nil || prev.Index == nil || prev.Index.Name == "" {
+				continue
+			}
+			if col.Index.Name != "" && col.Index.Name != prev.Index.Name {
+				return invalid("Can't modify index name: was '%s' changed to '%s'.", prev.Index.Name, col.Index.Name)
+			}
+			col.Index.Name = prev.Index.Name
+		}
+	}
+	existing := map[string]bool{}
+	for _, ks := range sch.Keyspaces {
+		for _, other := range ks.ColumnFamilies {
+			for _, col := range other.Columns {
+				if col.Index != nil {
+					existing[col.Index.Name] = true
+				}
+			}
+		}
+	}
+	names := cf.Comparator
+	if cf.Super {
+		names = cf.SubComparator
+	}
+	for i := range cf.Columns {
+		col := &cf.Columns[i]
+		if col.Index == nil || col.Index.Name != "" {
+			continue
+		}
+		base := nonWord.ReplaceAllString(cf.Name+"_"+nameString(names, col.Name)+"_idx", "")
+		name := base
+		for n := 1; existing[name]; n++ {
+			name = base + "_" + strconv.Itoa(n)
+		}
+		col.Index.Name = name
+	}
+	return nil
+}
+
+var nonWord = regexp.MustCompile(`\W`)
+
+// nameString is AbstractType.getString of a column name for the types
+// whose names index names are made of; other types print hex, as
+// BytesType does.
+func nameString(t comparator.Comparator, name []byte) string {
+	short := ""
+	if t != nil {
+		short = strings.TrimPrefix(t.Name(), "org.apache.cassandra.db.marshal.")
+	}
+	switch short {
+	case "AsciiType", "UTF8Type":
+		return string(name)
+	case "LongType":
+		if len(name) == 8 {
+			return strconv.FormatInt(int64(binary.BigEndian.Uint64(name)), 10)
+		}
+	case "Int32Type":
+		if len(name) == 4 {
+			return strconv.FormatInt(int64(int32(binary.BigEndian.Uint32(name))), 10)
+		}
+	case "LexicalUUIDType", "TimeUUIDType", "UUIDType":
+		if id, err := uuid.FromBytes(name); err == nil {
+			return id.String()
+		}
+	}
+	return hex.EncodeToString(name)
+}
+
+func copyInt32(p *int32) *int32 {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
 }
 
 // parse resolves a type name sent by a client.

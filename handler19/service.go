@@ -49,6 +49,9 @@ type Options struct {
 	Auth Authenticator
 	// Changer applies the system_* calls' schema changes; nil refuses them.
 	Changer SchemaChanger
+	// SchemaVersions answers describe_schema_versions (the store's
+	// SchemaVersions); nil answers the schema's Version on this node.
+	SchemaVersions func(ctx context.Context) (map[string][]string, error)
 	// NodeAddress is the address clients dial, reported by describe_ring
 	// and describe_token_map; NodeToken is this node's ring token.
 	NodeAddress string
@@ -85,11 +88,13 @@ type Service struct {
 	parseType   func(string) (comparator.Comparator, error)
 	auth        Authenticator
 	changer     SchemaChanger
-	nodeAddress string
-	nodeToken   partitioner.Token
-	timeout     time.Duration
-	log         *slog.Logger
-	metrics     *rpcmetrics.Metrics
+	// schemaVersions is Options.SchemaVersions.
+	schemaVersions func(ctx context.Context) (map[string][]string, error)
+	nodeAddress    string
+	nodeToken      partitioner.Token
+	timeout        time.Duration
+	log            *slog.Logger
+	metrics        *rpcmetrics.Metrics
 
 	// types caches ParseType by type name.
 	types sync.Map // string -> comparator.Comparator
@@ -109,17 +114,18 @@ func New(o Options) *Service {
 		m.Declare(name)
 	}
 	s := &Service{
-		schema:      o.Schema,
-		store:       m.Store(o.Store),
-		metrics:     m,
-		clusterName: o.ClusterName,
-		parseType:   o.ParseType,
-		auth:        o.Auth,
-		changer:     o.Changer,
-		nodeAddress: o.NodeAddress,
-		nodeToken:   o.NodeToken,
-		timeout:     o.Timeout,
-		log:         o.Logger,
+		schema:         o.Schema,
+		store:          m.Store(o.Store),
+		metrics:        m,
+		clusterName:    o.ClusterName,
+		parseType:      o.ParseType,
+		auth:           o.Auth,
+		changer:        o.Changer,
+		schemaVersions: o.SchemaVersions,
+		nodeAddress:    o.NodeAddress,
+		nodeToken:      o.NodeToken,
+		timeout:        o.Timeout,
+		log:            o.Logger,
 	}
 	if s.log == nil {
 		s.log = slog.Default()

@@ -223,3 +223,16 @@ func (s meteredStore) Range(ctx context.Context, keyspace string, b engine.Bound
 func (s meteredStore) Splits(ctx context.Context, b engine.Bounds, keysPerSplit int) ([]partitioner.Token, error) {
 	return s.Store.Splits(ctx, b, keysPerSplit)
 }
+
+// errNoTruncate is Truncate's error on a store that cannot truncate.
+var errNoTruncate = errors.New("the store cannot truncate")
+
+// Truncate forwards the 19.x API's truncate to the store's
+// engine.Truncater, which the wrapping would otherwise hide.
+func (s meteredStore) Truncate(ctx context.Context, keyspace, columnFamily string) error {
+	t, ok := s.Store.(engine.Truncater)
+	if !ok {
+		return errNoTruncate
+	}
+	return t.Truncate(ctx, keyspace, columnFamily)
+}

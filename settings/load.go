@@ -76,7 +76,12 @@ func Resolve(path string, flags *Flags) (*Effective, error) {
 		}
 	}
 	e.origins["storage_conf"] = storage
-	if e.Storage, err = config.Load(e.StorageConf); err != nil {
+	// thriftd serves a file without keyspaces, which 0.6 refused, and a
+	// thriftd.yaml without any (storage_conf: ""): clients create
+	// keyspaces through the 19.x API.
+	if e.NoStorageConf() {
+		e.Storage = config.Builtin()
+	} else if e.Storage, err = config.LoadWith(e.StorageConf, config.Options{AllowNoKeyspaces: true}); err != nil {
 		if storage.Layer == YAMLFile {
 			return nil, fmt.Errorf("%w (storage_conf, %s)", err, storage)
 		}
@@ -101,6 +106,13 @@ func Resolve(path string, flags *Flags) (*Effective, error) {
 	}
 	e.applyToStorage()
 	return e, nil
+}
+
+// NoStorageConf reports whether thriftd.yaml names no storage-conf.xml
+// (storage_conf: ""): thriftd then starts with the built-in configuration
+// (config.Builtin), which has no keyspace.
+func (e *Effective) NoStorageConf() bool {
+	return e.FileIsYAML && e.StorageConf == "" && e.origins["storage_conf"].Layer == YAMLFile
 }
 
 // IsXML tells a storage-conf.xml from a thriftd.yaml by content: an XML

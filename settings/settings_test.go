@@ -272,3 +272,24 @@ func TestRelativePaths(t *testing.T) {
 		t.Errorf("auth.access_file = %q, want %q", eff.Auth.AccessFile, want)
 	}
 }
+
+// A thriftd.yaml with storage_conf: "" names no storage-conf.xml: thriftd
+// starts from the built-in configuration, with no keyspace.
+func TestNoStorageConf(t *testing.T) {
+	dir := t.TempDir()
+	path := write(t, dir, "thriftd.yaml", "storage_conf: \"\"\ndata: d\nlisten: 127.0.0.1:9999\n")
+	eff, err := Resolve(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !eff.NoStorageConf() || eff.Storage.Path != config.BuiltinPath || len(eff.Storage.Keyspaces) != 0 {
+		t.Fatalf("NoStorageConf %v, storage %s with %d keyspaces", eff.NoStorageConf(), eff.Storage.Path, len(eff.Storage.Keyspaces))
+	}
+	if eff.Data != filepath.Join(dir, "d") || eff.Listen != "127.0.0.1:9999" {
+		t.Errorf("data %q, listen %q", eff.Data, eff.Listen)
+	}
+	// An XML file given with -config is never "none".
+	if _, err := Resolve(write(t, dir, "empty.xml", ""), nil); err == nil {
+		t.Error("an empty .xml file was accepted")
+	}
+}

@@ -28,7 +28,12 @@ func (e *Effective) Validate() error {
 	}
 	type check func() error
 	checks := []check{
-		func() error { return nonEmpty(bad, "storage_conf", s.StorageConf) },
+		func() error {
+			if e.NoStorageConf() {
+				return nil // the built-in configuration
+			}
+			return nonEmpty(bad, "storage_conf", s.StorageConf)
+		},
 		func() error { return address(bad, "listen", s.Listen, 0) },
 		func() error { return nonEmpty(bad, "data", s.Data) },
 		func() error { return oneOf("sync", s.Sync, "periodic", "batch") },

@@ -23,12 +23,14 @@ import (
 	"github.com/thriftd/thriftd/config"
 	"github.com/thriftd/thriftd/dialect"
 	"github.com/thriftd/thriftd/engine"
+	"github.com/thriftd/thriftd/engine/comparator"
 	"github.com/thriftd/thriftd/engine/ldbstore"
 	"github.com/thriftd/thriftd/engine/partitioner"
 	"github.com/thriftd/thriftd/handler"
 	"github.com/thriftd/thriftd/handler19"
 	"github.com/thriftd/thriftd/rpcmetrics"
 	"github.com/thriftd/thriftd/schema"
+	"github.com/thriftd/thriftd/schema/catalog"
 	"github.com/thriftd/thriftd/server"
 	"github.com/thriftd/thriftd/settings"
 )
@@ -134,15 +136,27 @@ func run(eff *settings.Effective, log *slog.Logger) error {
 	for _, name := range cfg.Ignored {
 		log.Info("configuration element is not used by Cassandra 0.6 and is ignored", "element", name, "file", cfg.Path)
 	}
-	store, where, err := openStore(eff, s, log)
+	store, where, cat, err := openStore(eff, s, log)
 	if err != nil {
 		return err
 	}
 	defer func() {
+		if cat != nil {
+			cat.Close()
+		}
 		if err := store.Close(); err != nil {
 			log.Error("closing the store", where, "err", err)
 		}
 	}()
+	// current is the schema every call reads: the catalog's, which the
+	// 19.x API's system_* calls change; the file's on a store that cannot
+	// change its schema.
+	current := func() *schema.Schema { return s }
+	var changer handler19.SchemaChanger
+	var schemaVersions func(context.Context) (map[string][]string, error)
+	if cat != nil {
+		current, changer, schemaVersions = cat.Current, cat, cat.SchemaVersions
+	}
 
 	l, err := net.Listen("tcp", eff.Listen)
 	if err != nil {
@@ -157,7 +171,7 @@ func run(eff *settings.Effective, log *slog.Logger) error {
 	reg := newRegistry(store)
 	calls := rpcmetrics.New(reg)
 	svc := handler.New(handler.Options{
-		Schema:      s,
+		Current:     current,
 		Store:       store,
 		Config:      cfg,
 		Auth:        auth,
@@ -167,14 +181,17 @@ func run(eff *settings.Effective, log *slog.Logger) error {
 		Metrics:     calls,
 	})
 	svc19 := handler19.New(handler19.Options{
-		Schema:      func() *schema.Schema { return s },
-		Store:       store,
-		ClusterName: cfg.ClusterName,
-		NodeAddress: nodeAddress(l.Addr()),
-		NodeToken:   token,
-		Timeout:     time.Duration(cfg.RpcTimeoutInMillis) * time.Millisecond,
-		Logger:      log,
-		Metrics:     calls,
+		Schema:         current,
+		Store:          store,
+		ParseType:      parseType,
+		Changer:        changer,
+		SchemaVersions: schemaVersions,
+		ClusterName:    cfg.ClusterName,
+		NodeAddress:    nodeAddress(l.Addr()),
+		NodeToken:      token,
+		Timeout:        time.Duration(cfg.RpcTimeoutInMillis) * time.Millisecond,
+		Logger:         log,
+		Metrics:        calls,
 	})
 	router := &dialect.Router{
 		V06:     svc.Processor,
@@ -196,7 +213,7 @@ func run(eff *settings.Effective, log *slog.Logger) error {
 	var adm *admin.Server
 	if addr := adminAddr(eff.Admin, log); addr != "" {
 		adm, err = startAdmin(addr, eff.Admin, admin.Options{
-			Registry: reg, Store: store, Schema: s,
+			Registry: reg, Store: store, Schema: s, Current: current,
 			Node: admin.Node{Address: nodeAddress(l.Addr()), Token: s.Partitioner.TokenString(token),
 				ClusterName: cfg.ClusterName, Partitioner: s.Partitioner.Name(), Started: time.Now()},
 			Drain: drainer(srv, cfg.Server.ShutdownTimeout, log),
@@ -216,7 +233,7 @@ func run(eff *settings.Effective, log *slog.Logger) error {
 	log.Info("thriftd is serving",
 		"listen", l.Addr().String(), "config", cfg.Path, "settings", eff.File, where,
 		"cluster", cfg.ClusterName, "partitioner", s.Partitioner.Name(),
-		"keyspaces", len(s.Keyspaces), "commit_log_sync", eff.Sync,
+		"keyspaces", len(current().Keyspaces), "schema_version", current().Version, "commit_log_sync", eff.Sync,
 		"authenticator", cfg.Authenticator)
 
 	select {
@@ -247,25 +264,76 @@ type store interface {
 	Token() partitioner.Token
 }
 
-// openStore opens the backend the settings select, and says where it
-// stores, for the logs: the Cassandra cluster of -cassandra
-// (cassandra=HOSTS), else the LevelDB store (data=DIR).
-func openStore(eff *settings.Effective, s *schema.Schema, log *slog.Logger) (store, slog.Attr, error) {
+// parseType resolves the 19.x API's type names.
+var parseType = comparator.Lookup
+
+// schemaPoll is how often a catalog on a shared store (the Cassandra
+// cluster) reads the recorded schema for other processes' changes.
+const schemaPoll = 2 * time.Second
+
+// openStore opens the backend the settings select, with the schema
+// catalog over it when the store can change its schema (nil otherwise),
+// and says where it stores, for the logs: the Cassandra cluster of
+// -cassandra (cassandra=HOSTS), else the LevelDB store (data=DIR).
+func openStore(eff *settings.Effective, s *schema.Schema, log *slog.Logger) (store, slog.Attr, *catalog.Catalog, error) {
+	catOpts := catalog.Options{ParseType: parseType, File: eff.Storage.Path, Logger: log}
 	if c := eff.Cassandra; len(c.Hosts) > 0 {
 		st, err := openCassandra(c, eff.Storage, s, log)
 		if err != nil {
-			return nil, slog.Attr{}, err
+			return nil, slog.Attr{}, nil, err
 		}
-		return st, slog.String("cassandra", strings.Join(c.Hosts, ",")), nil
+		where := slog.String("cassandra", strings.Join(c.Hosts, ","))
+		ss, ok := any(st).(engine.SchemaStore)
+		if !ok {
+			return st, where, nil, nil
+		}
+		catOpts.Poll = schemaPoll
+		ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+		defer cancel()
+		cat, err := catalog.Open(ctx, ss, s, catOpts)
+		if err != nil {
+			st.Close()
+			return nil, slog.Attr{}, nil, err
+		}
+		return st, where, cat, nil
 	}
 	if err := os.MkdirAll(eff.Data, 0o755); err != nil {
-		return nil, slog.Attr{}, fmt.Errorf("data directory: %w", err)
+		return nil, slog.Attr{}, nil, fmt.Errorf("data directory: %w", err)
 	}
-	st, err := ldbstore.Open(eff.Data, s, storeOptions(eff, log))
+	o := storeOptions(eff, log)
+	var start *catalog.Start
+	o.Schema = func(recorded []byte) (*schema.Schema, error) {
+		var err error
+		if start, err = catalog.Resolve(s, recorded, catOpts); err != nil {
+			return nil, err
+		}
+		return start.Schema, nil
+	}
+	o.NodeAddress = listenAddress(eff.Listen)
+	st, err := ldbstore.Open(eff.Data, s, o)
 	if err != nil {
-		return nil, slog.Attr{}, err
+		return nil, slog.Attr{}, nil, err
 	}
-	return st, slog.String("data", eff.Data), nil
+	cat, err := catalog.New(context.Background(), st, start, catOpts)
+	if err != nil {
+		st.Close()
+		return nil, slog.Attr{}, nil, err
+	}
+	return st, slog.String("data", eff.Data), cat, nil
+}
+
+// listenAddress is the address clients dial for a listen setting, as
+// nodeAddress gives it for the bound socket.
+func listenAddress(listen string) string {
+	host, _, err := net.SplitHostPort(listen)
+	if err != nil {
+		return "127.0.0.1"
+	}
+	a, err := net.ResolveTCPAddr("tcp", net.JoinHostPort(host, "0"))
+	if err != nil {
+		return "127.0.0.1"
+	}
+	return nodeAddress(a)
 }
 
 func storeOptions(eff *settings.Effective, log *slog.Logger) ldbstore.Options {

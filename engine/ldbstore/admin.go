@@ -59,12 +59,11 @@ func (st *Store) compactionDB() (*leveldb.DB, error) {
 	return st.db, nil
 }
 
-// Compact runs LevelDB's CompactRange (nodetool compact) over the whole
-// store when keyspace is empty, over every column family of keyspace when
-// columnFamily is empty, else over one column family. It also flushes the
-// memtable first when it holds keys of the range. Expired tombstones are
-// not dropped by it: Purge does that.
-func (st *Store) Compact(ctx context.Context, keyspace, columnFamily string) error {
+// compactionRanges are the key ranges Compact compacts. The families
+// change under schema changes, which hold mu (schema.go).
+func (st *Store) compactionRanges(keyspace, columnFamily string) ([]util.Range, error) {
+	st.mu.RLock()
+	defer st.mu.RUnlock()
 	var ranges []util.Range
 	switch {
 	case keyspace == "":
@@ -72,7 +71,7 @@ func (st *Store) Compact(ctx context.Context, keyspace, columnFamily string) err
 	case columnFamily != "":
 		f, err := st.family(keyspace, columnFamily)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		ranges = []util.Range{*util.BytesPrefix(f.prefix)}
 	default:
@@ -82,8 +81,21 @@ func (st *Store) Compact(ctx context.Context, keyspace, columnFamily string) err
 			}
 		}
 		if len(ranges) == 0 {
-			return fmt.Errorf("ldbstore: unknown keyspace %s", keyspace)
+			return nil, fmt.Errorf("ldbstore: unknown keyspace %s", keyspace)
 		}
+	}
+	return ranges, nil
+}
+
+// Compact runs LevelDB's CompactRange (nodetool compact) over the whole
+// store when keyspace is empty, over every column family of keyspace when
+// columnFamily is empty, else over one column family. It also flushes the
+// memtable first when it holds keys of the range. Expired tombstones are
+// not dropped by it: Purge does that.
+func (st *Store) Compact(ctx context.Context, keyspace, columnFamily string) error {
+	ranges, err := st.compactionRanges(keyspace, columnFamily)
+	if err != nil {
+		return err
 	}
 	db, err := st.compactionDB()
 	if err != nil {

@@ -56,6 +56,12 @@ type Options struct {
 	Logger          *slog.Logger
 	// Now is the clock for tombstone deletion times; default time.Now.
 	Now func() time.Time
+	// Schema, when set, decides the schema Open serves from the one the
+	// catalog recorded through ChangeSchema (nil when none was), in place
+	// of Open's argument (schema.go).
+	Schema func(recorded []byte) (*schema.Schema, error)
+	// NodeAddress names this node in SchemaVersions; default 127.0.0.1.
+	NodeAddress string
 }
 
 func (o *Options) fill() {
@@ -105,6 +111,8 @@ type Store struct {
 
 	stop chan struct{}
 	done sync.WaitGroup
+
+	sch schemaState // schema changes (schema.go)
 }
 
 const lockStripes = 1024
@@ -144,7 +152,11 @@ func Open(dir string, s *schema.Schema, o Options) (*Store, error) {
 		return nil, err
 	}
 	st := &Store{db: db, dir: dir, opts: o, part: s.Partitioner, cfs: map[cfName]*family{}, byID: map[uint32]*family{}, seed: maphash.MakeSeed(), stop: make(chan struct{})}
-	if err := st.loadSchema(s); err != nil {
+	s, err = st.resolveSchema(s)
+	if err == nil {
+		err = st.loadSchema(s)
+	}
+	if err != nil {
 		db.Close()
 		if isCorrupted(err) {
 			return nil, errDamaged(dir, err)
@@ -166,6 +178,7 @@ func Open(dir string, s *schema.Schema, o Options) (*Store, error) {
 		st.done.Add(1)
 		go st.purgeLoop()
 	}
+	st.startSchemaWork()
 	return st, nil
 }
 
@@ -191,6 +204,12 @@ type storedSchema struct {
 	// (partitioner.RowKeyVersion); absent means 1.
 	RowKeyVersion  int            `json:"row_key_version,omitempty"`
 	ColumnFamilies []storedFamily `json:"column_families"`
+	// Version is the schema version of the last ChangeSchema; NextID the
+	// first id never used; Dropped the ids of dropped and truncated
+	// families whose data is left to delete (schema.go).
+	Version string   `json:"version,omitempty"`
+	NextID  uint32   `json:"next_id,omitempty"`
+	Dropped []uint32 `json:"dropped,omitempty"`
 }
 
 type storedFamily struct {
@@ -229,7 +248,7 @@ func (st *Store) loadSchema(s *schema.Schema) error {
 			st.dir, stored.Partitioner, s.Partitioner.Name())
 	}
 	known := map[cfName]*storedFamily{}
-	var next uint32 = 1
+	next := nextID(&stored) // ids of dropped families are never reused
 	for i := range stored.ColumnFamilies {
 		f := &stored.ColumnFamilies[i]
 		known[cfName{f.Keyspace, f.Name}] = f

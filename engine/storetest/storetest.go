@@ -28,6 +28,11 @@ type Harness struct {
 	// (and whatever it created) when t ends.
 	Open func(t *testing.T, s *schema.Schema) engine.Store
 
+	// Reopen closes st, a Store Open returned, and opens the same data
+	// again for s, as a restarted thriftd would (RunSchema's restart
+	// tests need it).
+	Reopen func(t *testing.T, st engine.Store, s *schema.Schema) engine.Store
+
 	// AtomicCalls is true when Apply applies all rows of one call or none
 	// (LevelDB: one batch). When false, each row is still atomic, and
 	// Limits names where the backend documents it.
