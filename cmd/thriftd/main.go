@@ -265,7 +265,7 @@ type store interface {
 }
 
 // parseType resolves the 19.x API's type names.
-var parseType = comparator.Lookup
+var parseType = comparator.Parse
 
 // schemaPoll is how often a catalog on a shared store (the Cassandra
 // cluster) reads the recorded schema for other processes' changes.

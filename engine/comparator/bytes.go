@@ -121,7 +121,11 @@ func decodeEscaped(enc []byte) (name, rest []byte, err error) {
 	if enc[i+1] == escEnd {
 		return enc[:i:i], enc[i+escBytes:], nil
 	}
+	// One allocation: the escaped form is at most twice as long as the name.
 	var out []byte
+	if after, err := skipEscaped(enc); err == nil {
+		out = make([]byte, 0, len(enc)-len(after))
+	}
 	for {
 		if i < 0 || i+1 >= len(enc) {
 			return nil, nil, fmt.Errorf("%w: unterminated name", ErrMalformed)

@@ -19,7 +19,10 @@ import (
 func checkComparator(t *testing.T, c Comparator, valid [][]byte, rng *rand.Rand) {
 	t.Helper()
 	names := append([][]byte{nil, {}}, valid...)
-	for _, n := range names {
+	for i, n := range names {
+		if i < 2 && c.Name() == inetAddressType {
+			continue // 1.2 rejects the empty inet; it still sorts first
+		}
 		if err := c.Validate(n); err != nil {
 			t.Fatalf("%s: sample %x is invalid: %v", c.Name(), n, err)
 		}
@@ -55,8 +58,14 @@ func checkComparator(t *testing.T, c Comparator, valid [][]byte, rng *rand.Rand)
 			if ab != -ba {
 				t.Fatalf("%s: Compare(%x, %x) = %d but Compare(%x, %x) = %d", c.Name(), a, b, ab, b, a, ba)
 			}
-			if got := bytes.Compare(enc[i], enc[j]); got != ab {
+			// Names that compare equal with different bytes (several
+			// spellings of one value) get encodings ordered by their bytes.
+			got := bytes.Compare(enc[i], enc[j])
+			if got != ab && (ab != 0 || bytes.Equal(a, b)) {
 				t.Fatalf("%s: encodings of %x, %x compare %d, names compare %d", c.Name(), a, b, got, ab)
+			}
+			if ab == 0 && !bytes.Equal(a, b) && got == 0 {
+				t.Fatalf("%s: names %x and %x share an encoding", c.Name(), a, b)
 			}
 		}
 	}
