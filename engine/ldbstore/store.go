@@ -100,6 +100,15 @@ type Store struct {
 
 	seed  maphash.Seed
 	locks [lockStripes]sync.Mutex
+	// newest[i] bounds the timestamps stored in the rows of slot i, under
+	// row lock i % lockStripes; bound is the stored bound of them all,
+	// raised under boundMu (newest.go).
+	newest  [newestSlots]int64
+	bound   atomic.Int64
+	boundMu sync.Mutex
+	// writeReads counts the LevelDB reads writes made (a Get or a
+	// prefetch walk), for tests of the blind path.
+	writeReads atomic.Int64
 
 	// calls counts calls in flight so Close can wait for them. Its write
 	// lock also guards replacing db after a write failure (recover.go).
@@ -164,6 +173,13 @@ func Open(dir string, s *schema.Schema, o Options) (*Store, error) {
 		return nil, err
 	}
 	if err := st.loadToken(); err != nil {
+		db.Close()
+		if isCorrupted(err) {
+			return nil, errDamaged(dir, err)
+		}
+		return nil, err
+	}
+	if err := st.loadNewest(); err != nil {
 		db.Close()
 		if isCorrupted(err) {
 			return nil, errDamaged(dir, err)
@@ -398,7 +414,10 @@ func (st *Store) Close() error {
 	if st.db == nil {
 		return st.errUnavailable()
 	}
-	err := st.db.Put(metaSync, nil, &opt.WriteOptions{Sync: true})
+	err := st.db.Put(metaNewest, st.exactBound(), &opt.WriteOptions{Sync: true})
+	if err == nil {
+		err = st.db.Put(metaSync, nil, &opt.WriteOptions{Sync: true})
+	}
 	if cerr := st.db.Close(); err == nil {
 		err = cerr
 	}

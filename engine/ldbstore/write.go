@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"hash/maphash"
+	"math"
 	"sort"
 
 	"github.com/syndtr/goleveldb/leveldb"
@@ -16,9 +17,10 @@ import (
 // Apply implements engine.Store. Every row of the call is written in one
 // LevelDB batch, so the whole call is atomic, not only each row.
 //
-// Writes reconcile against what is stored (read, compare, write) under a
-// per-row lock, so LevelDB holds only the winning version of each column.
-// A write shadowed by a row or super column tombstone is dropped.
+// Writes reconcile against what is stored under a per-row lock, so
+// LevelDB holds only the winning version of each column: a write newer
+// than anything its row's slot holds is written blind, any other reads
+// the stored version and is dropped if that wins (newest.go).
 func (st *Store) Apply(ctx context.Context, keyspace string, rows []engine.RowMutation) error {
 	st.resumeWrites()
 	if err := st.enter(); err != nil {
@@ -29,13 +31,20 @@ func (st *Store) Apply(ctx context.Context, keyspace string, rows []engine.RowMu
 	defer unlock()
 
 	size, count := 0, 0
+	newest := int64(math.MinInt64)
 	for _, r := range rows {
 		count += len(r.Mutations)
 		for _, m := range r.Mutations {
 			size += len(r.Key) + len(m.SuperColumn) + len(m.Name) + len(m.Value) + 48
+			newest = max(newest, m.Timestamp)
 		}
 	}
-	w := &writer{st: st, batch: leveldb.MakeBatch(size), staged: make(map[string][]byte, count), purge: map[string]bool{},
+	// Nothing is stored above the stored bound (newest.go).
+	if err := st.raiseBound(newest); err != nil {
+		st.noteWriteError(err)
+		return err
+	}
+	w := &writer{st: st, batch: leveldb.MakeBatch(size), staged: make(map[string][]byte, count), purge: map[string]bool{}, base: map[int]int64{},
 		now: uint32(st.opts.Now().Unix())}
 	for _, r := range rows {
 		if err := w.row(keyspace, r); err != nil {
@@ -73,13 +82,15 @@ func (st *Store) lockRows(keyspace string, rows []engine.RowMutation) func() {
 	}
 }
 
-func (st *Store) stripe(keyspace, key string) int {
+func (st *Store) stripe(keyspace, key string) int { return st.slot(keyspace, key) % lockStripes }
+
+func (st *Store) rowHash(keyspace, key string) uint64 {
 	var h maphash.Hash
 	h.SetSeed(st.seed)
 	h.WriteString(keyspace)
 	h.WriteByte(0)
 	h.WriteString(key)
-	return int(h.Sum64() % lockStripes)
+	return h.Sum64()
 }
 
 // writer builds one batch; staged holds what the batch has written so far,
@@ -90,12 +101,17 @@ type writer struct {
 	staged map[string][]byte
 	purge  map[string]bool
 	now    uint32
+	slot   int // the newest-timestamp slot of the row being written
+	// base holds each slot's bound as it was before this call wrote:
+	// what LevelDB stores in the slot is no newer.
+	base map[int]int64
 }
 
 func (w *writer) get(key []byte) ([]byte, bool, error) {
 	if v, ok := w.staged[string(key)]; ok {
 		return v, true, nil
 	}
+	w.st.writeReads.Add(1)
 	v, err := w.st.db.Get(key, nil)
 	if err == leveldb.ErrNotFound {
 		return nil, false, nil
@@ -113,7 +129,8 @@ const prefetchMin = 16
 
 // prefetch reads the stored values of keys, all in the row whose data
 // prefix is row, and returns them by the keys' positions: nil where keys
-// holds nil or nothing is stored (a stored cell is never empty). The
+// holds nil, absent where nothing is stored (a stored cell is never
+// empty). The
 // caller holds the row's lock, so they stay current until the batch is
 // written.
 func (w *writer) prefetch(row []byte, keys [][]byte) ([][]byte, error) {
@@ -124,6 +141,7 @@ func (w *writer) prefetch(row []byte, keys [][]byte) ([][]byte, error) {
 		}
 	}
 	sort.Slice(order, func(a, b int) bool { return bytes.Compare(keys[order[a]], keys[order[b]]) < 0 })
+	w.st.writeReads.Add(1)
 	first := keys[order[0]]
 	it := w.st.db.NewIterator(&util.Range{Start: first, Limit: after(row)}, nil)
 	defer it.Release()
@@ -145,6 +163,8 @@ func (w *writer) prefetch(row []byte, keys [][]byte) ([][]byte, error) {
 		}
 		if ok && bytes.Equal(it.Key(), k) {
 			vals[i] = a.copy(it.Value())
+		} else {
+			vals[i] = absent
 		}
 	}
 	return vals, it.Error()
@@ -152,17 +172,35 @@ func (w *writer) prefetch(row []byte, keys [][]byte) ([][]byte, error) {
 
 // stored returns the version key holds for this call: what the call
 // wrote there already, else what prefetch read into stored at i, else
-// (when nothing was prefetched) what LevelDB holds.
+// (when it was not prefetched) what LevelDB holds.
 func (w *writer) stored(key []byte, stored [][]byte, i int) ([]byte, bool, error) {
-	if _, staged := w.staged[string(key)]; staged || stored == nil {
+	if _, staged := w.staged[string(key)]; staged || stored == nil || stored[i] == nil {
 		return w.get(key)
 	}
-	return stored[i], stored[i] != nil, nil
+	return stored[i], len(stored[i]) > 0, nil
 }
 
-func (w *writer) put(key, value []byte) {
+// absent is what prefetch read where nothing is stored.
+var absent = []byte{}
+
+// put stages value, a version with timestamp ts, at key.
+func (w *writer) put(key, value []byte, ts int64) {
 	w.staged[string(key)] = value
 	w.batch.Put(key, value)
+	if n := &w.st.newest[w.slot]; ts > *n {
+		*n = ts
+	}
+}
+
+// blind reports whether a version with timestamp ts at key wins over
+// whatever its row stores by timestamp alone, and this call has not
+// written key already (that version is reconciled against).
+func (w *writer) blind(key []byte, ts int64) bool {
+	if ts <= w.base[w.slot] {
+		return false
+	}
+	_, staged := w.staged[string(key)]
+	return !staged
 }
 
 func (w *writer) tombstone(key []byte) (tombstone, error) {
@@ -175,8 +213,12 @@ func (w *writer) tombstone(key []byte) (tombstone, error) {
 
 // notePurge records that row holds a tombstone written now, so Purge
 // visits it once GCGraceSeconds have passed.
-func (w *writer) notePurge(row []byte) {
-	k := binary.BigEndian.AppendUint32([]byte{prefixPurge}, w.now)
+func (w *writer) notePurge(row []byte) { w.notePurgeAt(row, w.now) }
+
+// notePurgeAt records that row holds a tombstone from second at (an
+// expiring column's expiry), so Purge visits it GCGraceSeconds after.
+func (w *writer) notePurgeAt(row []byte, at uint32) {
+	k := binary.BigEndian.AppendUint32([]byte{prefixPurge}, at)
 	k = append(k, row[1:]...) // cf id and row key, without the data prefix
 	if !w.purge[string(k)] {
 		w.purge[string(k)] = true
@@ -186,6 +228,11 @@ func (w *writer) notePurge(row []byte) {
 
 // deleteTo raises the tombstone at key to t, if t is later.
 func (w *writer) deleteTo(key, row []byte, t tombstone) (tombstone, error) {
+	if w.blind(key, t.at) {
+		w.put(key, appendTombstone(nil, t), t.at)
+		w.notePurge(row)
+		return t, nil
+	}
 	cur, err := w.tombstone(key)
 	if err != nil {
 		return cur, err
@@ -193,12 +240,16 @@ func (w *writer) deleteTo(key, row []byte, t tombstone) (tombstone, error) {
 	if cur.set() && cur.at >= t.at {
 		return cur, nil
 	}
-	w.put(key, appendTombstone(nil, t))
+	w.put(key, appendTombstone(nil, t), t.at)
 	w.notePurge(row)
 	return t, nil
 }
 
 func (w *writer) row(keyspace string, r engine.RowMutation) error {
+	w.slot = w.st.slot(keyspace, r.Key)
+	if _, ok := w.base[w.slot]; !ok {
+		w.base[w.slot] = w.st.newest[w.slot]
+	}
 	if single(r.Mutations) {
 		if len(r.Mutations) == 0 {
 			return nil
@@ -267,17 +318,27 @@ func (w *writer) family(f *family, key string, muts []engine.Mutation) error {
 	// Where each column is stored, encoded once for the prefetch and the
 	// writes; nil for mutations that name no column.
 	keys := make([][]byte, len(muts))
-	named := 0
+	slow := 0 // columns that are not newer than the row's slot: they read
 	for i, m := range muts {
 		if m.Name != nil {
 			keys[i] = w.columnKey(f, names, m)
-			named++
+			if !w.blind(keys[i], m.Timestamp) {
+				slow++
+			}
 		}
 	}
-	var stored [][]byte // what is stored at keys, when prefetched
-	if named >= prefetchMin {
+	// What is stored at the keys of the columns that read, when there are
+	// enough of them to read in one walk; nil where not read.
+	var stored [][]byte
+	if slow >= prefetchMin {
+		want := make([][]byte, len(keys))
+		for i, m := range muts {
+			if keys[i] != nil && !w.blind(keys[i], m.Timestamp) {
+				want[i] = keys[i]
+			}
+		}
 		var err error
-		if stored, err = w.prefetch(row, keys); err != nil {
+		if stored, err = w.prefetch(row, want); err != nil {
 			return err
 		}
 	}
@@ -312,6 +373,17 @@ func (w *writer) family(f *family, key string, muts []engine.Mutation) error {
 		next := cell{ts: m.Timestamp, deleted: m.Delete, value: m.Value}
 		if m.Delete {
 			next.value = binary.BigEndian.AppendUint32(nil, w.now)
+		} else if m.TTL > 0 {
+			next.ttl, next.expiresAt = m.TTL, expiry(w.now, m.TTL)
+		}
+		if w.blind(key, m.Timestamp) {
+			w.put(key, appendCell(nil, next), next.ts)
+			if m.Delete {
+				w.notePurge(row)
+			} else if next.expiresAt != 0 {
+				w.notePurgeAt(row, next.expiresAt)
+			}
+			continue
 		}
 		old, ok, err := w.stored(key, stored, i)
 		if err != nil {
@@ -322,13 +394,15 @@ func (w *writer) family(f *family, key string, muts []engine.Mutation) error {
 			if err != nil {
 				return err
 			}
-			if !wins(next, prev) {
+			if !wins(next, prev, int64(w.now)) {
 				continue
 			}
 		}
-		w.put(key, appendCell(nil, next))
+		w.put(key, appendCell(nil, next), next.ts)
 		if m.Delete {
 			w.notePurge(row)
+		} else if next.expiresAt != 0 {
+			w.notePurgeAt(row, next.expiresAt)
 		}
 	}
 	return nil

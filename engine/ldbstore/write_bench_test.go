@@ -37,3 +37,27 @@ func BenchmarkWriteWideRow(b *testing.B) {
 		write(1000 + i)
 	}
 }
+
+// BenchmarkInsertOneColumn writes one column at a time, with a rising
+// timestamp, over 10,000 rows that already hold it: insert's benchmark
+// shape.
+//
+//	go test -run '^$' -bench InsertOneColumn -benchmem ./engine/ldbstore
+func BenchmarkInsertOneColumn(b *testing.B) {
+	st := open(b, b.TempDir(), testSchema(b, "RandomPartitioner"), Options{})
+	defer st.Close()
+	value := make([]byte, 32)
+	write := func(i int) {
+		row := engine.RowMutation{Key: fmt.Sprintf("%07d", i%10000), Mutations: []engine.Mutation{{ColumnFamily: "Standard2", Name: []byte("C0"), Value: value, Timestamp: int64(i)}}}
+		if err := st.Apply(ctx, ks, []engine.RowMutation{row}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for i := range 10000 {
+		write(i)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		write(10000 + i)
+	}
+}

@@ -36,6 +36,10 @@ func Run(t *testing.T, h Harness) {
 		{"ClosedStoreRefuses", testClosedStoreRefuses},
 		{"StoreMatchesModel", testStoreMatchesModel},
 		{"ManyMutationsMatchModel", testManyMutationsMatchModel},
+		{"ClockedWritesMatchModel", testClockedWritesMatchModel},
+		{"ExpiringColumns", testExpiringColumns},
+		{"ExpiringColumnsInWideWrites", testExpiringColumnsInWideWrites},
+		{"ExpiringMatchesModel", testExpiringMatchesModel},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, h) })
