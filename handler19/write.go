@@ -37,6 +37,9 @@ func (c *conn) insert(ctx context.Context, key []byte, parent *cassandra19.Colum
 		return err
 	}
 	m := write(f, parent.SuperColumn, col)
+	if err := c.assureReplicas(ks, cl); err != nil {
+		return err
+	}
 	return c.s.store.Apply(ctx, ks, []engine.RowMutation{{Key: string(key), Mutations: []engine.Mutation{m}}})
 }
 
@@ -73,6 +76,9 @@ func (c *conn) remove(ctx context.Context, key []byte, path *cassandra19.ColumnP
 		return err
 	}
 	m := engine.Mutation{ColumnFamily: f.Name, Timestamp: timestamp, Delete: true, SuperColumn: path.SuperColumn, Name: path.Column}
+	if err := c.assureReplicas(ks, cl); err != nil {
+		return err
+	}
 	return c.s.store.Apply(ctx, ks, []engine.RowMutation{{Key: string(key), Mutations: []engine.Mutation{m}}})
 }
 
@@ -133,6 +139,9 @@ func (c *conn) batchMutate(ctx context.Context, mutations map[string]map[string]
 	}
 	if len(rows) == 0 {
 		return nil
+	}
+	if err := c.assureReplicas(ks, cl); err != nil {
+		return err
 	}
 	return c.s.store.Apply(ctx, ks, rows)
 }
