@@ -565,17 +565,51 @@ const unreachable = "UNREACHABLE"
 // driver knows for its own schema version (system.local, each node
 // directly), at once; a node that does not answer within 5 seconds is
 // UNREACHABLE. Nodes are named by their address, as the real server's
-// describe_schema_versions names them.
+// describe_schema_versions names them. The nodes that hold the same
+// cluster schema as the node schema statements go to (ddlHost, which
+// applied the last change first) are listed under the version of the
+// schema this store serves; a node that has not caught up is listed under
+// its own cluster schema version, so that more than one entry (besides
+// UNREACHABLE) means disagreement, as in Cassandra.
 func (st *Store) SchemaVersions(ctx context.Context) (map[string][]string, error) {
 	if err := st.enter(); err != nil {
 		return nil, err
 	}
 	defer st.leave()
-	return st.schemaVersions(ctx)
+	byNode, err := st.nodeSchemas(ctx)
+	if err != nil {
+		return nil, err
+	}
+	st.schemaMu.Lock()
+	served := ""
+	if st.current != nil {
+		served = st.current.Version
+	}
+	st.schemaMu.Unlock()
+	ref := byNode[st.ddlHost()].version
+	out := map[string][]string{}
+	for _, n := range byNode {
+		v := n.version
+		if v == ref && v != unreachable && served != "" {
+			v = served
+		}
+		out[v] = append(out[v], n.addr)
+	}
+	for _, nodes := range out {
+		sort.Strings(nodes)
+	}
+	return out, nil
 }
 
-func (st *Store) schemaVersions(ctx context.Context) (map[string][]string, error) {
+// nodeSchema is one node's cluster schema version.
+type nodeSchema struct{ addr, version string }
+
+// nodeSchemas asks every node for its schema version, by host id.
+func (st *Store) nodeSchemas(ctx context.Context) (map[string]nodeSchema, error) {
 	hosts := st.session.GetHosts()
+	if len(hosts) == 0 {
+		return nil, fmt.Errorf("cassandra: the driver knows no node of the cluster")
+	}
 	versions := make([]string, len(hosts))
 	var wg sync.WaitGroup
 	for i, h := range hosts {
@@ -598,20 +632,25 @@ func (st *Store) schemaVersions(ctx context.Context) (map[string][]string, error
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	out := map[string][]string{}
+	out := map[string]nodeSchema{}
 	for i, h := range hosts {
-		out[versions[i]] = append(out[versions[i]], hostName(h))
-	}
-	for _, nodes := range out {
-		sort.Strings(nodes)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("cassandra: the driver knows no node of the cluster")
+		out[h.HostID()] = nodeSchema{addr: h.ConnectAddress().String(), version: versions[i]}
 	}
 	return out, nil
 }
 
-func hostName(h *gocql.HostInfo) string { return h.ConnectAddress().String() }
+// schemaVersions groups the nodes by their cluster schema version.
+func (st *Store) schemaVersions(ctx context.Context) (map[string][]string, error) {
+	byNode, err := st.nodeSchemas(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]string{}
+	for _, n := range byNode {
+		out[n.version] = append(out[n.version], n.addr)
+	}
+	return out, nil
+}
 
 // waitAgreement waits until every node that answers holds one schema
 // version (nodes down pull the schema when they return, as Cassandra's
