@@ -194,6 +194,24 @@ func (st *Store) ChangeSchema(ctx context.Context, next *schema.Schema, encoded 
 	return st.serve(ctx, next)
 }
 
+// FollowSchema serves next, a schema another thriftd recorded and this
+// process's catalog read (schema/catalog's Follower): it waits until the
+// nodes agree, creates nothing and drops nothing, and serves each family
+// in the layout its table has (or, for a table the other process has not
+// created yet, the layout it will have).
+func (st *Store) FollowSchema(ctx context.Context, next *schema.Schema) error {
+	if err := st.enter(); err != nil {
+		return err
+	}
+	defer st.leave()
+	st.schemaMu.Lock()
+	defer st.schemaMu.Unlock()
+	if err := st.waitAgreement(ctx); err != nil {
+		return err
+	}
+	return st.serve(ctx, next)
+}
+
 // checkNext refuses a schema the cluster cannot hold.
 func (st *Store) checkNext(next *schema.Schema) error {
 	if next.Partitioner.Name() != st.part.Name() {
@@ -534,7 +552,13 @@ func (st *Store) serve(ctx context.Context, next *schema.Schema) error {
 				fams[cfName{name, cf}] = newFamily(def, table, true)
 				continue
 			}
-			fams[cfName{name, cf}] = familyOf(def, table, cols[cf])
+			c, ok := cols[cf]
+			if !ok {
+				// Not created yet (by another process): the layout
+				// ChangeSchema creates.
+				c = tableColumns{"key": st.keyType(def), "column1": nameType(def.Comparator)}
+			}
+			fams[cfName{name, cf}] = familyOf(def, table, c)
 		}
 	}
 	st.cfs.Store(&fams)
