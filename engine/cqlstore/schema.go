@@ -63,9 +63,6 @@ func (st *Store) ensureSchema(ctx context.Context, s *schema.Schema) error {
 	for _, name := range s.KeyspaceNames() {
 		ks := s.Keyspaces[name]
 		cqlKS := keyspaceName(st.opts.Prefix, name)
-		for cfName_, def := range ks.ColumnFamilies {
-			st.cfs[cfName{name, cfName_}] = newFamily(def, quote(cqlKS)+"."+quote(cfName_), ks.System)
-		}
 		if ks.System {
 			continue
 		}
@@ -84,8 +81,8 @@ func (st *Store) ensureSchema(ctx context.Context, s *schema.Schema) error {
 				return err
 			}
 			// Read it next, perhaps through another coordinator.
-			if err := st.session.AwaitSchemaAgreement(ctx); err != nil {
-				return fmt.Errorf("the cluster's nodes did not agree on the schema: %w", err)
+			if err := st.waitAgreement(ctx); err != nil {
+				return err
 			}
 		}
 		d, err := st.recordFamilies(ctx, s, ks, cqlKS)
@@ -107,10 +104,14 @@ func (st *Store) ensureSchema(ctx context.Context, s *schema.Schema) error {
 	if err := st.ddlAll(ctx, tables); err != nil {
 		return err
 	}
-	if err := st.session.AwaitSchemaAgreement(ctx); err != nil {
-		return fmt.Errorf("the cluster's nodes did not agree on the schema: %w", err)
+	if len(tables) > 0 {
+		if err := st.waitAgreement(ctx); err != nil {
+			return err
+		}
 	}
-	return nil
+	// Each family is served in the layout its table has: the 0.6 one for
+	// tables created here, the 19.x one for those ChangeSchema created.
+	return st.serve(ctx, s)
 }
 
 // existingTables returns the tables of every keyspace, by keyspace; a
@@ -191,7 +192,7 @@ func (st *Store) recordFamilies(ctx context.Context, s *schema.Schema, ks *schem
 			// A lightweight transaction needs a quorum of the keyspace's
 			// replicas (ReplicationFactor above the number of nodes, as in
 			// a test cluster): read, then write plainly if missing.
-			st.opts.Logger.Warn("cannot record the schema with a lightweight transaction; recording it plainly, so thriftd processes started at the same moment with different schemas could both start",
+			st.logger().Warn("cannot record the schema with a lightweight transaction; recording it plainly, so thriftd processes started at the same moment with different schemas could both start",
 				"keyspace", cqlKS, "err", err)
 			applied, err = st.recordPlainly(ctx, cqlKS, insert, args, row)
 		}
@@ -199,7 +200,7 @@ func (st *Store) recordFamilies(ctx context.Context, s *schema.Schema, ks *schem
 			return nil, fmt.Errorf("record column family %s.%s in %s.%s: %w", ks.Name, n, cqlKS, schemaTable, err)
 		}
 		if applied {
-			st.opts.Logger.Info("new column family", "keyspace", ks.Name, "column_family", n, "table", cqlKS+"."+n)
+			st.logger().Info("new column family", "keyspace", ks.Name, "column_family", n, "table", cqlKS+"."+n)
 			continue
 		}
 		str := func(k string) string { v, _ := row[k].(string); return v }
@@ -258,13 +259,6 @@ func compareFamily(cqlKS, ks string, stored, want storedFamily) []string {
 	return out
 }
 
-func (st *Store) ddl(ctx context.Context, stmt string) error {
-	if err := st.session.Query(stmt).WithContext(ctx).Consistency(gocql.One).Exec(); err != nil {
-		return fmt.Errorf("%s: %w", stmt, err)
-	}
-	return nil
-}
-
 // ddlConcurrency is how many schema statements run at once. A node
 // applies schema changes one at a time; a few in flight keep it busy
 // without waiting on the round trips.
@@ -321,7 +315,7 @@ func DropPrefix(ctx context.Context, c Cluster, prefix string) ([]string, error)
 	var ks, table string
 	var drop []string
 	for iter.Scan(&ks, &table) {
-		if table == schemaTable && strings.HasPrefix(ks, prefix) {
+		if (table == schemaTable && strings.HasPrefix(ks, prefix)) || (ks == prefix+catalogKeyspace && table == catalogTable) {
 			drop = append(drop, ks)
 		}
 	}
@@ -337,5 +331,5 @@ func DropPrefix(ctx context.Context, c Cluster, prefix string) ([]string, error)
 	if err := st.ddlAll(ctx, stmts); err != nil {
 		return nil, err
 	}
-	return drop, s.AwaitSchemaAgreement(ctx)
+	return drop, st.waitAgreement(ctx)
 }
