@@ -152,7 +152,6 @@ def test_super_columns(cx):
     assert [s.super_column.name for s in cx.get_slice(key, ColumnParent('Super1'), ALL, ONE)] == [b'a']
 
 
-@pytest.mark.needs('ttl-ldb')
 def test_ttl_expires_columns(cx):
     key = unique('ttl').encode()
     put(cx, key, 'Standard1', b'short', b'v', ttl=1)
@@ -166,7 +165,6 @@ def test_ttl_expires_columns(cx):
         cx.get(key, ColumnPath('Standard1', column=b'short'), ONE)
 
 
-@pytest.mark.needs('truncate')
 def test_truncate_empties_a_column_family(server):
     c = server.connect(server.keyspace)
     try:
@@ -195,7 +193,7 @@ BAD_INPUT = [
     ('negative ttl', lambda c: c.insert(b'k', ColumnParent('Standard1'), Column(b'a', b'v', 1, -5), ONE),
      'ttl must be positive'),
     pytest.param('bad utf8 name', lambda c: c.insert(b'k', ColumnParent('Standard2'), Column(b'\xff\xfe', b'v', 1), ONE),
-                 "String didn't validate.", marks=pytest.mark.needs('types'), id='bad utf8 name'),
+                 "String didn't validate.", id='bad utf8 name'),
     ('short timeuuid', lambda c: c.insert(b'k', ColumnParent('StandardByUUID1'), Column(b'abc', b'v', 1), ONE),
      'TimeUUID should be 16 or 0 bytes (3)'),
     ('super column missing', lambda c: c.insert(b'k', ColumnParent('Super1'), Column(b'a', b'v', 1), ONE),

@@ -17,8 +17,6 @@ from support19 import ONE, composite, i64, unpack_composite
 SIMPLE = 'org.apache.cassandra.locator.SimpleStrategy'
 ALL = SlicePredicate(slice_range=SliceRange(b'', b'', False, 100))
 
-pytestmark = pytest.mark.needs('catalog')
-
 
 def make_ks(c, name, *cfs):
     version = c.system_add_keyspace(KsDef(name, SIMPLE, {'replication_factor': '1'},
@@ -27,6 +25,7 @@ def make_ks(c, name, *cfs):
     c.set_keyspace(name)
 
 
+@pytest.mark.needs('cql-replication')
 def test_keyspace_and_column_family_lifecycle(fresh, new_ks):
     make_ks(fresh, new_ks, (('Users',), dict(comparator_type='UTF8Type')))
     ksdef = fresh.describe_keyspace(new_ks)
@@ -86,6 +85,13 @@ def test_schema_errors_get_the_real_servers_messages(fresh, new_ks):
     with pytest.raises(InvalidRequestException) as e:
         fresh.system_add_column_family(CfDef(new_ks, 'B', comparator_type='NoSuchType'))
     assert 'NoSuchType' in e.value.why
+
+
+@pytest.mark.needs('drop-check')
+def test_dropping_a_missing_column_family(fresh, new_ks):
+    # 1.2 checks access to the column family, and so that it exists,
+    # before the drop itself.
+    make_ks(fresh, new_ks, (('A',), {}))
     with pytest.raises(InvalidRequestException) as e:
         fresh.system_drop_column_family('NoSuchCF')
     assert e.value.why == 'unconfigured columnfamily NoSuchCF'
@@ -113,6 +119,7 @@ def test_composite_comparator_as_pycassa_packs_it(fresh, new_ks):
         fresh.insert(b'k', cp, Column(composite('al', b'abc'), b'v', 1), ONE)
 
 
+@pytest.mark.needs('cql-column-validators')
 def test_validators(fresh, new_ks):
     make_ks(fresh, new_ks, (('Typed',), dict(
         comparator_type='UTF8Type', key_validation_class='LongType', default_validation_class='UTF8Type',

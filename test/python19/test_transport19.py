@@ -76,13 +76,17 @@ def test_thrift_framed_transport_makes_framed_06(start, tmp_path):
 
 
 def test_api_setting_overrides_the_transport(start, tmp_path):
-    # thriftd.yaml's api key, then the -api flag over it.
-    node = start(yaml_config(tmp_path, DEFAULT_CONF, '19.x'), api=None)
+    # thriftd.yaml's api key, then the -api flag over it. The launcher
+    # names the storage-conf.xml (its store flags follow its partitioner);
+    # the later -config, the thriftd.yaml naming the same file, wins.
+    def with_yaml(api):
+        return ['-config', yaml_config(tmp_path, DEFAULT_CONF, api)]
+    node = start(api=None, extra=with_yaml('19.x'))
     assert version(node, framed=False) == V19
     assert version(node, framed=True) == V19
-    node = start(yaml_config(tmp_path, DEFAULT_CONF, '0.6'), api=None)
+    node = start(api=None, extra=with_yaml('0.6'))
     assert version(node, framed=True) == V06
-    node = start(yaml_config(tmp_path, DEFAULT_CONF, '0.6'), api='19.x')
+    node = start(api='19.x', extra=with_yaml('0.6'))
     assert version(node, framed=False) == V19
     node = start(framed_config(tmp_path), api='19.x')
     assert version(node, framed=True) == V19

@@ -6,11 +6,6 @@
 # against another 19.x server instead, such as the real Cassandra 1.2.19 of
 # test/cassandra/reference, on a keyspace of Keyspace1's shape the suite
 # creates there.
-#
-# Cases that need a piece of thriftd still being built run inside
-# expected_failure(PIECE): against thriftd they must fail (and are reported
-# as expected failures, naming the piece); once they pass they fail, so
-# that the mark is removed. Against another server they run as usual.
 
 require_relative "../ruby/helper"
 require "securerandom"
@@ -19,13 +14,6 @@ require "cassandra_thrift19/cassandra"
 module Thriftd19
   C = CassandraThrift19
   ONE = C::ConsistencyLevel::ONE
-
-  # What thriftd lacks today, by the name tests give it.
-  MISSING = {
-    "catalog" => "run-time schema changes: thriftd refuses the system_* calls until the durable " \
-                 "catalog (engine.SchemaStore) is wired in",
-    "ttl-ldb" => "expiring columns on the embedded LevelDB store (TTL) are not implemented yet",
-  }.freeze
 
   def self.target
     t = ENV["THRIFTD19_TARGET"].to_s
@@ -130,18 +118,5 @@ class Thriftd19Test < Minitest::Test
   def assert_why(message, exception = C::InvalidRequestException)
     e = assert_raises(exception) { yield }
     assert_equal message, e.why
-  end
-
-  # Runs a case that needs piece; see the file's head.
-  def expected_failure(piece)
-    reason = Thriftd19::MISSING.fetch(piece)
-    return yield if Thriftd19.target
-    begin
-      yield
-    rescue Minitest::Assertion, StandardError => e
-      warn "\nexpected failure (#{piece}: #{reason}) in #{name}: #{e.class}: #{e.message.lines.first&.chomp}"
-      return
-    end
-    flunk "#{name} passes now: #{piece} works (#{reason}); remove its expected_failure"
   end
 end

@@ -48,12 +48,10 @@ class TestApi19 < Thriftd19Test
     k = key
     insert(c, "Standard1", k, { "keep" => "v" }, ttl: 3600)
     insert(c, "Standard1", k, { "brief" => "v" }, ttl: 1)
-    expected_failure("ttl-ldb") do
-      assert_equal 3600, c.get(k, C::ColumnPath.new(column_family: "Standard1", column: "keep"), ONE).column.ttl
-      assert_equal 1, c.get(k, C::ColumnPath.new(column_family: "Standard1", column: "brief"), ONE).column.ttl
-      sleep 2.2
-      assert_equal %w[keep], names(c.get_slice(k, C::ColumnParent.new(column_family: "Standard1"), all, ONE))
-    end
+    assert_equal 3600, c.get(k, C::ColumnPath.new(column_family: "Standard1", column: "keep"), ONE).column.ttl
+    assert_equal 1, c.get(k, C::ColumnPath.new(column_family: "Standard1", column: "brief"), ONE).column.ttl
+    sleep 2.2
+    assert_equal %w[keep], names(c.get_slice(k, C::ColumnParent.new(column_family: "Standard1"), all, ONE))
   end
 
   def test_multi_get
@@ -126,25 +124,23 @@ class TestApi19 < Thriftd19Test
   def test_schema
     c = connect(nil)
     ks = "rb19ks_#{SecureRandom.hex(5)}"
-    expected_failure("catalog") do
-      c.system_add_keyspace(C::KsDef.new(name: ks, strategy_class: "org.apache.cassandra.locator.SimpleStrategy",
-                                         strategy_options: { "replication_factor" => "1" }, cf_defs: []))
-      begin
-        c.set_keyspace(ks)
-        c.system_add_column_family(C::CfDef.new(keyspace: ks, name: "Users", comparator_type: "UTF8Type",
-                                                key_validation_class: "UTF8Type", default_validation_class: "UTF8Type"))
-        insert(c, "Users", "jsmith", { "first" => "John", "last" => "Smith" })
-        assert_equal %w[first last], names(c.get_slice("jsmith", C::ColumnParent.new(column_family: "Users"), all, ONE))
-        cf = c.describe_keyspace(ks).cf_defs.find { |d| d.name == "Users" }
-        cf.comment = "people"
-        c.system_update_column_family(cf)
-        assert_equal "people", c.describe_keyspace(ks).cf_defs.find { |d| d.name == "Users" }.comment
-        c.system_drop_column_family("Users")
-        assert_why("unconfigured columnfamily Users") { insert(c, "Users", "jsmith", { "first" => "J" }) }
-      ensure
-        c.system_drop_keyspace(ks) if (c.describe_keyspaces.map(&:name).include?(ks) rescue false)
-      end
-      assert_raises(C::NotFoundException) { c.describe_keyspace(ks) }
+    c.system_add_keyspace(C::KsDef.new(name: ks, strategy_class: "org.apache.cassandra.locator.SimpleStrategy",
+                                       strategy_options: { "replication_factor" => "1" }, cf_defs: []))
+    begin
+      c.set_keyspace(ks)
+      c.system_add_column_family(C::CfDef.new(keyspace: ks, name: "Users", comparator_type: "UTF8Type",
+                                              key_validation_class: "UTF8Type", default_validation_class: "UTF8Type"))
+      insert(c, "Users", "jsmith", { "first" => "John", "last" => "Smith" })
+      assert_equal %w[first last], names(c.get_slice("jsmith", C::ColumnParent.new(column_family: "Users"), all, ONE))
+      cf = c.describe_keyspace(ks).cf_defs.find { |d| d.name == "Users" }
+      cf.comment = "people"
+      c.system_update_column_family(cf)
+      assert_equal "people", c.describe_keyspace(ks).cf_defs.find { |d| d.name == "Users" }.comment
+      c.system_drop_column_family("Users")
+      assert_why("unconfigured columnfamily Users") { insert(c, "Users", "jsmith", { "first" => "J" }) }
+    ensure
+      c.system_drop_keyspace(ks) if (c.describe_keyspaces.map(&:name).include?(ks) rescue false)
     end
+    assert_raises(C::NotFoundException) { c.describe_keyspace(ks) }
   end
 end
