@@ -57,9 +57,10 @@ def backend():
     return b
 
 
-def leveldb_only():
-    """The python entries of test/cassandra/leveldb-only: pytest node id
-    (file::function) to the reason it does not run on Cassandra."""
+def leveldb_only(suite='python'):
+    """The entries of suite ('python', or 'python19' for test/python19) of
+    test/cassandra/leveldb-only: pytest node id (file::function) to the
+    reason it does not run on Cassandra."""
     out = {}
     with open(LEVELDB_ONLY, encoding='utf-8') as f:
         for line in f:
@@ -67,7 +68,7 @@ def leveldb_only():
             if not line or line.startswith('#'):
                 continue
             fields = line.split(None, 2)
-            if len(fields) == 3 and fields[0] == 'python':
+            if len(fields) == 3 and fields[0] == suite:
                 out[fields[1]] = fields[2]
     return out
 

@@ -41,7 +41,7 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(config, items):
-    only = leveldb_only() if backend() == 'cassandra' and not target() else {}
+    only = leveldb_only('python19') if backend() == 'cassandra' and not target() else {}
     for item in items:
         if not target():
             for mark in item.iter_markers('needs'):
@@ -49,9 +49,9 @@ def pytest_collection_modifyitems(config, items):
                 if backend() in stores:
                     item.add_marker(pytest.mark.xfail(strict=True, reason=reason))
         nodeid = item.nodeid.split('test/python19/', 1)[-1].split('[', 1)[0]
-        if ('python19/' + nodeid) in only:
+        if nodeid in only:
             item.add_marker(pytest.mark.skip(
-                reason='LevelDB only (test/cassandra/leveldb-only): ' + only['python19/' + nodeid]))
+                reason='LevelDB only (test/cassandra/leveldb-only): ' + only[nodeid]))
 
 
 @pytest.fixture(scope='session')
