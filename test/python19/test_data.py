@@ -7,7 +7,7 @@ import time
 import pytest
 
 from cassandra19.ttypes import (
-    Column, ColumnOrSuperColumn, ColumnParent, ColumnPath, ConsistencyLevel, Deletion,
+    AuthenticationRequest, Column, ColumnOrSuperColumn, ColumnParent, ColumnPath, ConsistencyLevel, Deletion,
     InvalidRequestException, Mutation, NotFoundException, SlicePredicate, SliceRange, SuperColumn)
 
 from support19 import ONE, QUORUM, timeuuid, unique
@@ -28,6 +28,9 @@ def put(c, key, cf, name, value, ts=None, ttl=None):
 
 
 def test_set_keyspace_then_every_call_works_in_it(fresh, ks):
+    # pycassa logs in first when given credentials; AllowAllAuthenticator
+    # takes any.
+    fresh.login(AuthenticationRequest({'username': 'app', 'password': 'secret'}))
     with pytest.raises(InvalidRequestException) as e:
         fresh.get_slice(b'k', ColumnParent('Standard1'), ALL, ONE)
     assert e.value.why == 'no keyspace has been specified'
