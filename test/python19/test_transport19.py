@@ -14,6 +14,8 @@ import time
 
 import pytest
 from thrift.Thrift import TApplicationException
+from thrift.protocol import TBinaryProtocol
+from thrift.transport import TTransport
 
 from support19 import ONE, Client
 from support import DEFAULT_CONF, Thriftd, connect_raw, derived_config, release_prefix
@@ -207,3 +209,42 @@ def test_bad_input_never_disturbs_other_connections(start):
         assert [c.column.name for c in good.get_slice(b'g', ColumnParent('Standard1'), ALL, ONE)] == [b'a']
     good.close()
     assert node.proc.poll() is None
+
+
+def read_reply(sock, framed):
+    """One reply on a raw socket: (message type, method name). Only one
+    reply is ever in flight, so the buffered reads take no more than it."""
+    if framed:
+        return read_framed(sock)
+    f = sock.makefile('rb')
+    head = f.read(8)
+    name = f.read(struct.unpack('>i', head[4:8])[0]).decode()
+    f.read(4)  # sequence id
+    mtype = head[3]
+    if mtype == 3:  # EXCEPTION: a TApplicationException struct
+        x = TApplicationException()
+        x.read(TBinaryProtocol.TBinaryProtocol(TTransport.TFileObjectTransport(f)))
+    return mtype, name
+
+
+WRONG_TYPES = [
+    # set_keyspace with an i32 keyspace
+    ('set_keyspace', b'\x08\x00\x01\x00\x00\x00\x05\x00'),
+    # get_slice with a key of type i64 and a column parent of type string
+    ('get_slice', b'\x0a\x00\x01' + struct.pack('>q', 1) + b'\x0b\x00\x02\x00\x00\x00\x01x\x00'),
+    # system_add_keyspace with a list where the KsDef belongs
+    ('system_add_keyspace', b'\x0f\x00\x01\x0b\x00\x00\x00\x01\x00\x00\x00\x01a\x00'),
+]
+
+
+@pytest.mark.parametrize('framed', [True, False], ids=['framed', 'unframed'])
+def test_19x_methods_with_wrong_argument_types(start, framed):
+    node = start()
+    s = socket.create_connection((node.host, node.port), timeout=10)
+    wrap = frame if framed else (lambda m: m)
+    for method, args in WRONG_TYPES:
+        s.sendall(wrap(raw_call(method, args)))
+        assert read_reply(s, framed) == (3, method)
+        s.sendall(wrap(raw_call('set_keyspace', b'\x0b\x00\x01\x00\x00\x00\x09Keyspace1\x00')))
+        assert read_reply(s, framed) == (2, 'set_keyspace')
+    s.close()
