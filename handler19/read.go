@@ -139,9 +139,12 @@ func (c *conn) getCount(ctx context.Context, key []byte, parent *cassandra19.Col
 		r, err := c.getSlice(ctx, key, parent, pred, cl)
 		return int32(len(r)), err
 	}
+	// Only as many columns are read as the answer needs: up to the
+	// range's count, one to tell an empty row when the count is not
+	// positive, the whole row when there is no range.
 	whole := &cassandra19.SliceRange{Start: []byte{}, Finish: []byte{}, Count: math.MaxInt32}
 	if r := pred.SliceRange; r != nil {
-		whole.Start, whole.Finish, whole.Reversed = r.Start, r.Finish, r.Reversed
+		whole.Start, whole.Finish, whole.Reversed, whole.Count = r.Start, r.Finish, r.Reversed, max(r.Count, 1)
 	}
 	r, err := c.getSlice(ctx, key, parent, &cassandra19.SlicePredicate{SliceRange: whole}, cl)
 	if err != nil {

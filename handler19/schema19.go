@@ -585,10 +585,14 @@ func addDefaultIndexNames(sch *schema.Schema, cf *schema.ColumnFamily) error {
 
 var nonWord = regexp.MustCompile(`\W`)
 
-// nameString is AbstractType.getString of a column name for the types
-// whose names index names are made of; other types print hex, as
-// BytesType does.
+// nameString is AbstractType.getString of a column name: the type's own
+// String where it has one (1.2's types), else for 0.6's types by name;
+// other types print hex, as BytesType does.
 func nameString(t comparator.Comparator, name []byte) string {
+	// Cassandra 1.2's types print themselves (comparator.Parse's).
+	if p, ok := t.(interface{ String([]byte) string }); ok {
+		return p.String(name)
+	}
 	short := ""
 	if t != nil {
 		short = strings.TrimPrefix(t.Name(), "org.apache.cassandra.db.marshal.")

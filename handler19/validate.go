@@ -335,9 +335,6 @@ func typeString(t comparator.Comparator, b []byte) string {
 	if p, ok := t.(interface{ String([]byte) string }); ok {
 		return p.String(b)
 	}
-	if t != nil {
-		return typeText(t.Name(), b)
-	}
 	return hex.EncodeToString(b)
 }
 

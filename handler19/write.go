@@ -85,6 +85,24 @@ func (c *conn) remove(ctx context.Context, key []byte, path *cassandra19.ColumnP
 // errCounters refuses counter writes until counters are served.
 var errCounters = invalid("thriftd does not serve counter column families yet")
 
+// counterFamily runs the first checks of 1.2's add and remove_counter
+// (the keyspace, the column family, that it holds counters), so that a
+// counter call on a family of plain columns is refused as 1.2 refused
+// it; a counter family is then refused as not served yet.
+func (c *conn) counterFamily(cfName string) error {
+	ks, err := c.keyspaceOf()
+	if err != nil {
+		return err
+	}
+	if err := c.checkAccess(ks); err != nil {
+		return err
+	}
+	if _, err := c.s.validateColumnFamilyFor(c.s.schema(), ks, cfName, true); err != nil {
+		return err
+	}
+	return errCounters
+}
+
 // errNoIndexes refuses secondary index queries until indexes are served.
 var errNoIndexes = invalid("thriftd does not serve secondary index queries yet")
 

@@ -3,6 +3,7 @@ package schema
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
 
 	"github.com/thriftd/thriftd/engine/comparator"
@@ -59,15 +60,15 @@ type encFamily struct {
 	DefaultTTL       int32       `json:"default_time_to_live,omitempty"`
 	ID               int32       `json:"id"`
 
-	ReadRepairChance          float64           `json:"read_repair_chance"`
-	DCLocalReadRepairChance   float64           `json:"dclocal_read_repair_chance"`
+	ReadRepairChance          jfloat            `json:"read_repair_chance"`
+	DCLocalReadRepairChance   jfloat            `json:"dclocal_read_repair_chance"`
 	ReplicateOnWrite          *bool             `json:"replicate_on_write,omitempty"`
 	MinCompactionThreshold    int32             `json:"min_compaction_threshold"`
 	MaxCompactionThreshold    int32             `json:"max_compaction_threshold"`
 	CompactionStrategy        string            `json:"compaction_strategy,omitempty"`
 	CompactionStrategyOptions map[string]string `json:"compaction_strategy_options,omitempty"`
 	CompressionOptions        map[string]string `json:"compression_options,omitempty"`
-	BloomFilterFPChance       *float64          `json:"bloom_filter_fp_chance,omitempty"`
+	BloomFilterFPChance       *jfloat           `json:"bloom_filter_fp_chance,omitempty"`
 	Caching                   string            `json:"caching,omitempty"`
 	KeyAlias                  []byte            `json:"key_alias,omitempty"`
 	PopulateIOCacheOnFlush    *bool             `json:"populate_io_cache_on_flush,omitempty"`
@@ -148,12 +149,12 @@ func encodeFamily(cf *ColumnFamily) encFamily {
 		Name: cf.Name, Super: cf.Super, Comparator: typeName(cf.Comparator), SubComparator: typeName(cf.SubComparator),
 		Comment: cf.Comment, HasComment: cf.HasComment, KeyValidator: typeName(cf.KeyValidator),
 		DefaultValidator: typeName(cf.DefaultValidator), GCGraceSeconds: cf.GCGraceSeconds, DefaultTTL: cf.DefaultTTL, ID: cf.ID,
-		ReadRepairChance: o.ReadRepairChance, DCLocalReadRepairChance: o.DCLocalReadRepairChance,
+		ReadRepairChance: jfloat(o.ReadRepairChance), DCLocalReadRepairChance: jfloat(o.DCLocalReadRepairChance),
 		ReplicateOnWrite: o.ReplicateOnWrite, MinCompactionThreshold: o.MinCompactionThreshold,
 		MaxCompactionThreshold: o.MaxCompactionThreshold, CompactionStrategy: o.CompactionStrategy,
 		CompactionStrategyOptions: o.CompactionStrategyOptions, CompressionOptions: o.CompressionOptions,
 		HasCompactionOptions: o.CompactionStrategyOptions != nil, HasCompressionOptions: o.CompressionOptions != nil,
-		BloomFilterFPChance: o.BloomFilterFPChance, Caching: o.Caching, KeyAlias: o.KeyAlias,
+		BloomFilterFPChance: (*jfloat)(o.BloomFilterFPChance), Caching: o.Caching, KeyAlias: o.KeyAlias,
 		PopulateIOCacheOnFlush: o.PopulateIOCacheOnFlush, IndexInterval: o.IndexInterval,
 		MemtableFlushPeriodMs: o.MemtableFlushPeriodMs, SpeculativeRetry: o.SpeculativeRetry,
 		CellsPerRowToCache: o.CellsPerRowToCache, MinIndexInterval: o.MinIndexInterval, MaxIndexInterval: o.MaxIndexInterval,
@@ -221,11 +222,11 @@ func decodeFamily(keyspace string, f encFamily, parse func(string) (comparator.C
 		Keyspace: keyspace, Name: f.Name, Super: f.Super, Comment: f.Comment, HasComment: f.HasComment,
 		GCGraceSeconds: f.GCGraceSeconds, DefaultTTL: f.DefaultTTL, ID: f.ID,
 		Options: FamilyOptions{
-			ReadRepairChance: f.ReadRepairChance, DCLocalReadRepairChance: f.DCLocalReadRepairChance,
+			ReadRepairChance: float64(f.ReadRepairChance), DCLocalReadRepairChance: float64(f.DCLocalReadRepairChance),
 			ReplicateOnWrite: f.ReplicateOnWrite, MinCompactionThreshold: f.MinCompactionThreshold,
 			MaxCompactionThreshold: f.MaxCompactionThreshold, CompactionStrategy: f.CompactionStrategy,
 			CompactionStrategyOptions: f.CompactionStrategyOptions, CompressionOptions: f.CompressionOptions,
-			BloomFilterFPChance: f.BloomFilterFPChance, Caching: f.Caching, KeyAlias: f.KeyAlias,
+			BloomFilterFPChance: (*float64)(f.BloomFilterFPChance), Caching: f.Caching, KeyAlias: f.KeyAlias,
 			PopulateIOCacheOnFlush: f.PopulateIOCacheOnFlush, IndexInterval: f.IndexInterval,
 			MemtableFlushPeriodMs: f.MemtableFlushPeriodMs, SpeculativeRetry: f.SpeculativeRetry,
 			CellsPerRowToCache: f.CellsPerRowToCache, MinIndexInterval: f.MinIndexInterval, MaxIndexInterval: f.MaxIndexInterval,
@@ -272,4 +273,42 @@ func decodeFamily(keyspace string, f encFamily, parse func(string) (comparator.C
 		cf.Options.Triggers = append(cf.Options.Triggers, Trigger{Name: t.Name, Options: t.Options})
 	}
 	return cf, nil
+}
+
+// jfloat is a float64 that also encodes NaN and the infinities, which a
+// client may send as a chance and JSON numbers cannot hold: as the
+// strings "NaN", "+Inf" and "-Inf".
+type jfloat float64
+
+func (f jfloat) MarshalJSON() ([]byte, error) {
+	v := float64(f)
+	switch {
+	case math.IsNaN(v):
+		return []byte(`"NaN"`), nil
+	case math.IsInf(v, 1):
+		return []byte(`"+Inf"`), nil
+	case math.IsInf(v, -1):
+		return []byte(`"-Inf"`), nil
+	}
+	return json.Marshal(v)
+}
+
+func (f *jfloat) UnmarshalJSON(b []byte) error {
+	switch string(b) {
+	case `"NaN"`:
+		*f = jfloat(math.NaN())
+		return nil
+	case `"+Inf"`:
+		*f = jfloat(math.Inf(1))
+		return nil
+	case `"-Inf"`:
+		*f = jfloat(math.Inf(-1))
+		return nil
+	}
+	var v float64
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*f = jfloat(v)
+	return nil
 }

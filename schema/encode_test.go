@@ -2,6 +2,7 @@ package schema
 
 import (
 	"bytes"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -141,5 +142,24 @@ func TestUnmarshalNamesAnUnknownType(t *testing.T) {
 	_, err = Unmarshal(bad, comparator.Lookup)
 	if err == nil || !strings.Contains(err.Error(), "Blog.Comments") || !strings.Contains(err.Error(), "NoSuchType") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestMarshalKeepsNaNAndInfinities(t *testing.T) {
+	s := fullSchema(t)
+	cf := s.Keyspaces["Blog"].ColumnFamilies["Posts"]
+	inf := math.Inf(1)
+	cf.Options.ReadRepairChance, cf.Options.DCLocalReadRepairChance, cf.Options.BloomFilterFPChance = math.NaN(), math.Inf(-1), &inf
+	data, err := Marshal(Record{Schema: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Unmarshal(data, comparator.Lookup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := r.Schema.ColumnFamily("Blog", "Posts").Options
+	if !math.IsNaN(o.ReadRepairChance) || !math.IsInf(o.DCLocalReadRepairChance, -1) || !math.IsInf(*o.BloomFilterFPChance, 1) {
+		t.Fatalf("got %v %v %v", o.ReadRepairChance, o.DCLocalReadRepairChance, *o.BloomFilterFPChance)
 	}
 }

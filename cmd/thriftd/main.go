@@ -264,7 +264,7 @@ type store interface {
 	Token() partitioner.Token
 }
 
-// parseType resolves the 19.x API's type names.
+// parseType resolves the 19.x API's type names: Cassandra 1.2's types.
 var parseType = comparator.Parse
 
 // schemaPoll is how often a catalog on a shared store (the Cassandra

@@ -67,7 +67,7 @@ type node struct {
 
 func openNode(t testing.TB, dir string, file *schema.Schema) (*node, error) {
 	t.Helper()
-	o := Options{File: "storage-conf.xml"}
+	o := Options{File: "storage-conf.xml", ParseType: comparator.Parse}
 	var start *Start
 	st, err := ldbstore.Open(dir, file, ldbstore.Options{PurgeInterval: -1, Schema: func(rec []byte) (*schema.Schema, error) {
 		var err error
@@ -287,5 +287,34 @@ func TestSchemaVersionsIsTheCurrentVersion(t *testing.T) {
 	}
 	if len(got) != 1 || len(got[v]) != 1 {
 		t.Fatalf("SchemaVersions = %v, want one node at %s", got, v)
+	}
+}
+
+// A family of 1.2's types keeps them across a restart; the six types of
+// 0.6 resolve to 0.6's, whatever the change named.
+func TestTypesSurviveARestart(t *testing.T) {
+	dir := t.TempDir()
+	file := fileSchema(t, "", "")
+	n := mustOpen(t, dir, file)
+	parse := func(name string) comparator.Comparator {
+		c, err := comparator.Parse(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	cf := &schema.ColumnFamily{Keyspace: "Keyspace1", Name: "Typed", Comparator: parse("CompositeType(Int32Type,UTF8Type)"),
+		KeyValidator: parse("UUIDType"), DefaultValidator: parse("UTF8Type"), Options: schema.DefaultFamilyOptions()}
+	if _, err := n.cat.AddColumnFamily(ctx, cf); err != nil {
+		t.Fatal(err)
+	}
+	n.close()
+	n = mustOpen(t, dir, file)
+	got := n.cat.Current().ColumnFamily("Keyspace1", "Typed")
+	if got == nil || got.Comparator.Name() != cf.Comparator.Name() || got.KeyValidator.Name() != cf.KeyValidator.Name() {
+		t.Fatalf("after a restart: %+v", got)
+	}
+	if _, ok := got.DefaultValidator.(comparator.UTF8Type); !ok {
+		t.Errorf("UTF8Type resolved to %T, not 0.6's", got.DefaultValidator)
 	}
 }

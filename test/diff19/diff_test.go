@@ -1127,6 +1127,18 @@ func (d *diff) describe(t *testing.T) {
 	d.call("describe_cluster_name", func(v any) any { return v.(string) != "" }, func(c *client) (any, error) {
 		return c.DescribeClusterName(ctx)
 	})
+	d.call("describe_splits of the whole ring", nil, func(c *client) (any, error) {
+		return c.DescribeSplits(ctx, "Ranges", "0", "0", 128)
+	})
+	d.call("describe_splits_ex of the whole ring", nil, func(c *client) (any, error) {
+		return c.DescribeSplitsEx(ctx, "Ranges", "0", "0", 128)
+	})
+	d.call("describe_splits_ex of a part of the ring", nil, func(c *client) (any, error) {
+		return c.DescribeSplitsEx(ctx, "Ranges", "0", "85070591730234615865843651857942052864", 5)
+	})
+	d.call("describe_splits with keys_per_split 0", nil, func(c *client) (any, error) {
+		return c.DescribeSplits(ctx, "Ranges", "0", "0", 0)
+	})
 	d.call("describe_splits of an unknown family", nil, func(c *client) (any, error) {
 		return c.DescribeSplits(ctx, "Nope", "0", "0", 128)
 	})
@@ -1285,6 +1297,35 @@ func (d *diff) schema(t *testing.T) {
 		def.MaxCompactionThreshold = thrift.Int32Ptr(10)
 		return c.SystemAddColumnFamily(ctx, def)
 	})
+	counters := cf(d.ks, "Counters", "UTF8Type")
+	counters.DefaultValidationClass = thrift.StringPtr("CounterColumnType")
+	d.call("system_add_column_family of counters", version, func(c *client) (any, error) {
+		return c.SystemAddColumnFamily(ctx, counters)
+	})
+	d.call("insert into a counter family", nil, func(c *client) (any, error) {
+		return void(c.Insert(ctx, []byte("k"), parent("Counters"), col("a", "v"), one))
+	})
+	d.call("batch_mutate of a column into a counter family", nil, func(c *client) (any, error) {
+		return void(c.BatchMutate(ctx, map[string]map[string][]*c19.Mutation{"k": {"Counters": {ins(col("a", "v"))}}}, one))
+	})
+	d.call("remove from a counter family", nil, func(c *client) (any, error) {
+		return void(c.Remove(ctx, []byte("k"), path("Counters", "a"), *ts(), one))
+	})
+	d.call("get_slice of a counter family", nil, func(c *client) (any, error) {
+		return c.GetSlice(ctx, []byte("k"), parent("Counters"), slice("", "", false, 10), one)
+	})
+	d.call("add to a standard family", nil, func(c *client) (any, error) {
+		return void(c.Add(ctx, []byte("k"), parent("Std"), &c19.CounterColumn{Name: []byte("c"), Value: 1}, one))
+	})
+	d.call("remove_counter of a standard family", nil, func(c *client) (any, error) {
+		return void(c.RemoveCounter(ctx, []byte("k"), path("Std", "c"), one))
+	})
+	d.call("add to a counter family", nil, func(c *client) (any, error) {
+		return void(c.Add(ctx, []byte("k"), parent("Counters"), &c19.CounterColumn{Name: []byte("c"), Value: 1}, one))
+	})
+	d.call("add to an unknown family", nil, func(c *client) (any, error) {
+		return void(c.Add(ctx, []byte("k"), parent("Nope"), &c19.CounterColumn{Name: []byte("c"), Value: 1}, one))
+	})
 	nts := d.ks + "_n"
 	d.call("system_add_keyspace with NetworkTopologyStrategy", version, func(c *client) (any, error) {
 		def := ks(nts, cf(nts, "F", "UTF8Type"))
@@ -1299,6 +1340,9 @@ func (d *diff) schema(t *testing.T) {
 		return c.SystemDropKeyspace(ctx, nts)
 	})
 	d.fresh()
+	d.call("add before set_keyspace", nil, func(c *client) (any, error) {
+		return void(c.Add(ctx, []byte("k"), parent("Std"), &c19.CounterColumn{Name: []byte("c"), Value: 1}, one))
+	})
 	d.call("system_add_column_family before set_keyspace", nil, func(c *client) (any, error) {
 		return c.SystemAddColumnFamily(ctx, cf(d.ks, "F", "BytesType"))
 	})

@@ -49,6 +49,9 @@ type excuse struct {
 	levelDBOnly bool
 	// cassandraOnly: the difference is the Cassandra store's.
 	cassandraOnly bool
+	// schemaChange: the difference shows only where thriftd can change
+	// its schema at run time.
+	schemaChange bool
 }
 
 func byLabel(labels ...string) func(string, outcome, outcome) bool {
@@ -75,15 +78,33 @@ var declaredExcuse = excuse{pending: true, name: "the store cannot change its sc
 
 // afterSchemaChange are the calls that depend on an earlier system_*
 // call's success.
-var afterSchemaChange = map[string]bool{
-	"insert into an added family": true, "get_slice of an added family": true,
-	"system_update_column_family": true, "describe_keyspace after changes": true,
-	"system_drop_column_family": true, "get_slice of a dropped family": true,
-	"describe_keyspace of an added keyspace": true, "system_update_keyspace": true,
-	"describe_keyspace of an updated keyspace": true, "system_drop_keyspace": true,
-	"describe_keyspace with every property": true, "system_update_column_family adding a column definition": true,
-	"describe_keyspace after an update": true, "describe_keyspace of a NetworkTopologyStrategy keyspace": true,
-	"system_drop_keyspace with NetworkTopologyStrategy": true,
+var afterSchemaChange = map[string]bool{}
+
+func init() {
+	for _, l := range []string{
+		"insert into an added family",
+		"get_slice of an added family",
+		"system_update_column_family",
+		"describe_keyspace after changes",
+		"system_drop_column_family",
+		"get_slice of a dropped family",
+		"describe_keyspace of an added keyspace",
+		"system_update_keyspace",
+		"describe_keyspace of an updated keyspace",
+		"system_drop_keyspace",
+		"describe_keyspace with every property",
+		"system_update_column_family adding a column definition",
+		"describe_keyspace after an update",
+		"describe_keyspace of a NetworkTopologyStrategy keyspace",
+		"system_drop_keyspace with NetworkTopologyStrategy",
+		"insert into a counter family",
+		"batch_mutate of a column into a counter family",
+		"remove from a counter family",
+		"get_slice of a counter family",
+		"add to a counter family",
+	} {
+		afterSchemaChange[l] = true
+	}
 }
 
 // onCassandra is true when thriftd runs on the Cassandra store.
@@ -104,7 +125,25 @@ var excuses = []excuse{
 			return strings.Contains(t.String(), "TTL:630720000") && !strings.Contains(r.String(), "TTL:630720000") ||
 				label == "get_count after expiry"
 		}},
+	{name: "describe_splits is an estimate: 1.2.19 cut a range at its sstables' index samples (none while the rows are only in memtables), thriftd at the keys it holds; keys_per_split 0 failed with an internal error on 1.2.19, thriftd reads it as 1",
+		match: byLabel("describe_splits_ex of a part of the ring", "describe_splits with keys_per_split 0")},
+	{name: "counters are not served yet: add to a counter family is refused", levelDBOnly: true,
+		match: byLabel("add to a counter family")},
 	{name: "secondary indexes (KeyRange.row_filter) are not served yet", match: refAndThr("", "does not serve secondary index queries")},
+	{pending: true, cassandraOnly: true, name: "engine/cqlstore fails with an internal error on a get_paged_slice start column that is not of the comparator's type (1.2.19 did not check it)",
+		match: func(label string, _, t outcome) bool {
+			return onCassandra() && label == "get_paged_slice with a bad start column" && strings.Contains(t.exc, "Internal error")
+		}},
+	{pending: true, cassandraOnly: true, name: "engine/cqlstore leaves out range ghosts (rows whose columns were all deleted) in get_range_slices and get_paged_slice",
+		match: func(label string, r, _ outcome) bool {
+			return onCassandra() && (strings.HasPrefix(label, "get_range_slices") || strings.HasPrefix(label, "get_paged_slice")) &&
+				strings.Contains(r.String(), "Columns:[]}")
+		}},
+	{pending: true, cassandraOnly: true, name: "engine/cqlstore fails with an internal error on a value that is not of the family's default validator's type, though the column's own validator accepts it",
+		match: func(label string, r, t outcome) bool {
+			return onCassandra() && (label == "insert Typed raw" && strings.Contains(t.exc, "Internal error") ||
+				strings.Contains(r.String(), `Name:"raw"`) && !strings.Contains(t.String(), `Name:"raw"`))
+		}},
 	{pending: true, cassandraOnly: true, name: "engine/cqlstore has no truncate yet",
 		match: func(label string, _, _ outcome) bool {
 			return onCassandra() && (label == "truncate" || strings.HasSuffix(label, "after truncate"))
@@ -117,13 +156,13 @@ var excuses = []excuse{
 		match: func(label string, _, t outcome) bool {
 			return onCassandra() && label == "insert with ttl 630720000" && strings.Contains(t.exc, "Internal error")
 		}},
-	{pending: true, name: "schema19.go/meta.go: a compressor named without its package is described as given (1.2.19: org.apache.cassandra.io.compress.NAME)",
+	{pending: true, schemaChange: true, name: "schema19.go/meta.go: a compressor named without its package is described as given (1.2.19: org.apache.cassandra.io.compress.NAME)",
 		match: refAndThr("org.apache.cassandra.io.compress.DeflateCompressor", `"DeflateCompressor"`)},
-	{pending: true, name: "schema19.go: a column definition's name is not checked against the comparator (1.2.19: the comparator's message)",
+	{pending: true, schemaChange: true, name: "schema19.go: a column definition's name is not checked against the comparator (1.2.19: the comparator's message)",
 		match: byLabel("system_add_column_family with an index on a bad name")},
-	{pending: true, name: "schema19.go: an unknown compaction strategy is accepted (1.2.19: \"Unable to find compaction strategy class '...'\")",
+	{pending: true, schemaChange: true, name: "schema19.go: an unknown compaction strategy is accepted (1.2.19: \"Unable to find compaction strategy class '...'\")",
 		match: refAndThr("Unable to find compaction strategy class", "")},
-	{pending: true, name: "schema19.go: a min compaction threshold above the max is accepted (1.2.19: 'Min compaction threshold (got N) cannot be greater than max compaction threshold (got M)')",
+	{pending: true, schemaChange: true, name: "schema19.go: a min compaction threshold above the max is accepted (1.2.19: 'Min compaction threshold (got N) cannot be greater than max compaction threshold (got M)')",
 		match: refAndThr("cannot be greater than max compaction threshold", "")},
 	{pending: true, name: "schema19.go: a subcomparator on a standard family is named as given, not fully qualified",
 		match: refAndThr("Subcolumn comparator (org.apache.cassandra.db.marshal.", "Subcolumn comparator (")},
@@ -644,12 +683,12 @@ func (d *diff) report() {
 		switch {
 		case e.pending:
 			pending += n
-			if n == 0 && (!e.cassandraOnly || onCassandra()) {
+			if n == 0 && (!e.cassandraOnly || onCassandra()) && !(e.schemaChange && d.declared) {
 				d.t.Logf("pending difference no longer seen, remove it from the list: %s", e.name)
 			}
 		default:
 			onPurpose += n
-			if n == 0 && !(e.levelDBOnly && onCassandra()) {
+			if n == 0 && !(e.levelDBOnly && onCassandra()) && !(e.schemaChange && d.declared) {
 				d.t.Errorf("difference on purpose no longer seen: remove it from excuses and docs/api19.md: %s", e.name)
 			}
 		}

@@ -353,6 +353,11 @@ func TestDescribeKeyspaceRoundTrip(t *testing.T) {
 		{Name: []byte("title"), ValidationClass: "org.apache.cassandra.db.marshal.UTF8Type", IndexType: &keys, IndexName: strp("by_title")},
 		{Name: []byte("notes"), ValidationClass: "org.apache.cassandra.db.marshal.UTF8Type"},
 	}
+	// 2.0's and 2.1's properties, which 1.2 lacks.
+	full.DefaultTimeToLive, full.MemtableFlushPeriodInMs, full.IndexInterval = i32(600), i32(60000), i32(256)
+	full.MinIndexInterval, full.MaxIndexInterval = i32(64), i32(4096)
+	full.SpeculativeRetry, full.CellsPerRowToCache = "99PERCENTILE", "ALL"
+	full.Triggers = []*cassandra19.TriggerDef{{Name: "audit", Options: map[string]string{"class": "org.example.Audit"}}}
 	minimal := cfDef("Shop", "Minimal", "BytesType")
 	_, err := c.SystemAddKeyspace(ctx, &cassandra19.KsDef{Name: "Shop", StrategyClass: "SimpleStrategy",
 		StrategyOptions: map[string]string{"replication_factor": "1"}, DurableWrites: false,
@@ -378,6 +383,14 @@ func TestDescribeKeyspaceRoundTrip(t *testing.T) {
 		for i := range want {
 			if !reflect.DeepEqual(got[i], want[i]) {
 				t.Errorf("Items field %d: got %#v, want %#v", i, got[i], want[i])
+			}
+		}
+		got = []any{items.GetDefaultTimeToLive(), items.GetMemtableFlushPeriodInMs(), items.GetIndexInterval(),
+			items.GetMinIndexInterval(), items.GetMaxIndexInterval(), items.SpeculativeRetry, items.CellsPerRowToCache, items.Triggers}
+		want = []any{int32(600), int32(60000), int32(256), int32(64), int32(4096), "99PERCENTILE", "ALL", full.Triggers}
+		for i := range want {
+			if !reflect.DeepEqual(got[i], want[i]) {
+				t.Errorf("Items 2.x field %d: got %#v, want %#v", i, got[i], want[i])
 			}
 		}
 		var cols []string

@@ -1,0 +1,197 @@
+#!/usr/bin/env bash
+# The Java client programs (test/java: Hector 1.1-4 and Astyanax 1.56.49,
+# built with Maven) against thriftd on LevelDB and on the Cassandra store,
+# or against another 19.x server (the real Cassandra 1.2.19 proves the
+# programs themselves).
+#
+#   test/suites/java.sh                      thriftd on LevelDB, then on Cassandra
+#   test/suites/java.sh --store leveldb      thriftd on LevelDB only
+#   test/suites/java.sh --store cassandra    thriftd on the Cassandra store only
+#   test/suites/java.sh --reference          the real Cassandra 1.2.19
+#                                            (test/cassandra/reference start 1.2)
+#   test/suites/java.sh --against HOST:PORT  a running server (framed, RandomPartitioner)
+#
+# When test/run-all has started the reference node ($THRIFTD_REFERENCE_12),
+# the programs run against it first, so that a failure on thriftd is known
+# not to be the programs' own. thriftd is $THRIFTD_BIN when set, else built
+# here. The Cassandra store runs on test/cassandra/cluster's "random" node
+# (started, reused or restarted). The Maven repository is kept in
+# $THRIFTD_JAVA_M2 (default ~/.cache/thriftd/java-m2): a second run builds
+# offline. Installs Debian's
+# openjdk-17-jdk-headless and maven when missing. Exits non-zero when a
+# check fails; each program's last line is "NAME: N passed, N failed".
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+usage() {
+	sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2
+	exit 2
+}
+
+against= stores="leveldb cassandra"
+while [ $# -gt 0 ]; do
+	case $1 in
+	--against) [ $# -ge 2 ] || usage; against=$2; shift 2 ;;
+	--store) [ $# -ge 2 ] || usage; stores=$2; shift 2 ;;
+	--reference) against=reference; shift ;;
+	-h | --help) usage ;;
+	*) usage ;;
+	esac
+done
+for s in $stores; do
+	case $s in leveldb | cassandra) ;; *) usage ;; esac
+done
+
+JAVA_HOME=${THRIFTD_JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
+M2=${THRIFTD_JAVA_M2:-$HOME/.cache/thriftd/java-m2}
+export JAVA_HOME
+t0=$SECONDS
+
+# ---- tools ----------------------------------------------------------------
+
+need=()
+[ -x "$JAVA_HOME/bin/javac" ] || need+=(openjdk-17-jdk-headless)
+command -v mvn >/dev/null || need+=(maven)
+if [ ${#need[@]} -gt 0 ]; then
+	sudo=
+	[ "$(id -u)" -eq 0 ] || sudo=sudo
+	echo "java: installing ${need[*]}" >&2
+	$sudo apt-get update -qq >&2
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >&2
+fi
+[ -x "$JAVA_HOME/bin/javac" ] || { echo "java: no JDK 17 at $JAVA_HOME" >&2; exit 1; }
+
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+	local p
+	for p in "${pids[@]}"; do
+		kill "$p" 2>/dev/null && wait "$p" 2>/dev/null || true
+	done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# ---- build ----------------------------------------------------------------
+
+# Offline first: with the repository cached nothing needs the network.
+build() {
+	mvn -B -q "$@" -Dmaven.repo.local="$M2" -f test/java/pom.xml compile \
+		dependency:build-classpath -Dmdep.outputFile=target/classpath.txt >"$tmp/mvn.log" 2>&1
+}
+t=$SECONDS
+if ! build -o && ! build; then
+	tail -n 40 "$tmp/mvn.log" >&2
+	echo "java: the Maven build of test/java failed" >&2
+	exit 1
+fi
+echo "java: built test/java in $((SECONDS - t)) s"
+
+programs=(hector:thriftd.javatest.hector.HectorProgram astyanax:thriftd.javatest.astyanax.AstyanaxProgram)
+failed=()
+
+# run_programs ADDR LABEL [JAVA FLAGS...] runs every program against ADDR.
+run_programs() {
+	local addr=$1 label=$2 entry module class t
+	shift 2
+	for entry in "${programs[@]}"; do
+		module=${entry%%:*} class=${entry#*:}
+		echo
+		echo "== $module against $label ($addr)"
+		t=$SECONDS
+		if ! "$JAVA_HOME/bin/java" "$@" -cp "test/java/$module/target/classes:$(<"test/java/$module/target/classpath.txt")" \
+			"$class" "$addr"; then
+			failed+=("$module on $label")
+		fi
+		echo "java: $module on $label took $((SECONDS - t)) s"
+	done
+}
+
+# ---- thriftd --------------------------------------------------------------
+
+# start_thriftd LABEL FLAGS... starts thriftd and sets ADDR to where it listens.
+start_thriftd() {
+	local label=$1 log="$tmp/thriftd-$1.log" i
+	shift
+	mkdir -p "$tmp/$label"
+	# The working directory holds the paths storage-conf.xml names.
+	(cd "$tmp/$label" && exec "$bin" -config "$OLDPWD/test/java/storage-conf.xml" -listen 127.0.0.1:0 \
+		-admin off -log-format json -api auto "$@") 2>"$log" &
+	pids+=($!)
+	ADDR=
+	for ((i = 0; i < 300; i++)); do
+		ADDR=$(sed -n 's/.*"msg":"thriftd is serving","listen":"\([^"]*\)".*/\1/p' "$log" | head -n 1)
+		[ -n "$ADDR" ] && return 0
+		kill -0 "${pids[-1]}" 2>/dev/null || break
+		sleep 0.1
+	done
+	cat "$log" >&2
+	echo "java: thriftd ($label) did not start" >&2
+	exit 1
+}
+
+# stop_thriftd LABEL stops the last thriftd started. The programs' whole
+# session must leave no warning or error in its log: the empty frame both
+# libraries send before closing a connection is a goodbye, not a fault.
+stop_thriftd() {
+	local pid=${pids[-1]} log="$tmp/thriftd-$1.log" bad
+	kill "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	unset 'pids[-1]'
+	bad=$(grep -E '"level":"(WARN|ERROR)"' "$log" || true)
+	if [ -n "$bad" ]; then
+		printf '%s\n' "$bad" | tail -n 30 >&2
+		echo "java: thriftd ($1) logged $(printf '%s\n' "$bad" | wc -l) warnings or errors while serving the programs" >&2
+		failed+=("thriftd's log on $1")
+	fi
+}
+
+if [ "$against" = reference ]; then
+	t=$SECONDS
+	addr=$(test/cassandra/reference start 1.2 | tail -n 1)
+	echo "java: Cassandra 1.2.19 at $addr ready after $((SECONDS - t)) s"
+	run_programs "$addr" "Cassandra 1.2.19"
+elif [ -n "$against" ]; then
+	run_programs "$against" "the server given"
+else
+	if [ -n "${THRIFTD_REFERENCE_12:-}" ]; then
+		# A start reuses the node test/run-all started.
+		addr=$(test/cassandra/reference start 1.2 | tail -n 1)
+		run_programs "$addr" "Cassandra 1.2.19"
+	fi
+	bin=${THRIFTD_BIN:-}
+	if [ -z "$bin" ]; then
+		go build -o "$tmp/thriftd" ./cmd/thriftd
+		bin=$tmp/thriftd
+	fi
+	for store in $stores; do
+		if [ "$store" = leveldb ]; then
+			start_thriftd leveldb -data "$tmp/leveldb/data"
+			run_programs "$ADDR" "thriftd on LevelDB"
+			stop_thriftd leveldb
+		else
+			# A start reuses the running node, or restarts one that an
+			# earlier suite stopped.
+			t=$SECONDS
+			points=$(test/cassandra/cluster start random | tail -n 1)
+			echo "java: Cassandra node random at $points ready after $((SECONDS - t)) s"
+			prefix=t$(od -An -N5 -tx1 /dev/urandom | tr -d ' \n')_
+			start_thriftd cassandra -cassandra "$points" -cassandra-prefix "$prefix"
+			# The Cassandra store reports an expiring column's seconds
+			# left where 1.2 reported the TTL it was written with.
+			run_programs "$ADDR" "thriftd on Cassandra" -Dthriftd.ttl=remaining
+			stop_thriftd cassandra
+			if [ "${THRIFTD_CASSANDRA_KEEP_KEYSPACES:-}" != 1 ]; then
+				"$bin" -config test/java/storage-conf.xml -cassandra "$points" -cassandra-prefix "$prefix" \
+					-cassandra-drop >/dev/null 2>&1 || echo "java: dropping the keyspaces of $prefix failed" >&2
+			fi
+		fi
+	done
+fi
+
+echo
+if [ ${#failed[@]} -gt 0 ]; then
+	echo "java: FAILED: ${failed[*]} (after $((SECONDS - t0)) s)" >&2
+	exit 1
+fi
+echo "java: every program passed in $((SECONDS - t0)) s"
