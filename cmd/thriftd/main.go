@@ -24,6 +24,7 @@ import (
 	"github.com/thriftd/thriftd/dialect"
 	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/engine/comparator"
+	"github.com/thriftd/thriftd/engine/cqlstore"
 	"github.com/thriftd/thriftd/engine/ldbstore"
 	"github.com/thriftd/thriftd/engine/partitioner"
 	"github.com/thriftd/thriftd/handler"
@@ -296,6 +297,22 @@ func openStore(eff *settings.Effective, s *schema.Schema, log *slog.Logger) (sto
 		ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 		defer cancel()
 		cat, err := catalog.New(ctx, st, start, catOpts)
+		for i := 0; errors.Is(err, cqlstore.ErrSchemaChanged) && i < 5; i++ {
+			// Another thriftd recorded its schema first (both started at
+			// once): resolve the file against its record and serve that.
+			log.Info("another thriftd recorded the schema first; reading it", "err", err)
+			var rec []byte
+			if rec, err = st.StoredSchema(ctx); err != nil {
+				break
+			}
+			if start, err = catalog.Resolve(s, rec, catOpts); err != nil {
+				break
+			}
+			if err = st.FollowSchema(ctx, start.Schema); err != nil {
+				break
+			}
+			cat, err = catalog.New(ctx, st, start, catOpts)
+		}
 		if err != nil {
 			st.Close()
 			return nil, slog.Attr{}, nil, err

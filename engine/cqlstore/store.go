@@ -245,6 +245,9 @@ func (st *Store) open(ctx context.Context, s *schema.Schema) error {
 		return fmt.Errorf("the Cassandra cluster at %s uses %s, which cannot keep rows in the order storage-conf.xml's Partitioner %s promises (that needs %s); use a cluster with %s or change the Partitioner",
 			strings.Join(st.opts.Cluster.Hosts, ","), local.partitioner, s.Partitioner.Name(), want, want)
 	}
+	if err := st.awaitHosts(ctx); err != nil {
+		return err
+	}
 	st.ordered = want == byteOrderedCluster
 	st.token = st.nodeToken(local.tokens)
 	if st.opts.Cluster.LocalDC == "" {
@@ -265,7 +268,7 @@ func (st *Store) open(ctx context.Context, s *schema.Schema) error {
 			return err
 		}
 	}
-	return st.ensureSchema(ctx, s)
+	return st.settled(ctx, func() error { return st.ensureSchema(ctx, s) })
 }
 
 // Token is a ring token for describe_ring: the contacted node's first
