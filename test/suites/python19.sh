@@ -24,4 +24,17 @@ if [ -z "${THRIFTD_BIN:-}" ]; then
 fi
 
 export PYTHONDONTWRITEBYTECODE=1
+# When test/run-all has started the reference node ($THRIFTD_REFERENCE_12),
+# the suite runs against it first, so that a failure on thriftd is known
+# not to be the suite's own expectation (once, not again on the Cassandra
+# store).
+if [ -n "${THRIFTD_REFERENCE_12:-}" ] && [ -z "${THRIFTD19_TARGET:-}" ] && [ "${THRIFTD_TEST_BACKEND:-leveldb}" = leveldb ]; then
+	# A start reuses the node test/run-all started.
+	addr=$(test/cassandra/reference start 1.2 | tail -n 1)
+	echo "against Cassandra 1.2.19 at $addr"
+	# The transport tests are about thriftd's own rules and start thriftd.
+	THRIFTD19_TARGET=$addr "$python" -m pytest -p no:cacheprovider -q -ra test/python19 \
+		--ignore=test/python19/test_transport19.py "$@"
+	echo "against thriftd"
+fi
 "$python" -m pytest -p no:cacheprovider -q -ra test/python19 "$@"

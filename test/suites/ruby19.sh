@@ -23,4 +23,15 @@ if [ -z "${THRIFTD_BIN:-}" ]; then
 	export THRIFTD_BIN="$tmp/thriftd"
 fi
 
+# When test/run-all has started the reference node ($THRIFTD_REFERENCE_12),
+# the suite runs against it first, so that a failure on thriftd is known
+# not to be the suite's own expectation (once, not again on the Cassandra
+# store).
+if [ -n "${THRIFTD_REFERENCE_12:-}" ] && [ -z "${THRIFTD19_TARGET:-}" ] && [ "${THRIFTD_TEST_BACKEND:-leveldb}" = leveldb ]; then
+	# A start reuses the node test/run-all started.
+	addr=$(test/cassandra/reference start 1.2 | tail -n 1)
+	echo "against Cassandra 1.2.19 at $addr"
+	THRIFTD19_TARGET=$addr "$ruby" -e 'ARGV.each { |f| require File.expand_path(f) }' test/ruby19/test_*.rb
+	echo "against thriftd"
+fi
 "$ruby" -e 'ARGV.each { |f| require File.expand_path(f) }' test/ruby19/test_*.rb
