@@ -261,8 +261,9 @@ func (c *conn) process(fn thrift.TProcessorFunction, name string, seq int32) (r 
 		}
 	}()
 	_, err := fn.Process(c.ctx, seq, c.in, c.out)
-	if len(c.in.open) > 0 && c.readFailure() == nil {
-		// Decoding stopped inside the arguments (drain.go).
+	if !c.t.framed && len(c.in.open) > 0 && c.readFailure() == nil {
+		// Decoding stopped inside the arguments of an unframed request
+		// (drain.go). A framed one's rest is discarded with its frame.
 		c.in.drainArgs(c.ctx)
 	}
 	switch {

@@ -15,9 +15,10 @@ import (
 // one the rest of the arguments would be read as the next request. So the
 // input protocol keeps a small record of the structs and containers opened
 // and not yet ended (argFrame), and after the processor returns the
-// connection reads what is left of them (drainArgs), skipping by wire type
-// within the usual size limits and timeouts. A processor that reads its
-// arguments to the end leaves the record empty and nothing is read.
+// connection of an unframed request reads what is left of them
+// (drainArgs), skipping by wire type within the usual size limits and
+// timeouts. A processor that reads its arguments to the end leaves the
+// record empty and nothing is read.
 
 // argFrame is one struct or container of the arguments being decoded.
 type argFrame struct {
