@@ -23,9 +23,6 @@ from cassandra19.ttypes import CfDef, KsDef
 # What thriftd lacks today, by the name tests give it in needs(...), and
 # for which stores: the reason is the xfail's.
 MISSING = {
-    'drop-check': (('leveldb', 'cassandra'),
-                   "system_drop_column_family of a missing column family: 1.2 answers its access check's "
-                   "'unconfigured columnfamily NAME' before the drop's own message (handler19/schema19.go)"),
     'cql-column-validators': (('cassandra',),
                               "engine/cqlstore types a table's value column by default_validation_class, so a "
                               "column whose column_metadata names another validator cannot be written "

@@ -87,7 +87,6 @@ def test_schema_errors_get_the_real_servers_messages(fresh, new_ks):
     assert 'NoSuchType' in e.value.why
 
 
-@pytest.mark.needs('drop-check')
 def test_dropping_a_missing_column_family(fresh, new_ks):
     # 1.2 checks access to the column family, and so that it exists,
     # before the drop itself.
