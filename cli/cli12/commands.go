@@ -342,7 +342,10 @@ func (s *Session) resolve(e cfExpr) (*target, error) {
 	return &target{cf: cf, key: key, super_: cf.ColumnType == "Super"}, nil
 }
 
+// printSlice prints a slice's columns; a column at the top of a super
+// column family's slice is a sub-column, named through the subcomparator.
 func (s *Session) printSlice(cf *cassandra19.CfDef, cols []*cassandra19.ColumnOrSuperColumn) {
+	sub := cf.ColumnType == "Super"
 	for _, c := range cols {
 		switch {
 		case c.SuperColumn != nil:
@@ -353,7 +356,7 @@ func (s *Session) printSlice(cf *cassandra19.CfDef, cols []*cassandra19.ColumnOr
 			}
 			fmt.Fprintln(s.out, ")")
 		case c.Column != nil:
-			fmt.Fprintf(s.out, "=> (name=%s, value=%s, timestamp=%d%s)\n", nameString(cf, c.Column.Name, false),
+			fmt.Fprintf(s.out, "=> (name=%s, value=%s, timestamp=%d%s)\n", nameString(cf, c.Column.Name, sub),
 				s.valueString(cf, c.Column.Name, c.Column.Value), ts(c.Column), ttlSuffix(c.Column))
 		case c.CounterSuperColumn != nil:
 			fmt.Fprintf(s.out, "=> (super_column=%s,", nameString(cf, c.CounterSuperColumn.Name, false))
@@ -362,7 +365,7 @@ func (s *Session) printSlice(cf *cassandra19.CfDef, cols []*cassandra19.ColumnOr
 			}
 			fmt.Fprintln(s.out, ")")
 		case c.CounterColumn != nil:
-			fmt.Fprintf(s.out, "=> (counter=%s, value=%d)\n", nameString(cf, c.CounterColumn.Name, false), c.CounterColumn.Value)
+			fmt.Fprintf(s.out, "=> (counter=%s, value=%d)\n", nameString(cf, c.CounterColumn.Name, sub), c.CounterColumn.Value)
 		}
 	}
 }
@@ -1057,19 +1060,17 @@ func (s *Session) useStmt(p *parser) error {
 	if err := p.end(); err != nil {
 		return err
 	}
-	s.use(ks, user, pass)
-	return nil
+	return s.use(ks, user, pass)
 }
 
-func (s *Session) use(ks, user, pass string) {
+func (s *Session) use(ks, user, pass string) error {
 	name, err := s.ksName(ks)
 	if err != nil {
-		fmt.Fprintln(s.err, err)
-		return
+		return err
 	}
 	if err := s.client.SetKeyspace(s.ctx, name); err != nil {
 		fmt.Fprintf(s.err, "%s does not exist.\n", name)
-		return
+		return nil
 	}
 	if user != "" && pass != "" {
 		if err := s.client.Login(s.ctx, &cassandra19.AuthenticationRequest{Credentials: map[string]string{"username": user, "password": pass}}); err != nil {
@@ -1079,7 +1080,7 @@ func (s *Session) use(ks, user, pass string) {
 			} else {
 				fmt.Fprintf(s.err, "You are not authorized to use keyspace: %s\n", name)
 			}
-			return
+			return nil
 		}
 	}
 	s.keyspace = name
@@ -1087,9 +1088,16 @@ func (s *Session) use(ks, user, pass string) {
 	delete(s.ksCache, name)
 	if _, err := s.ksDef(name); err != nil {
 		fmt.Fprintf(s.err, "%s does not exist.\n", name)
-		return
+		return nil
 	}
 	fmt.Fprintf(s.out, "Authenticated to keyspace: %s\n", name)
+	return nil
+}
+
+// noJMX is the warning 1.2 prints where describe would ask the node's JMX
+// for index builds: thriftd-cli asks no JMX.
+func (s *Session) noJMX() {
+	fmt.Fprintf(s.err, "WARNING: Could not connect to the JMX on %s:7199 - some information won't be shown.\n\n", s.host)
 }
 
 func (s *Session) printCQL3Warning(cmd string) {
@@ -1127,6 +1135,7 @@ func (s *Session) describeStmt(p *parser) error {
 		}
 	}
 	if entity == "" {
+		s.noJMX()
 		s.describeKeyspace(current)
 		return nil
 	}
@@ -1136,6 +1145,7 @@ func (s *Session) describeStmt(p *parser) error {
 	}
 	for _, ks := range kss {
 		if ks.Name == entity {
+			s.noJMX()
 			s.describeKeyspace(ks)
 			return nil
 		}
@@ -1145,6 +1155,7 @@ func (s *Session) describeStmt(p *parser) error {
 	}
 	for _, cf := range current.CfDefs {
 		if cf.Name == entity {
+			s.noJMX()
 			s.describeCF(cf)
 			return nil
 		}

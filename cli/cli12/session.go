@@ -96,7 +96,9 @@ func (s *Session) Connect(host string, port int) error {
 	fmt.Fprintf(s.out, "Connected to: %q on %s/%d\n", name, host, port)
 	s.keyspace, s.username = "", ""
 	if s.cfg.Keyspace != "" {
-		s.use(s.cfg.Keyspace, s.cfg.Username, s.cfg.Password)
+		if err := s.use(s.cfg.Keyspace, s.cfg.Username, s.cfg.Password); err != nil {
+			fmt.Fprintln(s.err, err)
+		}
 	}
 	return nil
 }
