@@ -43,15 +43,33 @@ func (p *parser) errAt(t token, what string) error {
 	return fmt.Errorf("Syntax error at position %d: mismatched input '%s' expecting %s", t.pos, t.text, what)
 }
 
+// literals are the words the grammar spells as quoted literals, which
+// ANTLR's messages quote.
+var literals = map[string]bool{"AS": true, "LIMIT": true, "WHERE": true, "COLUMNS": true, "REVERSED": true, "CLUSTER": true, "AND": true}
+
+// expect consumes w, or fails as ANTLR reports a missing token:
+// "missing ']' at ';'".
 func (p *parser) expect(w string) error {
-	if !p.accept(w) {
-		return p.errAt(p.peek(), strings.ToUpper(w))
+	if p.accept(w) {
+		return nil
 	}
-	return nil
+	t := p.peek()
+	found := t.text
+	if t.kind == tEOF {
+		found = "<EOF>"
+	}
+	want := strings.ToUpper(w)
+	if len(w) == 1 || literals[want] {
+		want = "'" + want + "'"
+	}
+	return fmt.Errorf("Syntax error at position %d: missing %s at '%s'", t.pos, want, found)
 }
 
 // end checks that the statement is over (an optional ';').
 func (p *parser) end() error {
+	if t := p.peek(); t.kind != tEOF && !p.is(";") {
+		return fmt.Errorf("Syntax error at position %d: extraneous input '%s' expecting ';'", t.pos, t.text)
+	}
 	p.accept(";")
 	if t := p.peek(); t.kind != tEOF {
 		return fmt.Errorf("Syntax error at position %d: extraneous input '%s'", t.pos, t.text)
@@ -70,7 +88,11 @@ func (p *parser) entity() (string, error) {
 		p.i++
 		return unescape(t.text), nil
 	}
-	return "", p.errAt(t, "an identifier")
+	found := t.text
+	if t.kind == tEOF {
+		found = "<EOF>"
+	}
+	return "", fmt.Errorf("Syntax error at position %d: mismatched input '%s' expecting set null", t.pos, found)
 }
 
 // term is a row key, a column name or a value: a literal or a typed

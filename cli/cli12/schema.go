@@ -52,6 +52,7 @@ var helpTopics = map[string]string{
 
 func (s *Session) help(p *parser) error {
 	var words []string
+	first := p.peek()
 	for !p.is(";") && p.peek().kind != tEOF {
 		words = append(words, strings.ToLower(p.next().text))
 	}
@@ -65,7 +66,7 @@ func (s *Session) help(p *parser) error {
 	}
 	node, ok := helpTopics[strings.Join(words, " ")]
 	if !ok {
-		return fmt.Errorf("Syntax error at position 5: no viable alternative at input '%s'", words[0])
+		return fmt.Errorf("Syntax error at position %d: no viable alternative at input '%s'", first.pos, first.text)
 	}
 	for _, c := range h.Commands {
 		if c.Name == node {
@@ -532,7 +533,7 @@ func ksAttrs(ks *cassandra19.KsDef, attrs []pair) error {
 		case "DURABLE_WRITES":
 			ks.DurableWrites = strings.EqualFold(a.val.raw, "true")
 		default:
-			return fmt.Errorf("No enum const class org.apache.cassandra.cli.CliClient$AddKeyspaceArgument.%s", strings.ToUpper(a.key))
+			return fmt.Errorf("java.lang.IllegalArgumentException: No enum constant org.apache.cassandra.cli.CliClient.AddKeyspaceArgument.%s", strings.ToUpper(a.key))
 		}
 	}
 	if strings.Contains(ks.StrategyClass, ".NetworkTopologyStrategy") && len(ks.StrategyOptions) == 0 {
@@ -630,7 +631,7 @@ func (s *Session) cfAttrs(cf *cassandra19.CfDef, attrs []pair) error {
 			b := strings.EqualFold(a.val.raw, "true")
 			cf.PopulateIoCacheOnFlush = &b
 		default:
-			return fmt.Errorf("No enum const class org.apache.cassandra.cli.CliClient$ColumnFamilyArgument.%s", strings.ToUpper(a.key))
+			return fmt.Errorf("java.lang.IllegalArgumentException: No enum constant org.apache.cassandra.cli.CliClient.ColumnFamilyArgument.%s", strings.ToUpper(a.key))
 		}
 	}
 	return nil
