@@ -11,11 +11,13 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/apache/thrift/lib/go/thrift"
+	"github.com/ergochat/readline"
 
 	"github.com/thriftd/thriftd/gen-go/cassandra19"
 )
@@ -167,41 +169,104 @@ func RunScript(s *Session, script string) error {
 	return nil
 }
 
-// Interactive reads statements from in, with cassandra-cli's prompt,
-// until quit or the end of input; errors are printed and the shell goes on.
-func Interactive(s *Session, in io.Reader) {
-	h, _ := loadHelp()
-	if h != nil {
-		fmt.Fprintf(s.out, "Welcome to thriftd-cli, a shell for the 19.x Thrift API (cassandra-cli 1.2's grammar).\n\n%s\n", h.Banner)
+// Terminal is how the interactive shell talks to its user.
+type Terminal struct {
+	In          io.ReadCloser
+	Out, ErrOut io.Writer
+	// HistoryFile keeps the lines typed, across runs; "" keeps none.
+	HistoryFile string
+}
+
+// Interactive runs the shell on a terminal, as cassandra-cli's does: the
+// prompt [user@keyspace], statements ending with ';' (a line without one
+// continues on the next, prompted "...\t"), errors printed and the shell
+// going on. It adds line editing, a history kept across runs and tab
+// completion of the command words. It returns at quit, exit or the end
+// of input (Ctrl-D).
+func Interactive(s *Session, term Terminal) error {
+	if term.HistoryFile != "" {
+		// Create it private first: the history holds keys and values.
+		if f, err := os.OpenFile(term.HistoryFile, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600); err == nil {
+			f.Close()
+		} else {
+			fmt.Fprintf(term.ErrOut, "history is not kept: %v\n", err)
+			term.HistoryFile = ""
+		}
 	}
-	r := bufio.NewReader(in)
+	rl, err := readline.NewFromConfig(&readline.Config{
+		Prompt:            s.Prompt(),
+		HistoryFile:       term.HistoryFile,
+		HistoryLimit:      10000,
+		HistorySearchFold: true,
+		AutoComplete:      completer{},
+		Stdin:             term.In,
+		Stdout:            term.Out,
+		Stderr:            term.ErrOut,
+	})
+	if err != nil {
+		return err
+	}
+	defer rl.Close()
+	h, err := loadHelp()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(term.Out, "Welcome to thriftd-cli, a shell for the 19.x Thrift API in cassandra-cli 1.2's grammar.\n\n%s\n", h.Banner)
 	cur := ""
 	for {
 		if cur == "" {
-			fmt.Fprint(s.out, s.Prompt())
+			rl.SetPrompt(s.Prompt())
 		} else {
-			fmt.Fprint(s.out, "...\t")
+			rl.SetPrompt("...\t")
 		}
-		line, err := r.ReadString('\n')
+		line, err := rl.ReadLine()
+		if errors.Is(err, readline.ErrInterrupt) {
+			cur = ""
+			continue
+		}
+		if err != nil { // io.EOF: Ctrl-D or the end of input
+			return nil
+		}
 		line = strings.TrimSpace(line)
-		if line != "" && !strings.HasPrefix(line, "--") {
-			cur += line
-			if strings.HasSuffix(line, ";") || line == "?" {
-				if e := s.Exec(cur); e != nil {
-					if errors.Is(e, ErrQuit) {
-						return
-					}
-					fmt.Fprintln(s.err, e)
-				}
-				cur = ""
-			} else {
-				cur += " "
-			}
+		if line == "" || strings.HasPrefix(line, "--") {
+			continue
 		}
-		if err != nil {
-			return
+		cur += line
+		if !strings.HasSuffix(line, ";") && line != "?" {
+			cur += " "
+			continue
+		}
+		stmt := cur
+		cur = ""
+		if err := s.Exec(stmt); err != nil {
+			if errors.Is(err, ErrQuit) {
+				return nil
+			}
+			fmt.Fprintln(term.ErrOut, err)
 		}
 	}
+}
+
+// commandWords are completed at the start of a line.
+var commandWords = []string{"assume", "connect", "consistencylevel", "count", "create column family",
+	"create keyspace", "decr", "del", "describe", "describe cluster", "drop column family", "drop index on",
+	"drop keyspace", "exit", "get", "help", "incr", "list", "quit", "set", "show api version",
+	"show cluster name", "show keyspaces", "show schema", "truncate", "update column family",
+	"update keyspace", "use"}
+
+// completer completes the command words of a statement's start.
+type completer struct{}
+
+func (completer) Do(line []rune, pos int) ([][]rune, int) {
+	typed := strings.TrimLeft(string(line[:pos]), " ")
+	low := strings.ToLower(typed)
+	var out [][]rune
+	for _, w := range commandWords {
+		if strings.HasPrefix(w, low) && len(w) > len(low) {
+			out = append(out, []rune(w[len(low):]+" "))
+		}
+	}
+	return out, len([]rune(typed))
 }
 
 // why is the message cassandra-cli prints for a failed call.

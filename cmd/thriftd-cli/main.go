@@ -91,6 +91,8 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		return o, errors.New("give -e or -f, not both")
 	case o.api != "0.6" && o.api != "1.2":
 		return o, fmt.Errorf("--api is 0.6 or 1.2, not %q", o.api)
+	case o.api == "1.2" && o.output != "human":
+		return o, errors.New("--output json is for --api 0.6; the 1.2 grammar prints cassandra-cli 1.2's lines")
 	case o.output != "human" && o.output != "json":
 		return o, fmt.Errorf("--output is human or json, not %q", o.output)
 	case o.cfg.Port < 1 || o.cfg.Port > 65535:
@@ -183,7 +185,11 @@ func run12(o options, stdin *os.File, stdout, stderr io.Writer) int {
 		}
 		return exitOK
 	}
-	cli12.Interactive(s, stdin)
+	term := cli12.Terminal{In: stdin, Out: stdout, ErrOut: stderr, HistoryFile: o.history}
+	if err := cli12.Interactive(s, term); err != nil {
+		fmt.Fprintln(stderr, "thriftd-cli:", err)
+		return exitError
+	}
 	return exitOK
 }
 
