@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -100,23 +101,10 @@ func lineDiff(want, got string) string {
 			b = g[i]
 		}
 		if a != b || i >= len(w) || i >= len(g) {
-			return "line " + itoa(i+1) + ":\n  real:      " + a + "\n  thriftd-cli: " + b
+			return "line " + strconv.Itoa(i+1) + ":\n  real:      " + a + "\n  thriftd-cli: " + b
 		}
 	}
 	return "(same lines)"
-}
-
-func itoa(i int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + fmtInt(i)) }
-
-func fmtInt(i int) string {
-	if i == 0 {
-		return "0"
-	}
-	var b []byte
-	for ; i > 0; i /= 10 {
-		b = append([]byte{byte('0' + i%10)}, b...)
-	}
-	return string(b)
 }
 
 // conf12 is the repository's storage-conf.xml with no keyspace, named as
@@ -208,11 +196,13 @@ func TestCLI12LiveReference(t *testing.T) {
 			continue
 		}
 		t.Run(name, func(t *testing.T) {
+			dropLeftovers(t, host, port, name)
 			r := runCLI(t, "", "--api", "1.2", "--host", host, "--port", port, "-f", filepath.Join(cli12Dir, name+".txt"))
 			compare12(t, name, want, normalise12(r.stdout, host, port), normalise12(r.stderr, host, port), r.code)
 		})
 	}
 	t.Run("real cassandra-cli", func(t *testing.T) {
+		dropLeftovers(t, host, port, "data")
 		home, _ := os.UserHomeDir()
 		cache := os.Getenv("THRIFTD_REFERENCE_CACHE")
 		if cache == "" {
@@ -238,4 +228,19 @@ func TestCLI12LiveReference(t *testing.T) {
 		}
 		compare12(t, "data (real cassandra-cli)", recorded(t, "data"), normalise12(out.String(), host, port), normalise12(errOut.String(), host, port), code)
 	})
+}
+
+var createKeyspaceRE = regexp.MustCompile(`(?i)create keyspace ([A-Za-z0-9_]+)`)
+
+// dropLeftovers drops, on the shared reference node, the keyspaces a
+// script creates, in case an interrupted run left them behind.
+func dropLeftovers(t *testing.T, host, port, name string) {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join(cli12Dir, name+".txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range createKeyspaceRE.FindAllStringSubmatch(string(src), -1) {
+		runCLI(t, "", "--api", "1.2", "--host", host, "--port", port, "-e", "drop keyspace "+m[1]+";")
+	}
 }
