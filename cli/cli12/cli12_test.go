@@ -18,6 +18,14 @@ func TestStatementsSplitAsTheRealTool(t *testing.T) {
 	}
 }
 
+func TestSplitInline(t *testing.T) {
+	got := Statements(SplitInline(`use K; set C['a;b']['c'] = 'it\'s;'; list C;`))
+	want := []string{"use K;", `set C['a;b']['c'] = 'it\'s;';`, "list C;"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}
+
 func TestLex(t *testing.T) {
 	toks, err := lex("set Users['k\\'s'][long(-7)] = 2.5 with ttl = 30; -- c")
 	if err != nil {

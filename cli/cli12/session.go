@@ -153,6 +153,27 @@ func Statements(script string) []string {
 	return out
 }
 
+// SplitInline splits the statements of one -e argument at each ';'
+// outside a quoted string, so that -e "use K; list C;" runs two.
+func SplitInline(script string) string {
+	var b strings.Builder
+	quoted := false
+	for i := 0; i < len(script); i++ {
+		c := script[i]
+		b.WriteByte(c)
+		switch {
+		case quoted && c == '\\' && i+1 < len(script):
+			i++
+			b.WriteByte(script[i])
+		case c == '\'':
+			quoted = !quoted
+		case c == ';' && !quoted:
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
 // RunScript runs a script's statements in order. The first that fails
 // prints "Line N => message" on the error writer (N counts statements,
 // as cassandra-cli's -f does) and stops the script with that error.

@@ -171,6 +171,9 @@ func run12(o options, stdin *os.File, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "thriftd-cli:", err)
 		return exitUsage
 	}
+	if o.exec != "" {
+		script = cli12.SplitInline(script)
+	}
 	// As cassandra-cli, connect at start: the first line of the output is
 	// "Connected to: ...".
 	if err := s.Connect(o.cfg.Host, o.cfg.Port); err != nil {

@@ -244,3 +244,24 @@ func dropLeftovers(t *testing.T, host, port, name string) {
 		runCLI(t, "", "--api", "1.2", "--host", host, "--port", port, "-e", "drop keyspace "+m[1]+";")
 	}
 }
+
+// TestCLI12Inline runs statements given with -e, and a failing one: its
+// Line N message and exit status 1.
+func TestCLI12Inline(t *testing.T) {
+	n := start(t, conf12(t), "-api", "auto")
+	host, port, _ := net.SplitHostPort(n.Addr)
+	args := []string{"--api", "1.2", "--host", host, "--port", port}
+	r := runCLI(t, "", append(args, "-e", "show cluster name; consistencylevel as ALL;")...)
+	want := `Connected to: "` + referenceCluster + `" on ` + host + "/" + port + "\n" + referenceCluster + "\nConsistency level is set to 'ALL'.\n"
+	if r.code != 0 || r.stdout != want || r.stderr != "" {
+		t.Fatalf("-e: exit %d, stdout %q (want %q), stderr %q", r.code, r.stdout, want, r.stderr)
+	}
+	r = runCLI(t, "", append(args, "-e", "show cluster name; use Nowhere; show cluster name;")...)
+	if r.code != 1 || r.stderr != "Line 2 => Keyspace 'Nowhere' not found.\n" || strings.Count(r.stdout, referenceCluster+"\n") != 1 {
+		t.Fatalf("-e with an error: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	r = runCLI(t, "", "--api", "1.2", "--output", "json", "-e", "show cluster name;")
+	if r.code != 2 {
+		t.Fatalf("--api 1.2 --output json: exit %d, want 2 (%s)", r.code, r.stderr)
+	}
+}
