@@ -260,6 +260,17 @@ func TestCLI12Inline(t *testing.T) {
 	if r.code != 1 || r.stderr != "Line 2 => Keyspace 'Nowhere' not found.\n" || strings.Count(r.stdout, referenceCluster+"\n") != 1 {
 		t.Fatalf("-e with an error: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
+	// connect moves to a server named by address and port; --keyspace
+	// uses a keyspace at each connection.
+	r = runCLI(t, "", append(args, "-e", "create keyspace Here with placement_strategy = 'SimpleStrategy' and strategy_options = {replication_factor : 1};")...)
+	if r.code != 0 {
+		t.Fatalf("create keyspace: exit %d, %s", r.code, r.stderr)
+	}
+	r = runCLI(t, "", append(args, "--keyspace", "Here", "-e", "connect "+host+"/"+port+"; describe cluster;")...)
+	connected := `Connected to: "` + referenceCluster + `" on ` + host + "/" + port + "\nAuthenticated to keyspace: Here\n"
+	if r.code != 0 || strings.Count(r.stdout, connected) != 2 || !strings.Contains(r.stdout, "   Partitioner: org.apache.cassandra.dht.RandomPartitioner\n") {
+		t.Fatalf("connect: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
 	r = runCLI(t, "", "--api", "1.2", "--output", "json", "-e", "show cluster name;")
 	if r.code != 2 {
 		t.Fatalf("--api 1.2 --output json: exit %d, want 2 (%s)", r.code, r.stderr)
