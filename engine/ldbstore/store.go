@@ -121,7 +121,8 @@ type Store struct {
 	stop chan struct{}
 	done sync.WaitGroup
 
-	sch schemaState // schema changes (schema.go)
+	sch      schemaState  // schema changes (schema.go)
+	counters counterState // counter locks and clock (counter.go)
 }
 
 const lockStripes = 1024
