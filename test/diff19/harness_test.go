@@ -127,8 +127,6 @@ var excuses = []excuse{
 		}},
 	{name: "describe_splits is an estimate: 1.2.19 cut a range at its sstables' index samples (none while the rows are only in memtables), thriftd at the keys it holds; keys_per_split 0 failed with an internal error on 1.2.19, thriftd reads it as 1",
 		match: byLabel("describe_splits_ex of a part of the ring", "describe_splits with keys_per_split 0")},
-	{name: "counters are not served yet: add to a counter family is refused", levelDBOnly: true,
-		match: byLabel("add to a counter family")},
 	{name: "secondary indexes (KeyRange.row_filter) are not served yet", match: refAndThr("", "does not serve secondary index queries")},
 	{pending: true, cassandraOnly: true, name: "engine/cqlstore fails with an internal error on a get_paged_slice start column that is not of the comparator's type (1.2.19 did not check it)",
 		match: func(label string, _, t outcome) bool {
