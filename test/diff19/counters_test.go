@@ -16,7 +16,9 @@ func init() {
 	)
 }
 
-func cc(name string, v int64) *c19.CounterColumn { return &c19.CounterColumn{Name: []byte(name), Value: v} }
+func cc(name string, v int64) *c19.CounterColumn {
+	return &c19.CounterColumn{Name: []byte(name), Value: v}
+}
 
 func addCounter(cl *c19.CounterColumn) *c19.Mutation {
 	return &c19.Mutation{ColumnOrSupercolumn: &c19.ColumnOrSuperColumn{CounterColumn: cl}}
@@ -26,7 +28,9 @@ func addSuperCounter(sc []byte, cols ...*c19.CounterColumn) *c19.Mutation {
 	return &c19.Mutation{ColumnOrSupercolumn: &c19.ColumnOrSuperColumn{CounterSuperColumn: &c19.CounterSuperColumn{Name: sc, Columns: cols}}}
 }
 
-func lc(v int64, delta int64) *c19.CounterColumn { return &c19.CounterColumn{Name: long(v), Value: delta} }
+func lc(v int64, delta int64) *c19.CounterColumn {
+	return &c19.CounterColumn{Name: long(v), Value: delta}
+}
 
 // counters: add, remove_counter and counter batches, read back through
 // every read call, and every refusal of 1.2.19's counter paths.
