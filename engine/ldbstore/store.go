@@ -122,7 +122,8 @@ type Store struct {
 	idx  indexState // secondary indexes (index.go)
 	done sync.WaitGroup
 
-	sch schemaState // schema changes (schema.go)
+	sch      schemaState  // schema changes (schema.go)
+	counters counterState // counter locks and clock (counter.go)
 }
 
 const lockStripes = 1024

@@ -91,6 +91,7 @@ func TestDiff(t *testing.T) {
 	t.Run("batch", d.batch)
 	t.Run("ranges", d.ranges)
 	t.Run("ttl", d.ttl)
+	t.Run("counters", d.counters)
 	t.Run("validation", d.validation)
 	t.Run("validators", d.validators)
 	t.Run("types", d.types)
