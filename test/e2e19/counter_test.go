@@ -9,6 +9,7 @@ import (
 	"github.com/apache/thrift/lib/go/thrift"
 
 	"github.com/thriftd/thriftd/gen-go/cassandra19"
+	"github.com/thriftd/thriftd/internal/testenv"
 )
 
 // createCounters makes keyspace ks with a Standard and a Super counter
@@ -113,18 +114,27 @@ func TestCounters(t *testing.T) {
 	if !errors.As(err, &nfe) {
 		t.Errorf("get of a removed counter: %v; want NotFoundException", err)
 	}
+	// On the embedded store an add after remove_counter starts the
+	// counter again from zero (docs/api19.md); on the Cassandra store it
+	// is Cassandra's undefined case, and only the add's success is checked.
 	must(t, c.Add(ctx, []byte("k1"), hits, cc("a", 2), one))
-	got, err = c.Get(ctx, []byte("k1"), &cassandra19.ColumnPath{ColumnFamily: "Hits", Column: []byte("a")}, one)
-	must(t, err)
-	if got.CounterColumn.Value != 2 {
-		t.Errorf("an add after remove_counter = %d, want 2", got.CounterColumn.Value)
+	if testenv.Backend() != testenv.CassandraBackend {
+		got, err = c.Get(ctx, []byte("k1"), &cassandra19.ColumnPath{ColumnFamily: "Hits", Column: []byte("a")}, one)
+		must(t, err)
+		if got.CounterColumn.Value != 2 {
+			t.Errorf("an add after remove_counter = %d, want 2", got.CounterColumn.Value)
+		}
 	}
 	// A batch deletion in a counter family needs no timestamp.
 	must(t, c.BatchMutate(ctx, map[string]map[string][]*cassandra19.Mutation{"k1": {"Hits": {{Deletion: &cassandra19.Deletion{
 		Predicate: &cassandra19.SlicePredicate{ColumnNames: [][]byte{[]byte("b")}}}}}}}, one))
 	slice, err = c.GetSlice(ctx, []byte("k1"), hits, all, one)
 	must(t, err)
-	if fmt.Sprint(counters(slice)) != "[a=2]" {
+	want := "[a=2]"
+	if testenv.Backend() == testenv.CassandraBackend && len(slice) == 0 {
+		want = "[]" // a stayed removed: Cassandra's undefined case
+	}
+	if fmt.Sprint(counters(slice)) != want {
 		t.Errorf("after the batch deletion: %v", counters(slice))
 	}
 
