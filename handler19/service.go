@@ -150,6 +150,9 @@ type conn struct {
 	// user is set by a successful login.
 	user     string
 	loggedIn bool
+	// cqlMajor is the CQL version set_cql_version chose, 2 or 3; 0 until
+	// then (cql.go).
+	cqlMajor int
 }
 
 var _ cassandra19.Cassandra = (*conn)(nil)
