@@ -217,10 +217,6 @@ func columnFamilyRow(d *cassandra19.CfDef) sysRow {
 	if d.KeyAlias != nil {
 		keyAliases = append(keyAliases, string(d.KeyAlias))
 	}
-	compression := d.CompressionOptions
-	if len(compression) == 0 {
-		compression = map[string]string{"sstable_compression": ""}
-	}
 	r := sysRow{
 		"keyspace_name":               []byte(d.Keyspace),
 		"columnfamily_name":           []byte(d.Name),
@@ -239,7 +235,7 @@ func columnFamilyRow(d *cassandra19.CfDef) sysRow {
 		"key_aliases":                 cqlJSON(keyAliases),
 		"caching":                     []byte(d.Caching),
 		"compaction_strategy_class":   []byte(d.GetCompactionStrategy()),
-		"compression_parameters":      cqlJSON(compression),
+		"compression_parameters":      cqlJSON(nonNil(d.CompressionOptions)),
 		"column_aliases":              []byte("[]"),
 		"compaction_strategy_options": cqlJSON(nonNil(d.CompactionStrategyOptions)),
 	}

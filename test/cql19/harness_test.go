@@ -6,6 +6,8 @@
 package cql19
 
 import (
+	"bytes"
+	"compress/zlib"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -105,4 +107,17 @@ func render(v any, err error) (string, bool) {
 		return fmt.Sprintf("TApplicationException(%d, %s)", tae.TypeId(), tae.Error()), false
 	}
 	return "transport error: " + err.Error(), false
+}
+
+func zlibOf(t *testing.T, s string) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	w := zlib.NewWriter(&b)
+	if _, err := w.Write([]byte(s)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
 }
