@@ -18,12 +18,15 @@ type span struct{ start, finish []byte }
 // checks in its order: keyspace, family (not a super one), column parent,
 // consistency level, each slice's direction, and the key last.
 func (c *conn) getMultiSlice(ctx context.Context, req *cassandra19.MultiSliceRequest) ([]*cassandra19.ColumnOrSuperColumn, error) {
-	ks, err := c.keyspaceOf()
-	if err != nil {
-		return nil, err
+	// ClientState.getKeyspace of 2.1.21, whose message this call carries.
+	ks := c.keyspace
+	if ks == "" {
+		return nil, invalid("No keyspace has been specified. USE a keyspace, or explicitly specify keyspace.tablename")
 	}
-	// 2.1.21 fails on a request without a parent or slices with an
-	// internal error; they are refused here instead.
+	// 2.1.21 fails on a request without a parent or slices, or with an
+	// empty list of slices, with an internal error that drops the
+	// connection; they are refused here instead, and no slices read
+	// nothing.
 	if req.ColumnParent == nil {
 		return nil, invalid("get_multi_slice requires a column_parent")
 	}
