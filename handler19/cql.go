@@ -19,13 +19,21 @@ import (
 // system.schema_keyspaces, system.schema_columnfamilies and
 // system.schema_columns, from its own schema (cqlsystem.go). Every other
 // statement, and every prepare and execute_prepared call, is refused with
-// errCQLServed; the connection carries on.
+// the Service's errCQL (cqlRefusal); the connection carries on.
 
-// errCQLServed is the refusal of the CQL thriftd does not serve.
-var errCQLServed = invalid("thriftd answers over Thrift only CQL 3 SELECTs of system.schema_keyspaces, " +
-	"system.schema_columnfamilies and system.schema_columns (to describe its schema); " +
-	"send any other CQL to a Cassandra node's native protocol port (9042 by default; " +
-	"when thriftd runs on a Cassandra cluster, that cluster's native port)")
+// cqlServed names what is answered, at the start of every refusal.
+const cqlServed = "thriftd answers over Thrift only CQL 3 SELECTs of system.schema_keyspaces, " +
+	"system.schema_columnfamilies and system.schema_columns (to describe its schema); "
+
+// cqlRefusal is the refusal of the CQL thriftd does not serve: it names
+// the cluster's native port when thriftd runs on one (hosts), else a
+// Cassandra node's.
+func cqlRefusal(hosts []string) error {
+	if len(hosts) > 0 {
+		return invalid("%ssend any other CQL to the native protocol port of the Cassandra cluster that holds the data (%s)", cqlServed, strings.Join(hosts, ", "))
+	}
+	return invalid("%ssend any other CQL to a Cassandra node's native protocol port (9042 by default)", cqlServed)
+}
 
 // The CQL versions Cassandra 1.2.19 served: CQL 2 (cql.QueryProcessor)
 // and CQL 3 (cql3.QueryProcessor).
@@ -390,7 +398,7 @@ func (c *conn) executeCQL3(query []byte, compression cassandra19.Compression) (*
 	}
 	sel, ok := parseSchemaSelect(q, c.keyspace)
 	if !ok {
-		return nil, errCQLServed
+		return nil, c.s.errCQL
 	}
 	return c.executeSchemaSelect(sel)
 }
@@ -404,7 +412,7 @@ func (c *conn) refuseCQL(major int, query []byte, compression cassandra19.Compre
 	if _, err := uncompress(query, compression); err != nil {
 		return err
 	}
-	return errCQLServed
+	return c.s.errCQL
 }
 
 // refusePrepared: no statement is ever prepared, so none can be executed.
@@ -412,5 +420,5 @@ func (c *conn) refusePrepared(major int) error {
 	if err := c.validateCQLVersion(major); err != nil {
 		return err
 	}
-	return errCQLServed
+	return c.s.errCQL
 }

@@ -2,6 +2,7 @@ package handler19
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -100,4 +101,15 @@ func compareBytes(a, b []byte) int {
 		return 1
 	}
 	return 0
+}
+
+func TestCQLRefusalNamesWhereToSendCQL(t *testing.T) {
+	local := cqlRefusal(nil).Error()
+	if !strings.HasPrefix(local, cqlServed) || !strings.HasSuffix(local, "a Cassandra node's native protocol port (9042 by default)") {
+		t.Errorf("on LevelDB: %q", local)
+	}
+	cluster := cqlRefusal([]string{"db1:9042", "db2:9042"}).Error()
+	if !strings.HasPrefix(cluster, cqlServed) || !strings.HasSuffix(cluster, "the Cassandra cluster that holds the data (db1:9042, db2:9042)") {
+		t.Errorf("on Cassandra: %q", cluster)
+	}
 }

@@ -90,7 +90,7 @@ type sysRow map[string][]byte
 func (c *conn) executeSchemaSelect(sel schemaSelect) (*cassandra19.CqlResult_, error) {
 	t := sysTables[sel.table]
 	if t == nil {
-		return nil, errCQLServed
+		return nil, c.s.errCQL
 	}
 	cols := t.columns
 	if sel.columns != nil {
@@ -113,11 +113,11 @@ func (c *conn) executeSchemaSelect(sel schemaSelect) (*cassandra19.CqlResult_, e
 			}
 		}
 		if k < 0 {
-			return nil, errCQLServed
+			return nil, c.s.errCQL
 		}
 		for _, prev := range t.columns[:k] {
 			if _, ok := sel.where[prev.name]; !ok {
-				return nil, errCQLServed
+				return nil, c.s.errCQL
 			}
 		}
 	}
