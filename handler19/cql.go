@@ -214,6 +214,7 @@ type schemaSelect struct {
 	columns []string // nil: *
 	table   string
 	where   map[string]string // column = 'value', ANDed
+	limit   int               // 0: none
 }
 
 // cqlToken is one token of a statement: an identifier (lowercased unless
@@ -222,6 +223,7 @@ type cqlToken struct {
 	text   string
 	quoted bool // a "quoted identifier"
 	str    bool // a 'string literal'
+	num    bool // an integer
 }
 
 // lexCQL splits a statement into tokens; ok is false on anything outside
@@ -260,6 +262,13 @@ func lexCQL(q string) ([]cqlToken, bool) {
 			}
 			out = append(out, cqlToken{text: strings.ToLower(q[i:j])})
 			i = j
+		case ch >= '0' && ch <= '9' || ch == '-' && i+1 < len(q) && q[i+1] >= '0' && q[i+1] <= '9':
+			j := i + 1
+			for j < len(q) && q[j] >= '0' && q[j] <= '9' {
+				j++
+			}
+			out = append(out, cqlToken{text: q[i:j], num: true})
+			i = j
 		case strings.IndexByte("*,.=;", ch) >= 0:
 			out = append(out, cqlToken{text: string(ch)})
 			i++
@@ -273,7 +282,7 @@ func lexCQL(q string) ([]cqlToken, bool) {
 // parseSchemaSelect reads
 //
 //	SELECT * | col [, col ...] FROM [system.]table
-//	    [WHERE col = 'v' [AND col = 'v' ...]] [;]
+//	    [WHERE col = 'v' [AND col = 'v' ...]] [LIMIT n] [;]
 //
 // keyspace is the connection's, for an unqualified table. ok is false for
 // any other statement.
@@ -287,14 +296,14 @@ func parseSchemaSelect(q, keyspace string) (sel schemaSelect, ok bool) {
 	}
 	i := 0
 	word := func(w string) bool {
-		if i < len(toks) && !toks[i].str && !toks[i].quoted && toks[i].text == w {
+		if i < len(toks) && !toks[i].str && !toks[i].quoted && !toks[i].num && toks[i].text == w {
 			i++
 			return true
 		}
 		return false
 	}
 	ident := func() (string, bool) {
-		if i < len(toks) && !toks[i].str && (toks[i].quoted || isIdent(toks[i].text)) {
+		if i < len(toks) && !toks[i].str && !toks[i].num && (toks[i].quoted || isIdent(toks[i].text)) {
 			i++
 			return toks[i-1].text, true
 		}
@@ -350,6 +359,21 @@ func parseSchemaSelect(q, keyspace string) (sel schemaSelect, ok bool) {
 			}
 		}
 	}
+	if word("limit") {
+		if i >= len(toks) || !toks[i].num {
+			return sel, false
+		}
+		n, err := strconv.ParseInt(toks[i].text, 10, 32)
+		if err != nil {
+			return sel, false
+		}
+		if n <= 0 {
+			sel.limit = -1
+		} else {
+			sel.limit = int(n)
+		}
+		i++
+	}
 	return sel, i == len(toks)
 }
 
@@ -357,7 +381,7 @@ func parseSchemaSelect(q, keyspace string) (sel schemaSelect, ok bool) {
 // statement.
 func isIdent(s string) bool {
 	switch s {
-	case "select", "from", "where", "and", "*", ",", ".", "=", ";":
+	case "select", "from", "where", "and", "limit", "*", ",", ".", "=", ";":
 		return false
 	}
 	return true

@@ -92,6 +92,9 @@ func (c *conn) executeSchemaSelect(sel schemaSelect) (*cassandra19.CqlResult_, e
 	if t == nil {
 		return nil, c.s.errCQL
 	}
+	if sel.limit < 0 {
+		return nil, invalid("LIMIT must be strictly positive")
+	}
 	cols := t.columns
 	if sel.columns != nil {
 		cols = make([]sysColumn, 0, len(sel.columns))
@@ -139,6 +142,9 @@ func (c *conn) executeSchemaSelect(sel schemaSelect) (*cassandra19.CqlResult_, e
 		}
 		if !match {
 			continue
+		}
+		if sel.limit > 0 && len(rows) == sel.limit {
+			break
 		}
 		row := &cassandra19.CqlRow{Key: []byte{}, Columns: make([]*cassandra19.Column, len(cols))}
 		for i, col := range cols {

@@ -113,6 +113,8 @@ func TestSchemaSelectsAsCassandra12(t *testing.T) {
 		"SELECT column_name, validator, index_type, index_name, index_options, component_index FROM system.schema_columns " + where + " AND columnfamily_name = 'Sup'",
 		`SELECT "keyspace_name", "columnfamily_name" FROM "system"."schema_columns" ` + where + " AND columnfamily_name = 'Std' AND column_name = 'name'",
 		"SELECT no_such_column FROM system.schema_keyspaces",
+		"SELECT * FROM system.schema_columnfamilies " + where + " LIMIT 2",
+		"SELECT * FROM system.schema_columnfamilies " + where + " LIMIT 0",
 	}
 	for _, q := range queries {
 		refR, refErr := ref.ExecuteCql3Query(ctx, []byte(q), c19.Compression_NONE, c19.ConsistencyLevel_ONE)
@@ -235,7 +237,7 @@ func TestOtherCQLRefused(t *testing.T) {
 		"CREATE KEYSPACE k WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
 		"SELECT * FROM system.schema_columnfamilies WHERE columnfamily_name = 'Std'",
 		"SELECT * FROM system.schema_columnfamilies WHERE comparator = 'x'",
-		"SELECT * FROM system.schema_keyspaces LIMIT 1",
+		"SELECT * FROM system.schema_keyspaces ALLOW FILTERING",
 		"USE system",
 		"",
 		"\x00\x01garbage",
