@@ -106,6 +106,10 @@ func TestGetMultiSliceAsCassandra21(t *testing.T) {
 		{"LongType ranges", req("Long", false, 100, s(string(longName(-30)), string(longName(-10))), s(string(longName(5)), string(longName(25))))},
 		{"LongType reversed", req("Long", true, 100, s(string(longName(30)), string(longName(10))), s(string(longName(0)), string(longName(-20))))},
 		{"LongType start after finish", req("Long", false, 100, s(string(longName(10)), string(longName(-10))))},
+		{"LongType bounds of 3 bytes", req("Long", false, 100, s("abc", "abd"))},
+		{"LongType bounds of 3 and 8 bytes", req("Long", false, 100, s("abc", string(longName(10))))},
+		{"a LongType bound of 3 bytes alone", req("Long", false, 100, s("abc", ""))},
+		{"UTF8Type bounds not UTF-8", req("Std", false, 100, s("\xff\xfe", "\xff\xff"))},
 		{"a super family", req("Sup", false, 100, s("a", "b"))},
 		{"a super column in the parent", with(req("Std", false, 100, s("a", "b")), func(r *c19.MultiSliceRequest) {
 			r.ColumnParent.SuperColumn = []byte("sc")
@@ -150,6 +154,7 @@ func TestGetMultiSliceAsCassandra21(t *testing.T) {
 			}
 			continue
 		}
+		t.Logf("%s: %s", tc.label, out["thriftd"])
 		switch {
 		case strings.HasPrefix(out["2.1.21"], "InvalidRequestException("):
 			refused++
