@@ -90,7 +90,9 @@ func normCLI(s, ks string) string {
 func TestCassandraCLI(t *testing.T) {
 	lib := referenceLib(t)
 	ref := testenv.Reference(t, "1.2", "random")
-	thr := startThriftd(t).Addr
+	// The api setting a user gets by default: the CLI's framed
+	// connection is told from a 0.6 client by its transport.
+	thr := startThriftdAPI(t, "auto").Addr
 	ks := uniqueName(t, "Cli_")
 	dropLater(t, ref, ks)
 

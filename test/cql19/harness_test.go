@@ -35,7 +35,10 @@ var ctx = context.Background()
 // startThriftd runs thriftd with the 19.x API and no keyspace of its own
 // configuration: the tests create theirs at run time, as on the real
 // node.
-func startThriftd(t *testing.T) *testenv.Node {
+func startThriftd(t *testing.T) *testenv.Node { return startThriftdAPI(t, "19.x") }
+
+// startThriftdAPI is startThriftd with the -api setting api.
+func startThriftdAPI(t *testing.T, api string) *testenv.Node {
 	t.Helper()
 	base, err := os.ReadFile(testenv.Fixture("storage-conf-0.6-default.xml"))
 	if err != nil {
@@ -51,7 +54,7 @@ func startThriftd(t *testing.T) *testenv.Node {
 	if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	n := testenv.NewNode(t, thriftdBin, path, "-api", "19.x")
+	n := testenv.NewNode(t, thriftdBin, path, "-api", api)
 	n.Start()
 	return n
 }
