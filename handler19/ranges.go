@@ -47,6 +47,9 @@ func (c *conn) getRangeSlices(ctx context.Context, parent *cassandra19.ColumnPar
 	if err != nil {
 		return nil, err
 	}
+	if err := c.assureReplicas(ks, cl); err != nil {
+		return nil, err
+	}
 	q := sliceQuery(f, parent.SuperColumn, pred)
 	want := int(kr.Count)
 	out := make([]*cassandra19.KeySlice, 0, min(want, 1024))
@@ -96,17 +99,25 @@ func (c *conn) getPagedSlice(ctx context.Context, cfName string, kr *cassandra19
 	if err != nil {
 		return nil, err
 	}
+	if err := c.assureReplicas(ks, cl); err != nil {
+		return nil, err
+	}
 	want := int(kr.Count)
 	var out []*cassandra19.KeySlice
 	columns := 0
 	first := true
 	for _, b := range pieces {
-		for columns < want {
+		// Each piece of a range that wraps around the ring is read with
+		// the whole count, as 1.2 sent each piece its own command with the
+		// request's count and did not trim the answer: a wrapping range
+		// can answer more columns than asked.
+		piece := 0
+		for piece < want {
 			// Rows are read a page at a time: each row's slice is sized by
 			// the columns still wanted, and the first row's starts at
 			// start_column.
 			q := engine.Query{ColumnFamily: f.Name}
-			q.Count = want - columns
+			q.Count = want - piece
 			if first {
 				q.Start = startColumn
 			}
@@ -121,6 +132,7 @@ func (c *conn) getPagedSlice(ctx context.Context, cfName string, kr *cassandra19
 			first = false
 			cols := thriftifyRow(row, f)
 			out = append(out, &cassandra19.KeySlice{Key: []byte(row.Key), Columns: cols})
+			piece += len(cols)
 			columns += len(cols)
 			// The next row is the first after this one's token.
 			b = engine.Bounds{Start: p.Token(row.Key), End: b.End}

@@ -40,6 +40,9 @@ func (c *conn) get(ctx context.Context, key []byte, path *cassandra19.ColumnPath
 		q.Names = [][]byte{path.SuperColumn}
 	}
 	q.Count = 1
+	if err := c.assureReplicas(ks, cl); err != nil {
+		return nil, err
+	}
 	row, err := c.s.store.Get(ctx, ks, string(key), q)
 	if err != nil {
 		return nil, err
@@ -91,6 +94,9 @@ func (c *conn) multigetSlice(ctx context.Context, keys [][]byte, parent *cassand
 		}
 		strs[i] = string(k)
 	}
+	if err := c.assureReplicas(ks, cl); err != nil {
+		return nil, err
+	}
 	rows, err := c.s.store.GetMany(ctx, ks, strs, sliceQuery(f, parent.SuperColumn, pred))
 	if err != nil {
 		return nil, err
@@ -133,9 +139,12 @@ func (c *conn) getCount(ctx context.Context, key []byte, parent *cassandra19.Col
 		r, err := c.getSlice(ctx, key, parent, pred, cl)
 		return int32(len(r)), err
 	}
+	// Only as many columns are read as the answer needs: up to the
+	// range's count, one to tell an empty row when the count is not
+	// positive, the whole row when there is no range.
 	whole := &cassandra19.SliceRange{Start: []byte{}, Finish: []byte{}, Count: math.MaxInt32}
 	if r := pred.SliceRange; r != nil {
-		whole.Start, whole.Finish, whole.Reversed = r.Start, r.Finish, r.Reversed
+		whole.Start, whole.Finish, whole.Reversed, whole.Count = r.Start, r.Finish, r.Reversed, max(r.Count, 1)
 	}
 	r, err := c.getSlice(ctx, key, parent, &cassandra19.SlicePredicate{SliceRange: whole}, cl)
 	if err != nil {
@@ -194,9 +203,22 @@ func thriftifyRow(row engine.Row, f *family) []*cassandra19.ColumnOrSuperColumn 
 		}
 		return out
 	}
-	out := make([]*cassandra19.ColumnOrSuperColumn, len(row.Columns))
+	// A row's structs in three allocations rather than three per column:
+	// a range read of 100 rows × 5 columns made 1,500 of them.
+	n := len(row.Columns)
+	out := make([]*cassandra19.ColumnOrSuperColumn, n)
+	coscs := make([]cassandra19.ColumnOrSuperColumn, n)
+	cols := make([]cassandra19.Column, n)
+	stamps := make([]int64, n)
 	for i, col := range row.Columns {
-		out[i] = &cassandra19.ColumnOrSuperColumn{Column: thriftColumn(col)}
+		stamps[i] = col.Timestamp
+		cols[i] = cassandra19.Column{Name: col.Name, Value: col.Value, Timestamp: &stamps[i]}
+		if col.TTL > 0 {
+			ttl := col.TTL
+			cols[i].TTL = &ttl
+		}
+		coscs[i].Column = &cols[i]
+		out[i] = &coscs[i]
 	}
 	return out
 }

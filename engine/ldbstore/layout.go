@@ -71,6 +71,9 @@ func appendCell(dst []byte, c cell) []byte {
 	if c.expiresAt != 0 {
 		flags |= flagExpiring
 	}
+	if dst == nil {
+		dst = make([]byte, 0, 17+len(c.value))
+	}
 	dst = append(dst, flags)
 	dst = binary.BigEndian.AppendUint64(dst, uint64(c.ts))
 	if c.expiresAt != 0 {

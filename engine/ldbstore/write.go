@@ -44,8 +44,13 @@ func (st *Store) Apply(ctx context.Context, keyspace string, rows []engine.RowMu
 		st.noteWriteError(err)
 		return err
 	}
-	w := &writer{st: st, batch: leveldb.MakeBatch(size), staged: make(map[string][]byte, count), purge: map[string]bool{}, base: map[int]int64{},
+	w := &writer{st: st, batch: leveldb.MakeBatch(size), baseSlot: -1,
 		now: uint32(st.opts.Now().Unix())}
+	if count > 1 {
+		// A single mutation has nothing later in its call to reconcile
+		// with, so it stages nothing.
+		w.staged = make(map[string][]byte, count)
+	}
 	for _, r := range rows {
 		if err := w.row(keyspace, r); err != nil {
 			return err
@@ -62,6 +67,11 @@ func (st *Store) Apply(ctx context.Context, keyspace string, rows []engine.RowMu
 // lockRows takes the stripe locks of every row in rows, in stripe order so
 // that two callers never wait on each other, and returns their release.
 func (st *Store) lockRows(keyspace string, rows []engine.RowMutation) func() {
+	if len(rows) == 1 {
+		l := &st.locks[st.stripe(keyspace, rows[0].Key)]
+		l.Lock()
+		return l.Unlock
+	}
 	stripes := make([]int, 0, len(rows))
 	seen := map[int]bool{}
 	for _, r := range rows {
@@ -103,8 +113,13 @@ type writer struct {
 	now    uint32
 	slot   int // the newest-timestamp slot of the row being written
 	// base holds each slot's bound as it was before this call wrote:
-	// what LevelDB stores in the slot is no newer.
-	base map[int]int64
+	// what LevelDB stores in the slot is no newer. The first slot the
+	// call writes is kept in baseSlot and baseNewest (most calls write
+	// one row), further ones in base.
+	base       map[int]int64
+	baseSlot   int
+	baseNewest int64
+	slotBase   int64 // the base of slot
 }
 
 func (w *writer) get(key []byte) ([]byte, bool, error) {
@@ -185,7 +200,9 @@ var absent = []byte{}
 
 // put stages value, a version with timestamp ts, at key.
 func (w *writer) put(key, value []byte, ts int64) {
-	w.staged[string(key)] = value
+	if w.staged != nil {
+		w.staged[string(key)] = value
+	}
 	w.batch.Put(key, value)
 	if n := &w.st.newest[w.slot]; ts > *n {
 		*n = ts
@@ -196,7 +213,7 @@ func (w *writer) put(key, value []byte, ts int64) {
 // whatever its row stores by timestamp alone, and this call has not
 // written key already (that version is reconciled against).
 func (w *writer) blind(key []byte, ts int64) bool {
-	if ts <= w.base[w.slot] {
+	if ts <= w.slotBase {
 		return false
 	}
 	_, staged := w.staged[string(key)]
@@ -221,6 +238,9 @@ func (w *writer) notePurgeAt(row []byte, at uint32) {
 	k := binary.BigEndian.AppendUint32([]byte{prefixPurge}, at)
 	k = append(k, row[1:]...) // cf id and row key, without the data prefix
 	if !w.purge[string(k)] {
+		if w.purge == nil {
+			w.purge = map[string]bool{}
+		}
 		w.purge[string(k)] = true
 		w.batch.Put(k, nil)
 	}
@@ -247,8 +267,20 @@ func (w *writer) deleteTo(key, row []byte, t tombstone) (tombstone, error) {
 
 func (w *writer) row(keyspace string, r engine.RowMutation) error {
 	w.slot = w.st.slot(keyspace, r.Key)
-	if _, ok := w.base[w.slot]; !ok {
-		w.base[w.slot] = w.st.newest[w.slot]
+	switch b, ok := w.base[w.slot]; {
+	case w.baseSlot < 0:
+		w.baseSlot, w.baseNewest = w.slot, w.st.newest[w.slot]
+		w.slotBase = w.baseNewest
+	case w.baseSlot == w.slot:
+		w.slotBase = w.baseNewest
+	case ok:
+		w.slotBase = b
+	default:
+		if w.base == nil {
+			w.base = map[int]int64{}
+		}
+		w.slotBase = w.st.newest[w.slot]
+		w.base[w.slot] = w.slotBase
 	}
 	if single(r.Mutations) {
 		if len(r.Mutations) == 0 {

@@ -536,6 +536,9 @@ func (d *diff) ranges(t *testing.T) {
 	d.call("get_range_slices by tokens, wrapping", nil, func(c *client) (any, error) {
 		return c.GetRangeSlices(ctx, parent("Ranges"), names("a"), tokenRange("127605887595351923798765477786913079296", "42535295865117307932921825928971026432", 100), one)
 	})
+	d.call("get_range_slices by tokens, wrapping, count 3", nil, func(c *client) (any, error) {
+		return c.GetRangeSlices(ctx, parent("Ranges"), names("a"), tokenRange("127605887595351923798765477786913079296", "42535295865117307932921825928971026432", 3), one)
+	})
 	d.call("get_range_slices start token, end key", nil, func(c *client) (any, error) {
 		s := "0"
 		return c.GetRangeSlices(ctx, parent("Ranges"), names("a"), &c19.KeyRange{StartToken: &s, EndKey: []byte("rowa"), Count: 10}, one)
@@ -612,6 +615,59 @@ func (d *diff) ranges(t *testing.T) {
 			return c.GetPagedSlice(ctx, "Ranges", p.kr, []byte(p.column), one)
 		})
 	}
+	for _, p := range []struct {
+		label  string
+		kr     *c19.KeyRange
+		column string
+	}{
+		{"from a column past the first row's last", keyRange("", "", 5), "zz"},
+		{"1 column", keyRange("", "", 1), "b"},
+		{"2 columns from the last", keyRange("", "", 2), "c"},
+		{"start key equals end key", keyRange("rowe", "rowe", 10), ""},
+		{"start key and end key", keyRange("rowa", "rowb", 100), "b"},
+		{"wrapping tokens", tokenRange("127605887595351923798765477786913079296", "42535295865117307932921825928971026432", 4), ""},
+	} {
+		d.call("get_paged_slice "+p.label, nil, func(c *client) (any, error) {
+			return c.GetPagedSlice(ctx, "Ranges", p.kr, []byte(p.column), one)
+		})
+	}
+	d.call("get_range_slices reversed, 2 per row", nil, func(c *client) (any, error) {
+		return c.GetRangeSlices(ctx, parent("Ranges"), slice("", "", true, 2), keyRange("", "", 5), one)
+	})
+	d.call("get_range_slices start key equals end key", nil, func(c *client) (any, error) {
+		return c.GetRangeSlices(ctx, parent("Ranges"), slice("", "", false, 2), keyRange("rowe", "rowe", 5), one)
+	})
+	d.call("get_range_slices from an absent key", nil, func(c *client) (any, error) {
+		return c.GetRangeSlices(ctx, parent("Ranges"), slice("", "", false, 2), keyRange("nosuchrow", "", 3), one)
+	})
+	// Super rows: a row whose only super column is deleted is a ghost.
+	for _, r := range []string{"sr1", "sr2", "sr3"} {
+		d.call("insert super range rows", nil, func(c *client) (any, error) {
+			return void(c.Insert(ctx, []byte(r), superParent("SuperLong", "a"), bcol(long(1), "v"), one))
+		})
+	}
+	d.call("remove the super column of a super range row", nil, func(c *client) (any, error) {
+		return void(c.Remove(ctx, []byte("sr2"), &c19.ColumnPath{ColumnFamily: "SuperLong", SuperColumn: []byte("a")}, *ts(), one))
+	})
+	d.call("batch_mutate deleting a super column without a predicate", nil, func(c *client) (any, error) {
+		return void(c.BatchMutate(ctx, map[string]map[string][]*c19.Mutation{"sr3": {"SuperLong": {del(nil, []byte("a"))}}}, one))
+	})
+	d.call("get_range_slices of super rows with ghosts", nil, func(c *client) (any, error) {
+		rows, err := c.GetRangeSlices(ctx, parent("SuperLong"), slice("", "", false, 10), keyRange("", "", 100), one)
+		var out []*c19.KeySlice
+		for _, r := range rows {
+			if len(r.Key) == 3 && r.Key[0] == 's' && r.Key[1] == 'r' {
+				out = append(out, r)
+			}
+		}
+		return out, err
+	})
+	d.call("get_range_slices inside a super column", nil, func(c *client) (any, error) {
+		return c.GetRangeSlices(ctx, superParent("SuperLong", "a"), slice("", "", false, 10), keyRange("", "", 100), one)
+	})
+	d.call("get_count of a super row after its super column's deletion", nil, func(c *client) (any, error) {
+		return c.GetCount(ctx, []byte("sr3"), parent("SuperLong"), slice("", "", false, 10), one)
+	})
 	d.call("get_paged_slice of a Super family", nil, func(c *client) (any, error) {
 		return c.GetPagedSlice(ctx, "Super", keyRange("", "", 5), []byte(""), one)
 	})
@@ -835,6 +891,31 @@ func (d *diff) validation(t *testing.T) {
 	d.call("remove of a row at EACH_QUORUM", nil, func(c *client) (any, error) {
 		return void(c.Remove(ctx, []byte("nobody"), &c19.ColumnPath{ColumnFamily: "Std"}, *ts(), eachQ))
 	})
+	// One replica: TWO and THREE cannot be met.
+	for _, cl := range []c19.ConsistencyLevel{c19.ConsistencyLevel_TWO, c19.ConsistencyLevel_THREE} {
+		d.call("get at "+cl.String(), nil, func(c *client) (any, error) { return c.Get(ctx, k, path("Std", "a"), cl) })
+		d.call("insert at "+cl.String(), nil, func(c *client) (any, error) {
+			return void(c.Insert(ctx, k, parent("Std"), col("cl", "v"), cl))
+		})
+		d.call("get_range_slices at "+cl.String(), nil, func(c *client) (any, error) {
+			return c.GetRangeSlices(ctx, parent("Std"), slice("", "", false, 1), keyRange("", "", 1), cl)
+		})
+		d.call("batch_mutate at "+cl.String(), nil, func(c *client) (any, error) {
+			return void(c.BatchMutate(ctx, map[string]map[string][]*c19.Mutation{string(k): {"Std": {ins(col("cl", "v"))}}}, cl))
+		})
+		d.call("remove at "+cl.String(), nil, func(c *client) (any, error) {
+			return void(c.Remove(ctx, k, path("Std", "cl"), *ts(), cl))
+		})
+	}
+	d.call("get_count at LOCAL_QUORUM", nil, func(c *client) (any, error) {
+		return c.GetCount(ctx, k, parent("Std"), slice("", "", false, 10), localQ)
+	})
+	d.call("get_count with names in a Super family", nil, func(c *client) (any, error) {
+		return c.GetCount(ctx, []byte("x"), parent("Super"), names("a", "b"), one)
+	})
+	d.call("batch_mutate deleting no names", nil, func(c *client) (any, error) {
+		return void(c.BatchMutate(ctx, map[string]map[string][]*c19.Mutation{string(k): {"Std": {del(names(), nil)}}}, one))
+	})
 	d.call("get at an unknown consistency level", nil, func(c *client) (any, error) {
 		return c.Get(ctx, k, path("Std", "a"), c19.ConsistencyLevel(99))
 	})
@@ -926,6 +1007,15 @@ func (d *diff) validators(t *testing.T) {
 	})
 	d.call("insert SuperTyped with a bad subcolumn name", nil, func(c *client) (any, error) {
 		return void(c.Insert(ctx, k, &c19.ColumnParent{ColumnFamily: "SuperTyped", SuperColumn: long(5)}, &c19.Column{Name: []byte{0xff}, Value: long(7), Timestamp: ts()}, one))
+	})
+	d.call("insert SuperTyped with a bad super column name", nil, func(c *client) (any, error) {
+		return void(c.Insert(ctx, k, &c19.ColumnParent{ColumnFamily: "SuperTyped", SuperColumn: []byte("x")}, &c19.Column{Name: []byte("sub"), Value: long(7), Timestamp: ts()}, one))
+	})
+	d.call("get SuperTyped with a bad super column name", nil, func(c *client) (any, error) {
+		return c.Get(ctx, k, &c19.ColumnPath{ColumnFamily: "SuperTyped", SuperColumn: []byte("x")}, one)
+	})
+	d.call("remove SuperTyped with a bad super column name", nil, func(c *client) (any, error) {
+		return void(c.Remove(ctx, k, &c19.ColumnPath{ColumnFamily: "SuperTyped", SuperColumn: []byte("x")}, *ts(), one))
 	})
 	d.call("get_slice SuperTyped", nil, func(c *client) (any, error) {
 		return c.GetSlice(ctx, k, parent("SuperTyped"), slice("", "", false, 10), one)
@@ -1037,6 +1127,18 @@ func (d *diff) describe(t *testing.T) {
 	d.call("describe_cluster_name", func(v any) any { return v.(string) != "" }, func(c *client) (any, error) {
 		return c.DescribeClusterName(ctx)
 	})
+	d.call("describe_splits of the whole ring", nil, func(c *client) (any, error) {
+		return c.DescribeSplits(ctx, "Ranges", "0", "0", 128)
+	})
+	d.call("describe_splits_ex of the whole ring", nil, func(c *client) (any, error) {
+		return c.DescribeSplitsEx(ctx, "Ranges", "0", "0", 128)
+	})
+	d.call("describe_splits_ex of a part of the ring", nil, func(c *client) (any, error) {
+		return c.DescribeSplitsEx(ctx, "Ranges", "0", "85070591730234615865843651857942052864", 5)
+	})
+	d.call("describe_splits with keys_per_split 0", nil, func(c *client) (any, error) {
+		return c.DescribeSplits(ctx, "Ranges", "0", "0", 0)
+	})
 	d.call("describe_splits of an unknown family", nil, func(c *client) (any, error) {
 		return c.DescribeSplits(ctx, "Nope", "0", "0", 128)
 	})
@@ -1145,7 +1247,102 @@ func (d *diff) schema(t *testing.T) {
 	d.call("describe_keyspace of an updated keyspace", normKsDef, func(c *client) (any, error) { return c.DescribeKeyspace(ctx, other) })
 	d.call("system_drop_keyspace", version, func(c *client) (any, error) { return c.SystemDropKeyspace(ctx, other) })
 	d.call("describe_keyspace of a dropped keyspace", nil, func(c *client) (any, error) { return c.DescribeKeyspace(ctx, other) })
+	// Every property a 1.2 client could set, described back.
+	full := cf(d.ks, "Full", "CompositeType(UTF8Type,LongType)")
+	full.Comment = thrift.StringPtr("every property")
+	full.ReadRepairChance = thrift.Float64Ptr(0.5)
+	full.DclocalReadRepairChance = 0.25
+	full.GcGraceSeconds = thrift.Int32Ptr(100)
+	full.DefaultValidationClass = thrift.StringPtr("UTF8Type")
+	full.KeyValidationClass = thrift.StringPtr("Int32Type")
+	full.MinCompactionThreshold = thrift.Int32Ptr(2)
+	full.MaxCompactionThreshold = thrift.Int32Ptr(10)
+	full.CompactionStrategy = thrift.StringPtr("LeveledCompactionStrategy")
+	full.CompactionStrategyOptions = map[string]string{"sstable_size_in_mb": "10"}
+	full.CompressionOptions = map[string]string{"sstable_compression": "DeflateCompressor", "chunk_length_kb": "32"}
+	full.BloomFilterFpChance = thrift.Float64Ptr(0.05)
+	full.Caching = "ALL"
+	full.PopulateIoCacheOnFlush = thrift.BoolPtr(true)
+	full.MemtableFlushPeriodInMs = thrift.Int32Ptr(60000)
+	full.ReplicateOnWrite = thrift.BoolPtr(false)
+	full.ColumnMetadata = []*c19.ColumnDef{{Name: composite([]byte("a"), long(1)), ValidationClass: "LongType"}}
+	d.call("system_add_column_family with every property", version, func(c *client) (any, error) {
+		return c.SystemAddColumnFamily(ctx, full)
+	})
+	d.call("describe_keyspace with every property", normKsDef, func(c *client) (any, error) { return c.DescribeKeyspace(ctx, d.ks) })
+	d.call("system_update_column_family adding a column definition", version, func(c *client) (any, error) {
+		full.ColumnMetadata = append(full.ColumnMetadata, &c19.ColumnDef{Name: composite([]byte("b"), long(2)), ValidationClass: "UTF8Type"})
+		full.Comment = thrift.StringPtr("updated")
+		return c.SystemUpdateColumnFamily(ctx, full)
+	})
+	d.call("describe_keyspace after an update", normKsDef, func(c *client) (any, error) { return c.DescribeKeyspace(ctx, d.ks) })
+	d.call("system_add_column_family with an index on a bad name", nil, func(c *client) (any, error) {
+		def := cf(d.ks, "Indexed", "LongType")
+		def.ColumnMetadata = []*c19.ColumnDef{{Name: []byte("x"), ValidationClass: "BytesType"}}
+		return c.SystemAddColumnFamily(ctx, def)
+	})
+	d.call("system_add_column_family with an index name but no type", nil, func(c *client) (any, error) {
+		def := cf(d.ks, "Indexed", "UTF8Type")
+		def.ColumnMetadata = []*c19.ColumnDef{{Name: []byte("x"), ValidationClass: "BytesType", IndexName: thrift.StringPtr("ix")}}
+		return c.SystemAddColumnFamily(ctx, def)
+	})
+	d.call("system_add_column_family with a bad compaction strategy", nil, func(c *client) (any, error) {
+		def := cf(d.ks, "BadCompaction", "UTF8Type")
+		def.CompactionStrategy = thrift.StringPtr("NoSuchStrategy")
+		return c.SystemAddColumnFamily(ctx, def)
+	})
+	d.call("system_add_column_family with min threshold above max", nil, func(c *client) (any, error) {
+		def := cf(d.ks, "BadThresholds", "UTF8Type")
+		def.MinCompactionThreshold = thrift.Int32Ptr(40)
+		def.MaxCompactionThreshold = thrift.Int32Ptr(10)
+		return c.SystemAddColumnFamily(ctx, def)
+	})
+	counters := cf(d.ks, "Counters", "UTF8Type")
+	counters.DefaultValidationClass = thrift.StringPtr("CounterColumnType")
+	d.call("system_add_column_family of counters", version, func(c *client) (any, error) {
+		return c.SystemAddColumnFamily(ctx, counters)
+	})
+	d.call("insert into a counter family", nil, func(c *client) (any, error) {
+		return void(c.Insert(ctx, []byte("k"), parent("Counters"), col("a", "v"), one))
+	})
+	d.call("batch_mutate of a column into a counter family", nil, func(c *client) (any, error) {
+		return void(c.BatchMutate(ctx, map[string]map[string][]*c19.Mutation{"k": {"Counters": {ins(col("a", "v"))}}}, one))
+	})
+	d.call("remove from a counter family", nil, func(c *client) (any, error) {
+		return void(c.Remove(ctx, []byte("k"), path("Counters", "a"), *ts(), one))
+	})
+	d.call("get_slice of a counter family", nil, func(c *client) (any, error) {
+		return c.GetSlice(ctx, []byte("k"), parent("Counters"), slice("", "", false, 10), one)
+	})
+	d.call("add to a standard family", nil, func(c *client) (any, error) {
+		return void(c.Add(ctx, []byte("k"), parent("Std"), &c19.CounterColumn{Name: []byte("c"), Value: 1}, one))
+	})
+	d.call("remove_counter of a standard family", nil, func(c *client) (any, error) {
+		return void(c.RemoveCounter(ctx, []byte("k"), path("Std", "c"), one))
+	})
+	d.call("add to a counter family", nil, func(c *client) (any, error) {
+		return void(c.Add(ctx, []byte("k"), parent("Counters"), &c19.CounterColumn{Name: []byte("c"), Value: 1}, one))
+	})
+	d.call("add to an unknown family", nil, func(c *client) (any, error) {
+		return void(c.Add(ctx, []byte("k"), parent("Nope"), &c19.CounterColumn{Name: []byte("c"), Value: 1}, one))
+	})
+	nts := d.ks + "_n"
+	d.call("system_add_keyspace with NetworkTopologyStrategy", version, func(c *client) (any, error) {
+		def := ks(nts, cf(nts, "F", "UTF8Type"))
+		def.StrategyClass = "NetworkTopologyStrategy"
+		def.StrategyOptions = map[string]string{"datacenter1": "1"}
+		return c.SystemAddKeyspace(ctx, def)
+	})
+	d.call("describe_keyspace of a NetworkTopologyStrategy keyspace", normKsDef, func(c *client) (any, error) {
+		return c.DescribeKeyspace(ctx, nts)
+	})
+	d.call("system_drop_keyspace with NetworkTopologyStrategy", version, func(c *client) (any, error) {
+		return c.SystemDropKeyspace(ctx, nts)
+	})
 	d.fresh()
+	d.call("add before set_keyspace", nil, func(c *client) (any, error) {
+		return void(c.Add(ctx, []byte("k"), parent("Std"), &c19.CounterColumn{Name: []byte("c"), Value: 1}, one))
+	})
 	d.call("system_add_column_family before set_keyspace", nil, func(c *client) (any, error) {
 		return c.SystemAddColumnFamily(ctx, cf(d.ks, "F", "BytesType"))
 	})

@@ -49,6 +49,9 @@ type excuse struct {
 	levelDBOnly bool
 	// cassandraOnly: the difference is the Cassandra store's.
 	cassandraOnly bool
+	// schemaChange: the difference shows only where thriftd can change
+	// its schema at run time.
+	schemaChange bool
 }
 
 func byLabel(labels ...string) func(string, outcome, outcome) bool {
@@ -75,12 +78,33 @@ var declaredExcuse = excuse{pending: true, name: "the store cannot change its sc
 
 // afterSchemaChange are the calls that depend on an earlier system_*
 // call's success.
-var afterSchemaChange = map[string]bool{
-	"insert into an added family": true, "get_slice of an added family": true,
-	"system_update_column_family": true, "describe_keyspace after changes": true,
-	"system_drop_column_family": true, "get_slice of a dropped family": true,
-	"describe_keyspace of an added keyspace": true, "system_update_keyspace": true,
-	"describe_keyspace of an updated keyspace": true, "system_drop_keyspace": true,
+var afterSchemaChange = map[string]bool{}
+
+func init() {
+	for _, l := range []string{
+		"insert into an added family",
+		"get_slice of an added family",
+		"system_update_column_family",
+		"describe_keyspace after changes",
+		"system_drop_column_family",
+		"get_slice of a dropped family",
+		"describe_keyspace of an added keyspace",
+		"system_update_keyspace",
+		"describe_keyspace of an updated keyspace",
+		"system_drop_keyspace",
+		"describe_keyspace with every property",
+		"system_update_column_family adding a column definition",
+		"describe_keyspace after an update",
+		"describe_keyspace of a NetworkTopologyStrategy keyspace",
+		"system_drop_keyspace with NetworkTopologyStrategy",
+		"insert into a counter family",
+		"batch_mutate of a column into a counter family",
+		"remove from a counter family",
+		"get_slice of a counter family",
+		"add to a counter family",
+	} {
+		afterSchemaChange[l] = true
+	}
 }
 
 // onCassandra is true when thriftd runs on the Cassandra store.
@@ -101,7 +125,30 @@ var excuses = []excuse{
 			return strings.Contains(t.String(), "TTL:630720000") && !strings.Contains(r.String(), "TTL:630720000") ||
 				label == "get_count after expiry"
 		}},
+	{name: "describe_splits is an estimate: 1.2.19 cut a range at its sstables' index samples (none while the rows are only in memtables), thriftd at the keys it holds; keys_per_split 0 failed with an internal error on 1.2.19, thriftd reads it as 1",
+		match: byLabel("describe_splits_ex of a part of the ring", "describe_splits with keys_per_split 0")},
+	{name: "counters are not served yet: add to a counter family is refused", levelDBOnly: true,
+		match: byLabel("add to a counter family")},
+	{name: "2.0's and 2.1's CfDef properties (here memtable_flush_period_in_ms) are kept and described back, as 2.1.21 describes them; 1.2.19 dropped them",
+		match: func(label string, r, t outcome) bool {
+			return strings.HasPrefix(label, "describe_keyspace") &&
+				strings.Contains(t.String(), "MemtableFlushPeriodInMs:60000") && !strings.Contains(r.String(), "MemtableFlushPeriodInMs:60000")
+		}},
 	{name: "secondary indexes (KeyRange.row_filter) are not served yet", match: refAndThr("", "does not serve secondary index queries")},
+	{pending: true, cassandraOnly: true, name: "engine/cqlstore fails with an internal error on a get_paged_slice start column that is not of the comparator's type (1.2.19 did not check it)",
+		match: func(label string, _, t outcome) bool {
+			return onCassandra() && label == "get_paged_slice with a bad start column" && strings.Contains(t.exc, "Internal error")
+		}},
+	{pending: true, cassandraOnly: true, name: "engine/cqlstore leaves out range ghosts (rows whose columns were all deleted) in get_range_slices and get_paged_slice",
+		match: func(label string, r, _ outcome) bool {
+			return onCassandra() && (strings.HasPrefix(label, "get_range_slices") || strings.HasPrefix(label, "get_paged_slice")) &&
+				strings.Contains(r.String(), "Columns:[]}")
+		}},
+	{pending: true, cassandraOnly: true, name: "engine/cqlstore fails with an internal error on a value that is not of the family's default validator's type, though the column's own validator accepts it",
+		match: func(label string, r, t outcome) bool {
+			return onCassandra() && (label == "insert Typed raw" && strings.Contains(t.exc, "Internal error") ||
+				strings.Contains(r.String(), `Name:"raw"`) && !strings.Contains(t.String(), `Name:"raw"`))
+		}},
 	{pending: true, cassandraOnly: true, name: "engine/cqlstore has no truncate yet",
 		match: func(label string, _, _ outcome) bool {
 			return onCassandra() && (label == "truncate" || strings.HasSuffix(label, "after truncate"))
@@ -114,10 +161,6 @@ var excuses = []excuse{
 		match: func(label string, _, t outcome) bool {
 			return onCassandra() && label == "insert with ttl 630720000" && strings.Contains(t.exc, "Internal error")
 		}},
-	{pending: true, name: "schema19.go: a subcomparator on a standard family is named as given, not fully qualified",
-		match: refAndThr("Subcolumn comparator (org.apache.cassandra.db.marshal.", "Subcolumn comparator (")},
-	{pending: true, name: "schema19.go: system_drop_column_family of an unknown family (1.2.19: 'unconfigured columnfamily NAME')",
-		match: refAndThr("unconfigured columnfamily", "Cannot drop non existing column family")},
 }
 
 // outcome is one side's answer to a call: a value, or an exception
@@ -633,12 +676,12 @@ func (d *diff) report() {
 		switch {
 		case e.pending:
 			pending += n
-			if n == 0 && (!e.cassandraOnly || onCassandra()) {
+			if n == 0 && (!e.cassandraOnly || onCassandra()) && !(e.schemaChange && d.declared) {
 				d.t.Logf("pending difference no longer seen, remove it from the list: %s", e.name)
 			}
 		default:
 			onPurpose += n
-			if n == 0 && !(e.levelDBOnly && onCassandra()) {
+			if n == 0 && !(e.levelDBOnly && onCassandra()) && !(e.schemaChange && d.declared) {
 				d.t.Errorf("difference on purpose no longer seen: remove it from excuses and docs/api19.md: %s", e.name)
 			}
 		}
