@@ -303,7 +303,7 @@ func parseSchemaSelect(q, keyspace string) (sel schemaSelect, ok bool) {
 		return false
 	}
 	ident := func() (string, bool) {
-		if i < len(toks) && !toks[i].str && !toks[i].num && (toks[i].quoted || isIdent(toks[i].text)) {
+		if i < len(toks) && !toks[i].str && !toks[i].num && (toks[i].quoted && toks[i].text != "" || !toks[i].quoted && isIdent(toks[i].text)) {
 			i++
 			return toks[i-1].text, true
 		}

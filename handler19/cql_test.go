@@ -119,3 +119,21 @@ func TestCQLRefusalNamesWhereToSendCQL(t *testing.T) {
 		t.Errorf("on Cassandra: %q", cluster)
 	}
 }
+
+// Any statement is parsed or refused without a panic, and what parses
+// names a table and only the clauses of the family.
+func FuzzParseSchemaSelect(f *testing.F) {
+	for _, q := range []string{
+		"SELECT columnfamily_name, comparator, default_validator, key_validator FROM system.schema_columnfamilies WHERE keyspace_name='K'",
+		`select * from "system"."schema_columns" where keyspace_name = 'a''b' and columnfamily_name = 'c' limit 5;`,
+		"SELECT * FROM schema_keyspaces LIMIT -1", "'", `"`, "SELECT", "-", "- 1", "SELECT * FROM system.x WHERE",
+	} {
+		f.Add(q)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		sel, ok := parseSchemaSelect(q, "system")
+		if ok && sel.table == "" {
+			t.Fatalf("%q parsed with no table", q)
+		}
+	})
+}

@@ -146,6 +146,12 @@ func TestSchemaSelectsAsCassandra12(t *testing.T) {
 	}
 }
 
+// step is one call of a sequence run on both servers.
+type step struct {
+	label string
+	call  func(c *testenv.Client19) (any, error)
+}
+
 // set_cql_version and the CQL version checks of the execute calls, as
 // 1.2.19 answers them.
 func TestCQLVersionsAsCassandra12(t *testing.T) {
@@ -153,61 +159,34 @@ func TestCQLVersionsAsCassandra12(t *testing.T) {
 	thrAddr := startThriftd(t).Addr
 	ref, thr := dial(t, refAddr), dial(t, thrAddr)
 	sel := []byte("SELECT keyspace_name FROM system.schema_keyspaces WHERE keyspace_name = 'NoSuchKeyspace'")
-	steps := []struct {
-		label string
-		call  func(c *testenv.Client19) (any, error)
-	}{}
+	var steps []step
 	for _, v := range []string{"", "3", "3.0", "x.y.z", "1.0.0", "4.0.0", "3.0.6", "3.0.0-beta1", "3.0.0-beta2", "3.0.5+b", "2.0.1", "2.0.0", "3.0.0-rc1", "3.0.5"} {
-		v := v
-		steps = append(steps, struct {
-			label string
-			call  func(c *testenv.Client19) (any, error)
-		}{"set_cql_version " + v, func(c *testenv.Client19) (any, error) { return nil, c.SetCqlVersion(ctx, v) }})
+		steps = append(steps, step{"set_cql_version " + v, func(c *testenv.Client19) (any, error) { return nil, c.SetCqlVersion(ctx, v) }})
 	}
-	steps = append(steps, struct {
-		label string
-		call  func(c *testenv.Client19) (any, error)
-	}{"execute_cql3_query after 3.0.5", func(c *testenv.Client19) (any, error) {
-		r, err := c.ExecuteCql3Query(ctx, sel, c19.Compression_NONE, c19.ConsistencyLevel_ONE)
-		if err != nil {
-			return nil, err
-		}
-		return len(r.Rows), nil
-	}}, struct {
-		label string
-		call  func(c *testenv.Client19) (any, error)
-	}{"execute_cql_query after 3.0.5", func(c *testenv.Client19) (any, error) {
-		return c.ExecuteCqlQuery(ctx, []byte("SELECT * FROM x"), c19.Compression_NONE)
-	}}, struct {
-		label string
-		call  func(c *testenv.Client19) (any, error)
-	}{"prepare_cql_query after 3.0.5", func(c *testenv.Client19) (any, error) {
-		return c.PrepareCqlQuery(ctx, []byte("SELECT * FROM x"), c19.Compression_NONE)
-	}}, struct {
-		label string
-		call  func(c *testenv.Client19) (any, error)
-	}{"execute_prepared_cql_query after 3.0.5", func(c *testenv.Client19) (any, error) {
-		return c.ExecutePreparedCqlQuery(ctx, 1, nil)
-	}}, struct {
-		label string
-		call  func(c *testenv.Client19) (any, error)
-	}{"set_cql_version 2.0.0 again", func(c *testenv.Client19) (any, error) { return nil, c.SetCqlVersion(ctx, "2.0.0") }},
-		struct {
-			label string
-			call  func(c *testenv.Client19) (any, error)
-		}{"execute_cql3_query after 2.0.0", func(c *testenv.Client19) (any, error) {
+	steps = append(steps,
+		step{"execute_cql3_query after 3.0.5", func(c *testenv.Client19) (any, error) {
 			return c.ExecuteCql3Query(ctx, sel, c19.Compression_NONE, c19.ConsistencyLevel_ONE)
-		}}, struct {
-			label string
-			call  func(c *testenv.Client19) (any, error)
-		}{"prepare_cql3_query after 2.0.0", func(c *testenv.Client19) (any, error) {
+		}},
+		step{"execute_cql_query after 3.0.5", func(c *testenv.Client19) (any, error) {
+			return c.ExecuteCqlQuery(ctx, []byte("SELECT * FROM x"), c19.Compression_NONE)
+		}},
+		step{"prepare_cql_query after 3.0.5", func(c *testenv.Client19) (any, error) {
+			return c.PrepareCqlQuery(ctx, []byte("SELECT * FROM x"), c19.Compression_NONE)
+		}},
+		step{"execute_prepared_cql_query after 3.0.5", func(c *testenv.Client19) (any, error) {
+			return c.ExecutePreparedCqlQuery(ctx, 1, nil)
+		}},
+		step{"set_cql_version 2.0.0 again", func(c *testenv.Client19) (any, error) { return nil, c.SetCqlVersion(ctx, "2.0.0") }},
+		step{"execute_cql3_query after 2.0.0", func(c *testenv.Client19) (any, error) {
+			return c.ExecuteCql3Query(ctx, sel, c19.Compression_NONE, c19.ConsistencyLevel_ONE)
+		}},
+		step{"prepare_cql3_query after 2.0.0", func(c *testenv.Client19) (any, error) {
 			return c.PrepareCql3Query(ctx, sel, c19.Compression_NONE)
-		}}, struct {
-			label string
-			call  func(c *testenv.Client19) (any, error)
-		}{"execute_prepared_cql3_query after 2.0.0", func(c *testenv.Client19) (any, error) {
+		}},
+		step{"execute_prepared_cql3_query after 2.0.0", func(c *testenv.Client19) (any, error) {
 			return c.ExecutePreparedCql3Query(ctx, 1, nil, c19.ConsistencyLevel_ONE)
-		}})
+		}},
+	)
 	for _, s := range steps {
 		r, _ := render(s.call(ref))
 		h, _ := render(s.call(thr))
