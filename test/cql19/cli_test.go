@@ -3,6 +3,7 @@ package cql19
 import (
 	"bytes"
 	"context"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -47,9 +48,24 @@ func javaBin() string {
 	return "/usr/lib/jvm/java-17-openjdk-amd64/bin/java"
 }
 
+// closedPort is a local port nothing listens on: the CLI's JMX port, so
+// that its describe never reaches the JMX of another node on this machine
+// (a test node on 7199, the default) and prints the same warning on both
+// servers.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, port, _ := net.SplitHostPort(l.Addr().String())
+	l.Close()
+	return port
+}
+
 // runCLI runs the real cassandra-cli 1.2.19 on script against addr and
 // returns what it printed. It fails the test when the CLI fails.
-func runCLI(t *testing.T, lib, addr, script string) string {
+func runCLI(t *testing.T, lib, addr, jmxPort, script string) string {
 	t.Helper()
 	f := filepath.Join(t.TempDir(), "script")
 	if err := os.WriteFile(f, []byte(script), 0o644); err != nil {
@@ -59,7 +75,7 @@ func runCLI(t *testing.T, lib, addr, script string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, javaBin(), "-Xmx128m", "-cp", filepath.Join(lib, "*"),
-		"org.apache.cassandra.cli.CliMain", "-h", host, "-p", port, "-f", f)
+		"org.apache.cassandra.cli.CliMain", "-h", host, "-p", port, "--jmxport", jmxPort, "-f", f)
 	cmd.Dir = t.TempDir() // the CLI keeps its history under the home directory
 	cmd.Env = append(os.Environ(), "HOME="+cmd.Dir)
 	var out bytes.Buffer
@@ -111,13 +127,14 @@ create column family Counts with default_validation_class = CounterColumnType an
 `, "KS", ks)
 	show := strings.ReplaceAll("use KS;\ndescribe;\nshow schema;\ndescribe Std;\nshow keyspaces;\n", "KS", ks)
 
-	refCreate := normCLI(runCLI(t, lib, ref, create), ks)
-	thrCreate := normCLI(runCLI(t, lib, thr, create), ks)
+	jmx := closedPort(t)
+	refCreate := normCLI(runCLI(t, lib, ref, jmx, create), ks)
+	thrCreate := normCLI(runCLI(t, lib, thr, jmx, create), ks)
 	if refCreate != thrCreate {
 		t.Errorf("creating the schema, cassandra-cli printed on 1.2.19:\n%s\nand on thriftd:\n%s", refCreate, thrCreate)
 	}
-	refShow := normCLI(runCLI(t, lib, ref, show), ks)
-	thrShow := normCLI(runCLI(t, lib, thr, show), ks)
+	refShow := normCLI(runCLI(t, lib, ref, jmx, show), ks)
+	thrShow := normCLI(runCLI(t, lib, thr, jmx, show), ks)
 	// show keyspaces lists every keyspace; the system keyspaces of each
 	// server differ, so only the test keyspace's part is compared there.
 	refShow, thrShow = cutSystemKeyspaces(refShow), cutSystemKeyspaces(thrShow)
