@@ -206,9 +206,22 @@ func thriftifyRow(row engine.Row, f *family) []*cassandra19.ColumnOrSuperColumn 
 		}
 		return out
 	}
-	out := make([]*cassandra19.ColumnOrSuperColumn, len(row.Columns))
+	// A row's structs in three allocations rather than three per column:
+	// a range read of 100 rows × 5 columns made 1,500 of them.
+	n := len(row.Columns)
+	out := make([]*cassandra19.ColumnOrSuperColumn, n)
+	coscs := make([]cassandra19.ColumnOrSuperColumn, n)
+	cols := make([]cassandra19.Column, n)
+	stamps := make([]int64, n)
 	for i, col := range row.Columns {
-		out[i] = &cassandra19.ColumnOrSuperColumn{Column: thriftColumn(col)}
+		stamps[i] = col.Timestamp
+		cols[i] = cassandra19.Column{Name: col.Name, Value: col.Value, Timestamp: &stamps[i]}
+		if col.TTL > 0 {
+			ttl := col.TTL
+			cols[i].TTL = &ttl
+		}
+		coscs[i].Column = &cols[i]
+		out[i] = &coscs[i]
 	}
 	return out
 }

@@ -182,7 +182,8 @@ func (c *conn) systemDropColumnFamily(ctx context.Context, name string) (string,
 		return "", err
 	}
 	if c.s.schema().ColumnFamily(ks, name) == nil {
-		return "", invalid("Cannot drop non existing column family '%s' in keyspace '%s'.", name, ks)
+		// ClientState.hasColumnFamilyAccess validates the family first.
+		return "", invalid("unconfigured columnfamily %s", name)
 	}
 	return c.change(func(ch SchemaChanger) (string, error) { return ch.DropColumnFamily(ctx, ks, name) })
 }
@@ -366,6 +367,18 @@ func (s *Service) familyFromThrift(def *cassandra19.CfDef) (*schema.ColumnFamily
 	}
 	if def.CompressionOptions != nil {
 		o.CompressionOptions = copyMap(def.CompressionOptions)
+		// CompressionParameters.parseCompressorClass: a compressor named
+		// without its package is one of Cassandra's, and is described back
+		// by its class name.
+		if c := o.CompressionOptions["sstable_compression"]; c != "" {
+			if !strings.Contains(c, ".") {
+				c = "org.apache.cassandra.io.compress." + c
+			}
+			if !compressors[c] {
+				return nil, invalid("Could not create Compression for type %s", c)
+			}
+			o.CompressionOptions["sstable_compression"] = c
+		}
 	}
 	if def.BloomFilterFpChance != nil {
 		v := *def.BloomFilterFpChance
@@ -424,6 +437,16 @@ func (s *Service) familyFromThrift(def *cassandra19.CfDef) (*schema.ColumnFamily
 		dedup = append(dedup, col)
 	}
 	cf.Columns = dedup
+	// Setting column_metadata builds 1.2's CQL 3 view of the family, which
+	// prints every declared name with the comparator: a name it refuses
+	// fails there, with the type's own message, before validate() runs.
+	if !cf.Super {
+		for _, col := range cf.Columns {
+			if err := comparator.StringError(cf.Comparator, col.Name); err != nil {
+				return nil, invalid("%s", err.Error())
+			}
+		}
+	}
 	return cf, nil
 }
 
@@ -573,6 +596,12 @@ func addDefaultIndexNames(sch *schema.Schema, cf *schema.ColumnFamily) error {
 		if col.Index == nil || col.Index.Name != "" {
 			continue
 		}
+		// getString validates first: a name the comparator refuses is
+		// refused here with the type's own message, before validate()'s
+		// "Column name ... is not valid for comparator ...".
+		if err := comparator.StringError(names, col.Name); err != nil {
+			return invalid("%s", err.Error())
+		}
 		base := nonWord.ReplaceAllString(cf.Name+"_"+nameString(names, col.Name)+"_idx", "")
 		name := base
 		for n := 1; existing[name]; n++ {
@@ -584,6 +613,13 @@ func addDefaultIndexNames(sch *schema.Schema, cf *schema.ColumnFamily) error {
 }
 
 var nonWord = regexp.MustCompile(`\W`)
+
+// compressors are the sstable compressors of Cassandra 1.2.
+var compressors = map[string]bool{
+	"org.apache.cassandra.io.compress.SnappyCompressor":  true,
+	"org.apache.cassandra.io.compress.LZ4Compressor":     true,
+	"org.apache.cassandra.io.compress.DeflateCompressor": true,
+}
 
 // nameString is AbstractType.getString of a column name: the type's own
 // String where it has one (1.2's types), else for 0.6's types by name;

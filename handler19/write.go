@@ -96,7 +96,12 @@ func (c *conn) batchMutate(ctx context.Context, mutations map[string]map[string]
 	rows := make([]engine.RowMutation, 0, len(mutations))
 	var counterRows []engine.CounterRow
 	for key, byFamily := range mutations {
-		row := engine.RowMutation{Key: key}
+		// One mutation per column, mostly: sized once rather than grown.
+		n := 0
+		for _, muts := range byFamily {
+			n += len(muts)
+		}
+		row := engine.RowMutation{Key: key, Mutations: make([]engine.Mutation, 0, n)}
 		counterRow := engine.CounterRow{Key: key}
 		for cfName, muts := range byFamily {
 			if err := c.checkAccess(ks); err != nil {

@@ -46,11 +46,15 @@ type options struct {
 	keep                    bool
 	tmp, command            string
 	transfer                transferOptions
+	compare                 compareOptions
+	// ceilings runs the 0.6 table beside the no-op, stock-library and
+	// storage ceilings.
+	ceilings bool
 }
 
 func main() {
 	var o options
-	var conns, noopAddr, stockAddr string
+	var conns, noopAddr, noop19Addr, stockAddr string
 	flag.StringVar(&o.thriftd, "thriftd", "bin/thriftd", "the thriftd binary")
 	flag.StringVar(&o.stress, "stress", "bin/thriftd-stress", "the thriftd-stress binary")
 	flag.StringVar(&o.config, "config", "storage-conf.xml", "configuration thriftd serves (its Keyspace1 is used)")
@@ -67,12 +71,22 @@ func main() {
 	flag.StringVar(&o.command, "command", "", "how the run was started, for the report's header (default: this command line)")
 	flag.StringVar(&noopAddr, "serve-noop", "", "internal: run the no-op server on this address")
 	flag.StringVar(&stockAddr, "serve-stock", "", "internal: run the stock-library no-op server on this address")
+	flag.StringVar(&noop19Addr, "serve-noop19", "", "internal: run the 19.x no-op server on this address")
+	flag.BoolVar(&o.ceilings, "ceilings", true, "run the 0.6 table beside the RPC, stock-library and storage ceilings (false: the 19.x comparison alone)")
+	compareCols, compareConns := o.compare.register(flag.CommandLine)
 	o.transfer.register(flag.CommandLine)
 	cassandra := flag.String("cassandra", "", "run the CQL benchmark instead (cql.go): thriftd on the Cassandra cluster at HOST:PORT[,...] beside direct CQL")
 	flag.Parse()
 	if noopAddr != "" {
 		if err := serveNoop(noopAddr, o.valueSize); err != nil {
 			fmt.Fprintln(os.Stderr, "no-op server:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if noop19Addr != "" {
+		if err := serveNoop19(noop19Addr, o.valueSize); err != nil {
+			fmt.Fprintln(os.Stderr, "19.x no-op server:", err)
 			os.Exit(1)
 		}
 		return
@@ -92,8 +106,18 @@ func main() {
 		}
 		o.conns = append(o.conns, n)
 	}
+	explicit := false
+	flag.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "compare" })
+	if err := o.compare.parse(*compareCols, *compareConns, explicit); err != nil {
+		fmt.Fprintln(os.Stderr, "thriftd-bench:", err)
+		os.Exit(2)
+	}
 	if o.short {
 		o.duration, o.keys, o.wide = 200*time.Millisecond, 200, 20_000
+		// A busy machine may answer no call within a short figure's time:
+		// it runs on until one has succeeded.
+		stressExtra = []string{"-min-ops", "1"}
+		o.compare.rows, o.compare.warm = 200, min(o.compare.warm, 1200*time.Millisecond)
 		o.loadColumns = min(o.loadColumns, 20_000)
 		o.transfer.columns = min(o.transfer.columns, 20_000)
 	}
@@ -203,7 +227,17 @@ func run(o *options) error {
 	if o.transfer.columns > 0 {
 		return transferBench(o, tmp)
 	}
+	if o.ceilings {
+		if err := runCeilings(o, tmp); err != nil {
+			return err
+		}
+	}
+	return runCompare(o, tmp)
+}
 
+// runCeilings is the 0.6 table: thriftd beside the RPC, stock-library and
+// storage ceilings, then its memory and the wide-row slice.
+func runCeilings(o *options, tmp string) error {
 	srv, err := startThriftd(o.thriftd, o.config, filepath.Join(tmp, "thriftd"))
 	if err != nil {
 		return err

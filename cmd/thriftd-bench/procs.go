@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,6 +23,17 @@ type process struct {
 	// admin is thriftd's admin endpoint, HOST:PORT ("" for the no-op
 	// servers).
 	admin string
+	// pid is the server's process when it was not started here (cmd is
+	// nil), 0 when unknown.
+	pid int
+}
+
+// serverPid is the process whose CPU and memory are read, 0 when unknown.
+func (p *process) serverPid() int {
+	if p.cmd != nil {
+		return p.cmd.Process.Pid
+	}
+	return p.pid
 }
 
 // startThriftd runs thriftd on config with data in dir (none when dir is
@@ -124,8 +136,8 @@ func (p *process) stop() {
 // memory returns the process's resident set now and at its peak, in bytes
 // (VmRSS and VmHWM of /proc/PID/status).
 func (p *process) memory() (rss, peak int64) {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
-	if err != nil {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.serverPid()))
+	if p.serverPid() == 0 || err != nil {
 		return 0, 0
 	}
 	for _, l := range strings.Split(string(raw), "\n") {
@@ -147,8 +159,8 @@ func (p *process) memory() (rss, peak int64) {
 // cpu returns the CPU time the process has used so far (utime+stime of
 // /proc/PID/stat), or 0 when it cannot be read.
 func (p *process) cpu() time.Duration {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
-	if err != nil {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.serverPid()))
+	if p.serverPid() == 0 || err != nil {
 		return 0
 	}
 	// The command name, in parentheses, may hold spaces: fields are
@@ -179,8 +191,18 @@ func stressCPU(bin string, p *process, args ...string) (*summary, time.Duration,
 }
 
 func (p *process) port() string {
-	_, port, _ := strings.Cut(p.addr, ":")
+	_, port, _ := net.SplitHostPort(p.addr)
 	return port
+}
+
+// host is where thriftd-stress connects: the address's host, loopback
+// when it is a wildcard or missing.
+func (p *process) host() string {
+	h, _, _ := net.SplitHostPort(p.addr)
+	if h == "" || h == "0.0.0.0" || h == "::" {
+		return "127.0.0.1"
+	}
+	return h
 }
 
 // summary is thriftd-stress's -json output.
@@ -194,9 +216,12 @@ type summary struct {
 	P999Ms    float64 `json:"p999_ms"`
 }
 
+// stressExtra are thriftd-stress options every run gets.
+var stressExtra []string
+
 // stress runs thriftd-stress against p and returns its summary.
 func stress(bin string, p *process, args ...string) (*summary, error) {
-	args = append([]string{"-d", "127.0.0.1", "-p", p.port(), "-json", "-i", "3600"}, args...)
+	args = append(append([]string{"-d", p.host(), "-p", p.port(), "-json", "-i", "3600"}, stressExtra...), args...)
 	cmd := exec.Command(bin, args...)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
@@ -209,7 +234,7 @@ func stress(bin string, p *process, args ...string) (*summary, error) {
 		return nil, fmt.Errorf("thriftd-stress output: %v", err)
 	}
 	if s.Errors > 0 || s.Ops == 0 {
-		return nil, fmt.Errorf("thriftd-stress %s against %s: %d ops, %d errors: %s", strings.Join(args, " "), p.name, s.Ops, s.Errors, errOut.String())
+		return &s, fmt.Errorf("thriftd-stress %s against %s: %d ops, %d errors: %s", strings.Join(args, " "), p.name, s.Ops, s.Errors, errOut.String())
 	}
 	return &s, nil
 }
@@ -224,4 +249,44 @@ func dirSize(dir string) int64 {
 		return nil
 	})
 	return n
+}
+
+// listenerPid finds the local process listening on TCP port (through
+// /proc/net/tcp and /proc/net/tcp6, then the processes' socket
+// descriptors), so that the CPU time of a server started elsewhere can
+// be read; 0 when it cannot be found or read.
+func listenerPid(port string) int {
+	n, err := strconv.Atoi(port)
+	if err != nil {
+		return 0
+	}
+	want := fmt.Sprintf(":%04X", n)
+	inodes := map[string]bool{}
+	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		raw, err := os.ReadFile(table)
+		if err != nil {
+			continue
+		}
+		for _, l := range strings.Split(string(raw), "\n")[1:] {
+			f := strings.Fields(l)
+			// local_address, state (0A: LISTEN), inode.
+			if len(f) >= 10 && strings.HasSuffix(f[1], want) && f[3] == "0A" {
+				inodes["socket:["+f[9]+"]"] = true
+			}
+		}
+	}
+	if len(inodes) == 0 {
+		return 0
+	}
+	procs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, dir := range procs {
+		fds, _ := filepath.Glob(dir + "/fd/*")
+		for _, fd := range fds {
+			if link, err := os.Readlink(fd); err == nil && inodes[link] {
+				pid, _ := strconv.Atoi(filepath.Base(dir))
+				return pid
+			}
+		}
+	}
+	return 0
 }

@@ -24,8 +24,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -49,6 +51,20 @@ func main() {
 		defer f.Close()
 		out = f
 	}
+	if o.cpuProfile != "" {
+		// The load generator's own CPU profile: where a client's time
+		// goes when it, not the server, limits a figure.
+		f, err := os.Create(o.cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "thriftd-stress:", err)
+			os.Exit(1)
+		}
+		defer f.Close()
+		defer pprof.StopCPUProfile()
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	s, err := run(ctx, o, out)
@@ -69,16 +85,12 @@ func main() {
 func run(ctx context.Context, o *options, progress io.Writer) (*summary, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	if o.duration > 0 {
-		var stop context.CancelFunc
-		ctx, stop = context.WithTimeout(ctx, o.duration)
-		defer stop()
-	}
+	var completed atomic.Uint64
 	recs := make([]*recorder, o.threads)
 	workers := make([]*worker, o.threads)
 	for i := range workers {
 		recs[i] = &recorder{}
-		w, err := newWorker(o, i, recs[i])
+		w, err := newWorker(o, i, recs[i], &completed)
 		if err != nil {
 			for _, w := range workers[:i] {
 				w.close()
@@ -86,6 +98,32 @@ func run(ctx context.Context, o *options, progress io.Writer) (*summary, error) 
 			return nil, err
 		}
 		workers[i] = w
+	}
+	// -duration is measuring time: it starts once every connection is
+	// open, which takes a while on a busy machine.
+	if o.duration > 0 {
+		var stop context.CancelFunc
+		ctx, stop = context.WithCancel(ctx)
+		defer stop()
+		go func() {
+			// With -min-ops the run goes on past -duration until that
+			// many calls have succeeded.
+			t := time.NewTimer(o.duration)
+			defer t.Stop()
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			for completed.Load() < uint64(o.minOps) {
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(5 * time.Millisecond):
+				}
+			}
+			stop()
+		}()
 	}
 	start := time.Now()
 	var wg sync.WaitGroup
@@ -213,9 +251,14 @@ type options struct {
 	randomValues bool
 	json         bool
 	timeout      time.Duration
+	minOps       int
+	cpuProfile   string
+	// api is the interface spoken: "0.6", or "19" (Cassandra 0.7-2.1's,
+	// framed, keyspace by set_keyspace).
+	api string
 }
 
-var operations = []string{"insert", "read", "rangeslice", "multiget", "batch", "mixed"}
+var operations = []string{"insert", "read", "rangeslice", "multiget", "batch", "mixed", "paged"}
 
 func parseOptions(args []string) (*options, error) {
 	o := &options{}
@@ -251,6 +294,9 @@ func parseOptions(args []string) (*options, error) {
 	fs.BoolVar(&o.randomValues, "random-values", false, "write random, incompressible values, each column its own (py_stress repeated one MD5 in hex)")
 	fs.BoolVar(&o.json, "json", false, "print the final summary as one JSON object")
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "socket timeout")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write the load generator's own CPU profile to this file")
+	fs.IntVar(&o.minOps, "min-ops", 0, "with -duration, run on until this many calls have succeeded")
+	fs.StringVar(&o.api, "api", "0.6", "interface: 0.6, or 19 (the 0.7-2.1 API of Cassandra 1.2: framed, set_keyspace; -o paged is get_paged_slice of -g columns)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -281,6 +327,12 @@ func parseOptions(args []string) (*options, error) {
 		return nil, fmt.Errorf("-y must be regular or super, not %q", o.familyType)
 	case o.readRatio < 0 || o.readRatio > 1:
 		return nil, errors.New("-mix must be in [0, 1]")
+	case o.api != "0.6" && o.api != "19":
+		return nil, fmt.Errorf("-api must be 0.6 or 19, not %q", o.api)
+	case o.api == "19" && o.familyType != "regular":
+		return nil, errors.New("-api 19 writes and reads standard column families only")
+	case o.operation == "paged" && o.api != "19":
+		return nil, errors.New("-o paged (get_paged_slice) needs -api 19")
 	}
 	known := false
 	for _, op := range operations {

@@ -88,3 +88,26 @@ func TestWorkerValue(t *testing.T) {
 		}
 	}
 }
+
+// -api 19 is the 19.x client; get_paged_slice exists only there, and it
+// has no super column families to write.
+func TestAPIOption(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		ok   bool
+	}{
+		{[]string{"-api", "19", "-o", "paged"}, true},
+		{[]string{"-api", "19", "-o", "batch"}, true},
+		{[]string{"-o", "paged"}, false},
+		{[]string{"-api", "0.7"}, false},
+		{[]string{"-api", "19", "-y", "super"}, false},
+	} {
+		o, err := parseOptions(tc.args)
+		if (err == nil) != tc.ok {
+			t.Fatalf("%v: error %v, want ok=%v", tc.args, err, tc.ok)
+		}
+		if err == nil && o.api != tc.args[1] {
+			t.Fatalf("%v: api %q", tc.args, o.api)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/thrift/lib/go/thrift"
@@ -18,13 +19,16 @@ import (
 
 // worker is one connection and the keys it is responsible for.
 type worker struct {
-	o     *options
-	id    int
-	rec   *recorder
-	trans thrift.TTransport
-	c     *cassandra.CassandraClient
-	rng   *rand.Rand
-	cl    cassandra.ConsistencyLevel
+	o   *options
+	id  int
+	rec *recorder
+	// completed counts the calls of every worker that succeeded.
+	completed *atomic.Uint64
+	trans     thrift.TTransport
+	c         *cassandra.CassandraClient
+	c19       *client19 // with -api 19 instead of c
+	rng       *rand.Rand
+	cl        cassandra.ConsistencyLevel
 
 	// keys [first, end) belong to this worker, as py_stress split them;
 	// next is the next one it writes.
@@ -40,11 +44,11 @@ type worker struct {
 	rangeStart string
 }
 
-func newWorker(o *options, id int, rec *recorder) (*worker, error) {
+func newWorker(o *options, id int, rec *recorder, completed *atomic.Uint64) (*worker, error) {
 	cl, _ := consistencyLevel(o.consistency)
 	first, end := keyRange(o, id)
 	w := &worker{
-		o: o, id: id, rec: rec, cl: cl,
+		o: o, id: id, rec: rec, cl: cl, completed: completed,
 		rng:      rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(id))),
 		first:    first,
 		end:      end,
@@ -66,17 +70,22 @@ func newWorker(o *options, id int, rec *recorder) (*worker, error) {
 	}
 	cfg := &thrift.TConfiguration{ConnectTimeout: o.timeout, SocketTimeout: o.timeout}
 	node := o.nodes[w.rng.IntN(len(o.nodes))]
-	var t thrift.TTransport = thrift.NewTSocketConf(net.JoinHostPort(node, strconv.Itoa(o.port)), cfg)
+	if o.api == "19" {
+		return w, w.open19(node, cfg)
+	}
+	sock := thrift.NewTSocketConf(net.JoinHostPort(node, strconv.Itoa(o.port)), cfg)
+	var t richTransport
 	if o.framed {
-		t = thrift.NewTFramedTransportConf(t, cfg)
+		t = newFramedClient(sock, cfg.GetMaxFrameSize())
 	} else {
-		t = thrift.NewTBufferedTransport(t, 16<<10)
+		t = thrift.NewTBufferedTransport(sock, 16<<10)
 	}
 	if err := t.Open(); err != nil {
 		return nil, fmt.Errorf("connection %d: %w", id, err)
 	}
 	w.trans = t
-	w.c = cassandra.NewCassandraClientFactory(t, thrift.NewTBinaryProtocolFactoryConf(cfg))
+	p := newExactProtocol(t, cfg)
+	w.c = cassandra.NewCassandraClientProtocol(t, p, p)
 	return w, nil
 }
 
@@ -141,7 +150,7 @@ func (w *worker) readKey() string {
 func (w *worker) calls() int {
 	n := w.end - w.first
 	switch w.o.operation {
-	case "rangeslice":
+	case "rangeslice", "paged":
 		return max(1, (n+w.o.rangeCount-1)/w.o.rangeCount)
 	case "multiget":
 		return max(1, (n+w.o.multigetKeys-1)/w.o.multigetKeys)
@@ -171,6 +180,9 @@ func (w *worker) run(ctx context.Context) error {
 			return nil // cut short by the end of the run
 		}
 		w.rec.record(d, err != nil)
+		if err == nil {
+			w.completed.Add(1)
+		}
 		if err != nil {
 			if !w.o.keepGoing {
 				return fmt.Errorf("%s: %w", op, err)
@@ -185,6 +197,9 @@ func (w *worker) run(ctx context.Context) error {
 }
 
 func (w *worker) do(ctx context.Context, op string) error {
+	if w.c19 != nil {
+		return w.do19(ctx, op)
+	}
 	switch op {
 	case "insert":
 		return w.insert(ctx)

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The benchmark in its short mode: a few seconds that prove test/bench,
-# thriftd-stress and the no-op server work end to end. Its figures are not
-# checked; benchmarks are not timed tests.
+# thriftd-stress and the no-op servers work end to end, and that the 19.x
+# shapes ran against the real Cassandra 1.2.19 node (started by
+# thriftd-bench through test/cassandra/reference), thriftd's 19.x and 0.6
+# paths and the 19.x no-op server. Its figures are not checked; benchmarks
+# are not timed tests.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=$(mktemp)
@@ -12,4 +15,14 @@ trap 'rm -f "$out"' EXIT
 cat "$out"
 for want in '| insert (1 column) | 32 |' '| get_range_slices (100 rows × 10 columns) | 32 |' '| get_range_slices (100 rows × 5 of 100 columns) | 32 |' 'stock-library ceiling ops/s' 'wide row: 20000 columns' 'read back: 200 rows, 20000 columns' '| copy |' 'thriftd-tool info (GET /v1/info) during'; do
 	grep -qF "$want" "$out" || { echo "bench.sh: the short benchmark did not report: $want" >&2; exit 1; }
+done
+# Every 19.x shape has a figure in each of the four columns.
+compare=$(sed -n '/^## The 19.x shapes beside Cassandra 1.2.19/,$p' "$out")
+grep -qF '| shape | conns | real 1.2.19 ops/s (p99 ms) | thriftd 19.x ops/s (p99 ms) | thriftd 0.6 ops/s (p99 ms) | no-op 19.x ops/s (p99 ms) |' <<<"$compare" ||
+	{ echo "bench.sh: the short benchmark printed no 19.x table with its four columns" >&2; exit 1; }
+fig='[0-9]+ \([0-9.]+\) \|'
+for shape in 'insert \(1 column\)' 'get_slice \(10 of 100 columns\)' 'multiget_slice \(10 keys × 10 columns\)' \
+	'batch_mutate \(100 columns\)' 'get_range_slices \(100 rows × 5 of 100 columns\)' 'get_paged_slice \(500 columns: 5 rows × 100\)'; do
+	grep -qE "^\| $shape \| 32 \| $fig $fig $fig $fig" <<<"$compare" ||
+		{ echo "bench.sh: the short benchmark printed no 19.x row with four figures for: $shape" >&2; exit 1; }
 done

@@ -1,0 +1,559 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apache/thrift/lib/go/thrift"
+
+	"github.com/thriftd/thriftd/gen-go/cassandra19"
+)
+
+// The comparison (-compare): the 19.x request shapes over a 19.x client
+// against the real Cassandra 1.2.19 node, thriftd's 19.x path and the 19.x
+// no-op server, beside thriftd's 0.6 path for the same shapes on the same
+// store, from one run.
+
+// Columns of the comparison table.
+const (
+	colReal = "real"
+	col19   = "19"
+	col06   = "0.6"
+	colNoop = "noop"
+)
+
+var compareColumns = []string{colReal, col19, col06, colNoop}
+
+type compareOptions struct {
+	columns []string
+	// reference is the real Cassandra 1.2.19 node: HOST:PORT of its
+	// Thrift, "start" or "off".
+	reference, script string
+	rows              int
+	conns             []int
+	warm              time.Duration
+	profiles          string // directory for thriftd's CPU profiles
+	// shapes are the names (up to the first space) of the shapes to
+	// run; all when empty.
+	shapes []string
+}
+
+// chosen are the shapes -shapes selects.
+func (c *compareOptions) chosen() []shape19 {
+	var out []shape19
+	for _, s := range shapes19() {
+		name, _, _ := strings.Cut(s.name, " ")
+		if len(c.shapes) == 0 || contains(c.shapes, name) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (c *compareOptions) register(fs *flag.FlagSet) (columns, conns *string) {
+	columns = fs.String("compare", strings.Join(compareColumns, ","),
+		"columns of the 19.x comparison: real (Cassandra 1.2.19, see -reference), 19 (thriftd's 19.x path), 0.6 (thriftd's 0.6 path), noop (the 19.x no-op server); \"none\" skips it")
+	fs.StringVar(&c.reference, "reference", "start",
+		"the real Cassandra 1.2.19 node (ByteOrderedPartitioner): its Thrift HOST:PORT; start (start or reuse it with -reference-script); or off (no real column)")
+	fs.StringVar(&c.script, "reference-script", "test/cassandra/reference", "the script that starts the real node for -reference start")
+	fs.IntVar(&c.rows, "compare-rows", 2000, "rows of 100 columns loaded into each server for the comparison's reads")
+	conns = fs.String("compare-conns", "32", "connection counts of the comparison")
+	fs.Func("shapes", "the comparison's shapes to run, comma-separated, by call name: get_slice, multiget_slice, get_range_slices, get_paged_slice, insert, batch_mutate (default: all)", func(v string) error {
+		c.shapes = nil
+		for _, name := range strings.Split(v, ",") {
+			name = strings.TrimSpace(name)
+			known := false
+			for _, s := range shapes19() {
+				known = known || strings.HasPrefix(s.name, name+" ")
+			}
+			if !known {
+				return fmt.Errorf("unknown shape %q", name)
+			}
+			c.shapes = append(c.shapes, name)
+		}
+		return nil
+	})
+	fs.DurationVar(&c.warm, "warm", 6*time.Second, "time each server is warmed with the 19.x shapes after loading, before the comparison")
+	fs.StringVar(&c.profiles, "profile", "", "write thriftd's CPU profile of every comparison figure into this directory (go tool pprof FILE)")
+	return columns, conns
+}
+
+// parse checks the flags' values once they are parsed; explicit is
+// whether -compare was given.
+func (c *compareOptions) parse(columns, conns string, explicit bool) error {
+	c.columns = nil
+	if columns != "none" {
+		for _, col := range strings.Split(columns, ",") {
+			col = strings.TrimSpace(col)
+			if !contains(compareColumns, col) {
+				return fmt.Errorf("bad -compare column %q: want some of %s, or none", col, strings.Join(compareColumns, ","))
+			}
+			if !contains(c.columns, col) && !(col == colReal && c.reference == "off" && !explicit) {
+				c.columns = append(c.columns, col)
+			}
+		}
+		if contains(c.columns, colReal) && c.reference == "off" {
+			return errors.New("-compare real needs -reference start or HOST:PORT, not off")
+		}
+	}
+	c.conns = nil
+	for _, s := range strings.Split(conns, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n <= 0 {
+			return fmt.Errorf("bad -compare-conns %q", conns)
+		}
+		c.conns = append(c.conns, n)
+	}
+	return nil
+}
+
+// referenceAddr is the real node's Thrift address, started with the
+// reference script for -reference start.
+func (c *compareOptions) referenceAddr() (string, error) {
+	if c.reference != "start" {
+		return c.reference, nil
+	}
+	cmd := exec.Command(c.script, "start", "1.2", "--partitioner", "byteordered")
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	t0 := time.Now()
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("%s start 1.2 --partitioner byteordered: %v: %s", c.script, err, errOut.String())
+	}
+	lines := strings.Fields(out.String())
+	if len(lines) == 0 {
+		return "", fmt.Errorf("%s start 1.2 printed no address", c.script)
+	}
+	fmt.Fprintf(os.Stderr, "the real Cassandra 1.2.19 node is serving at %s (%v)\n", lines[len(lines)-1], time.Since(t0).Round(time.Millisecond))
+	return lines[len(lines)-1], nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// shape19 is one request shape of the comparison.
+type shape19 struct {
+	name string
+	// args19 are thriftd-stress's for the 19.x client, args06 for the 0.6
+	// client doing the same work.
+	args19, args06 []string
+	// note says how the 0.6 call differs, when it does.
+	note string
+}
+
+// shapes19 are the comparison's shapes, the reads first: the
+// compactions a write figure leaves behind would fall into the next
+// figures.
+func shapes19() []shape19 {
+	read := func(a ...string) []string { return a }
+	return []shape19{
+		{name: "get_slice (10 of 100 columns)",
+			args19: read("-o", "read", "-c", "100", "-slice", "10", "-r"),
+			args06: read("-o", "read", "-c", "100", "-slice", "10", "-r")},
+		{name: "multiget_slice (10 keys × 10 columns)",
+			args19: read("-o", "multiget", "-multiget", "10", "-c", "100", "-slice", "10", "-r"),
+			args06: read("-o", "multiget", "-multiget", "10", "-c", "100", "-slice", "10", "-r")},
+		{name: "get_range_slices (100 rows × 5 of 100 columns)",
+			args19: read("-o", "rangeslice", "-g", "100", "-c", "100", "-slice", "5"),
+			args06: read("-o", "rangeslice", "-g", "100", "-c", "100", "-slice", "5")},
+		{name: "get_paged_slice (500 columns: 5 rows × 100)",
+			args19: read("-o", "paged", "-g", "500", "-c", "100"),
+			args06: read("-o", "rangeslice", "-g", "5", "-c", "100", "-slice", "100"),
+			note:   "0.6 has no get_paged_slice: get_range_slices of 5 rows × 100 columns"},
+		{name: "insert (1 column)",
+			args19: read("-o", "insert", "-c", "1", "-cf", "Standard2", "-now"),
+			args06: read("-o", "insert", "-c", "1", "-cf", "Standard2", "-now"),
+			note:   "0.6: batch_insert of 1 column"},
+		{name: "batch_mutate (100 columns)",
+			args19: read("-o", "batch", "-c", "100", "-cf", "Standard2", "-now"),
+			args06: read("-o", "batch", "-c", "100", "-cf", "Standard2", "-now")},
+	}
+}
+
+// target is one column's server.
+type target struct {
+	col  string
+	p    *process
+	ks   string
+	args []string // thriftd-stress's interface flags
+}
+
+// compareRow is one line of the comparison table.
+type compareRow struct {
+	shape string
+	conns int
+	ops   map[string]float64
+	p99   map[string]float64
+	// Server CPU time per call of thriftd's 19.x and 0.6 paths.
+	cpu map[string]time.Duration
+}
+
+// benchKeyspace19 is the keyspace the comparison creates on servers that
+// do not declare it; thriftd serves Keyspace1 from its configuration.
+const benchKeyspace19 = "ThriftdBench"
+
+func runCompare(o *options, tmp string) error {
+	c := &o.compare
+	if len(c.columns) == 0 {
+		return nil
+	}
+	fmt.Printf("\n## The 19.x shapes beside Cassandra 1.2.19\n\n")
+	valueSize := strconv.Itoa(o.valueSize)
+	rows := strconv.Itoa(c.rows)
+	duration := o.duration
+	if o.short {
+		// Long enough for a freshly started JVM to answer some calls of
+		// every shape.
+		duration = 500 * time.Millisecond
+	}
+	var targets []target
+	var srv *process
+	if contains(c.columns, col19) || contains(c.columns, col06) {
+		conf, err := orderPreserving(o.config, tmp)
+		if err != nil {
+			return err
+		}
+		// -api auto: the 0.6 load generator connects unframed and the
+		// 19.x one framed, so each fresh connection is answered in its
+		// client's API.
+		srv, err = startThriftd(o.thriftd, conf, filepath.Join(tmp, "thriftd19"), "-api", "auto")
+		if err != nil {
+			return err
+		}
+		defer srv.stop()
+	}
+	if contains(c.columns, colReal) {
+		addr, err := c.referenceAddr()
+		if err != nil {
+			return err
+		}
+		p := &process{name: "Cassandra 1.2.19", addr: addr}
+		if h := p.host(); h == "127.0.0.1" || h == "localhost" || h == "::1" {
+			p.pid = listenerPid(p.port())
+		}
+		part, version, err := describe19(p.addr)
+		if err != nil {
+			return fmt.Errorf("the real node at %s: %w", p.addr, err)
+		}
+		fmt.Printf("- real: Cassandra at %s, API %s, %s\n", p.addr, version, part)
+		if !strings.HasSuffix(part, "ByteOrderedPartitioner") {
+			fmt.Fprintf(os.Stderr, "thriftd-bench: warning: the real node's partitioner is %s, not ByteOrderedPartitioner\n", part)
+		}
+		targets = append(targets, target{col: colReal, p: p, ks: benchKeyspace19, args: []string{"-api", "19"}})
+	}
+	if contains(c.columns, col19) {
+		targets = append(targets, target{col: col19, p: srv, ks: "Keyspace1", args: []string{"-api", "19"}})
+	}
+	if contains(c.columns, col06) {
+		targets = append(targets, target{col: col06, p: srv, ks: "Keyspace1"})
+	}
+	if contains(c.columns, colNoop) {
+		noop, err := startNoop("-serve-noop19", "19.x no-op", o.valueSize)
+		if err != nil {
+			return err
+		}
+		defer noop.stop()
+		targets = append(targets, target{col: colNoop, p: noop, ks: "Keyspace1", args: []string{"-api", "19"}})
+	}
+	if srv != nil {
+		fmt.Printf("- thriftd: %s with OrderPreservingPartitioner, LevelDB store, CommitLogSync periodic\n", o.config)
+	}
+	fmt.Printf("- data: %d rows of 100 columns of %d bytes in Standard1 (BytesType), loaded by 19.x batch_mutate; writes go to Standard2 (UTF8Type); each server warmed %v; each figure %v\n\n",
+		c.rows, o.valueSize, c.warm, duration)
+
+	// Load and warm each server once (thriftd's two paths share a store).
+	loaded := map[*process]bool{}
+	for _, t := range targets {
+		if loaded[t.p] {
+			continue
+		}
+		loaded[t.p] = true
+		if t.col == colNoop {
+			continue // nothing to load
+		}
+		{
+			if err := ensureSchema19(t.p.addr, t.ks); err != nil {
+				return fmt.Errorf("%s: %w", t.p.name, err)
+			}
+		}
+		t0 := time.Now()
+		if _, err := stress(o.stress, t.p, "-api", "19", "-keyspace", t.ks, "-o", "batch", "-c", "100", "-n", rows, "-t", "8", "-S", valueSize, "-now"); err != nil {
+			return err
+		}
+		load := time.Since(t0)
+		t0 = time.Now()
+		if c.warm > 0 && t.col != colNoop {
+			for _, s := range shapes19() {
+				w := c.warm / time.Duration(len(shapes19()))
+				a := append([]string{"-api", "19", "-keyspace", t.ks, "-n", rows, "-t", "8", "-S", valueSize, "-duration", w.String()}, s.args19...)
+				// A cold node may finish no call in a short warm-up,
+				// which is no failure; an error is.
+				if s, err := stress(o.stress, t.p, a...); err != nil && (s == nil || s.Errors > 0) {
+					return err
+				}
+			}
+		}
+		fmt.Fprintf(os.Stderr, "%s: loaded %d rows of 100 columns in %v, warmed in %v\n", t.p.name, c.rows, load.Round(time.Millisecond), time.Since(t0).Round(time.Millisecond))
+	}
+
+	var table []compareRow
+	for _, s := range c.chosen() {
+		for _, n := range c.conns {
+			r := compareRow{shape: s.name, conns: n, ops: map[string]float64{}, p99: map[string]float64{}, cpu: map[string]time.Duration{}}
+			// Each row starts with another column, so that what one
+			// server leaves running (compactions, collections) does not
+			// always weigh on the same neighbour.
+			for k := range targets {
+				t := targets[(k+len(table))%len(targets)]
+				shape := s.args19
+				if t.col == col06 {
+					shape = s.args06
+				}
+				a := append(append([]string{"-keyspace", t.ks, "-n", rows, "-t", strconv.Itoa(n), "-S", valueSize, "-duration", duration.String()}, t.args...), shape...)
+				var stopProfile func() error
+				if c.profiles != "" && t.p == srv && srv.admin != "" {
+					name := fmt.Sprintf("%s-%s-%d.pprof", fileName(s.name), t.col, n)
+					stopProfile = profileCPU(srv.admin, duration, filepath.Join(c.profiles, name))
+				}
+				var sum *summary
+				var cpu time.Duration
+				var err error
+				if t.p.serverPid() != 0 {
+					sum, cpu, err = stressCPU(o.stress, t.p, a...)
+				} else {
+					sum, err = stress(o.stress, t.p, a...)
+				}
+				if stopProfile != nil {
+					if perr := stopProfile(); perr != nil && err == nil {
+						err = perr
+					}
+				}
+				if err != nil {
+					return fmt.Errorf("%s on %s: %w", s.name, t.col, err)
+				}
+				r.ops[t.col], r.p99[t.col], r.cpu[t.col] = sum.OpsPerSec, sum.P99Ms, cpu
+			}
+			fmt.Fprintf(os.Stderr, "%-48s %3d conns:", s.name, n)
+			for _, t := range targets {
+				fmt.Fprintf(os.Stderr, "  %s %8.0f", t.col, r.ops[t.col])
+			}
+			fmt.Fprintln(os.Stderr)
+			table = append(table, r)
+		}
+	}
+	printCompare(table, c.columns)
+	for _, s := range c.chosen() {
+		if s.note != "" {
+			fmt.Printf("- %s: %s.\n", s.name, s.note)
+		}
+	}
+	return nil
+}
+
+var columnShort = map[string]string{colReal: "real", col19: "19.x", col06: "0.6", colNoop: "no-op"}
+
+var columnTitles = map[string]string{colReal: "real 1.2.19", col19: "thriftd 19.x", col06: "thriftd 0.6", colNoop: "no-op 19.x"}
+
+func printCompare(table []compareRow, cols []string) {
+	ordered := []string{}
+	for _, c := range compareColumns {
+		if contains(cols, c) {
+			ordered = append(ordered, c)
+		}
+	}
+	head := "| shape | conns |"
+	line := "|---|---:|"
+	for _, c := range ordered {
+		head += " " + columnTitles[c] + " ops/s (p99 ms) |"
+		line += "---:|"
+	}
+	type ratio struct{ title, num, den string }
+	var ratios []ratio
+	for _, r := range []ratio{{"19.x / real", col19, colReal}, {"19.x / 0.6", col19, col06}, {"19.x / no-op", col19, colNoop}} {
+		if contains(cols, r.num) && contains(cols, r.den) {
+			ratios = append(ratios, r)
+			head += " " + r.title + " |"
+			line += "---:|"
+		}
+	}
+	// Server CPU time per call of every column whose process is known:
+	// steadier than throughput on a shared machine.
+	var cpuCols, cpuTitles []string
+	for _, c := range ordered {
+		if len(table) > 0 && table[0].cpu[c] > 0 {
+			cpuCols = append(cpuCols, c)
+			cpuTitles = append(cpuTitles, columnShort[c])
+		}
+	}
+	if len(cpuCols) > 0 {
+		head += " server CPU µs/call " + strings.Join(cpuTitles, " / ") + " |"
+		line += "---:|"
+	}
+	fmt.Println(head)
+	fmt.Println(line)
+	for _, r := range table {
+		fmt.Printf("| %s | %d |", r.shape, r.conns)
+		for _, c := range ordered {
+			fmt.Printf(" %.0f (%.2f) |", r.ops[c], r.p99[c])
+		}
+		for _, q := range ratios {
+			fmt.Printf(" %.0f%% |", 100*r.ops[q.num]/r.ops[q.den])
+		}
+		if len(cpuCols) > 0 {
+			var v []string
+			for _, c := range cpuCols {
+				v = append(v, fmt.Sprintf("%.0f", micros(r.cpu[c])))
+			}
+			fmt.Printf(" %s |", strings.Join(v, " / "))
+		}
+		fmt.Println()
+	}
+}
+
+// fileName turns a shape's name into a file name's part.
+func fileName(s string) string {
+	s, _, _ = strings.Cut(s, " ")
+	return strings.ReplaceAll(s, "_", "-")
+}
+
+// orderPreserving writes a copy of the storage-conf.xml config into dir
+// with OrderPreservingPartitioner, the 0.6 partitioner that orders keys
+// as the real node's ByteOrderedPartitioner does for the benchmark's
+// ASCII keys, and returns its path.
+func orderPreserving(config, dir string) (string, error) {
+	raw, err := os.ReadFile(config)
+	if err != nil {
+		return "", err
+	}
+	s := string(raw)
+	start := strings.Index(s, "<Partitioner>")
+	end := strings.Index(s, "</Partitioner>")
+	if start < 0 || end < start {
+		return "", fmt.Errorf("%s: no <Partitioner> to replace", config)
+	}
+	s = s[:start] + "<Partitioner>org.apache.cassandra.dht.OrderPreservingPartitioner" + s[end:]
+	out := filepath.Join(dir, "storage-conf-opp.xml")
+	if err := os.WriteFile(out, []byte(s), 0o644); err != nil {
+		return "", err
+	}
+	return out, nil
+}
+
+// dial19 opens a 19.x connection to addr.
+func dial19(addr string) (*cassandra19.CassandraClient, thrift.TTransport, error) {
+	cfg := &thrift.TConfiguration{ConnectTimeout: 10 * time.Second, SocketTimeout: 60 * time.Second}
+	t := thrift.NewTFramedTransportConf(thrift.NewTSocketConf(addr, cfg), cfg)
+	if err := t.Open(); err != nil {
+		return nil, nil, err
+	}
+	return cassandra19.NewCassandraClientFactory(t, thrift.NewTBinaryProtocolFactoryConf(cfg)), t, nil
+}
+
+// describe19 returns the partitioner and API version a 19.x server
+// reports.
+func describe19(addr string) (partitioner, version string, err error) {
+	c, t, err := dial19(addr)
+	if err != nil {
+		return "", "", err
+	}
+	defer t.Close()
+	ctx := context.Background()
+	if partitioner, err = c.DescribePartitioner(ctx); err != nil {
+		return "", "", err
+	}
+	version, err = c.DescribeVersion(ctx)
+	return partitioner, version, err
+}
+
+// ensureSchema19 makes sure keyspace ks with the benchmark's column
+// families exists on the server at addr, creating what is missing through
+// system_add_keyspace and system_add_column_family.
+func ensureSchema19(addr, ks string) error {
+	c, t, err := dial19(addr)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	ctx := context.Background()
+	families := []*cassandra19.CfDef{cfDef19(ks, "Standard1", "BytesType"), cfDef19(ks, "Standard2", "UTF8Type")}
+	def, err := c.DescribeKeyspace(ctx, ks)
+	var nf *cassandra19.NotFoundException
+	if errors.As(err, &nf) {
+		rf := int32(1)
+		_, err = c.SystemAddKeyspace(ctx, &cassandra19.KsDef{Name: ks, StrategyClass: "org.apache.cassandra.locator.SimpleStrategy",
+			StrategyOptions: map[string]string{"replication_factor": "1"}, ReplicationFactor: &rf, CfDefs: families, DurableWrites: true})
+		if err != nil {
+			return fmt.Errorf("system_add_keyspace %s: %w", ks, err)
+		}
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("describe_keyspace %s: %w", ks, err)
+	}
+	for _, f := range families {
+		found := false
+		for _, d := range def.CfDefs {
+			found = found || d.Name == f.Name
+		}
+		if !found {
+			if err := c.SetKeyspace(ctx, ks); err != nil {
+				return err
+			}
+			if _, err := c.SystemAddColumnFamily(ctx, f); err != nil {
+				return fmt.Errorf("system_add_column_family %s.%s: %w", ks, f.Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+func cfDef19(ks, name, comparator string) *cassandra19.CfDef {
+	d := cassandra19.NewCfDef()
+	d.Keyspace, d.Name, d.ComparatorType = ks, name, comparator
+	return d
+}
+
+// profileCPU starts a CPU profile of thriftd for d on its admin endpoint;
+// the returned function waits for it and writes it to file.
+func profileCPU(admin string, d time.Duration, file string) func() error {
+	done := make(chan error, 1)
+	go func() {
+		secs := max(1, int(d.Round(time.Second)/time.Second))
+		resp, err := (&http.Client{Timeout: d + time.Minute}).Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", admin, secs))
+		if err != nil {
+			done <- err
+			return
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			done <- fmt.Errorf("CPU profile: %s", resp.Status)
+			return
+		}
+		f, err := os.Create(file)
+		if err == nil {
+			_, err = io.Copy(f, resp.Body)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
+		done <- err
+	}()
+	return func() error { return <-done }
+}

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestCompareColumns(t *testing.T) {
+	for _, tc := range []struct {
+		columns, reference string
+		explicit           bool
+		want               []string
+		fails              bool
+	}{
+		{"real,19,0.6,noop", "start", false, []string{"real", "19", "0.6", "noop"}, false},
+		// The default columns without a real node: the real one is left out.
+		{"real,19,0.6,noop", "off", false, []string{"19", "0.6", "noop"}, false},
+		// Asked for by name, it needs one.
+		{"real,19", "off", true, nil, true},
+		{"19,0.6", "127.0.0.1:19161", true, []string{"19", "0.6"}, false},
+		{"none", "start", true, nil, false},
+		{"19,thriftd", "start", true, nil, true},
+	} {
+		c := compareOptions{reference: tc.reference}
+		err := c.parse(tc.columns, "32", tc.explicit)
+		if (err != nil) != tc.fails {
+			t.Fatalf("-compare %s -reference %s: error %v", tc.columns, tc.reference, err)
+		}
+		if err == nil && !slices.Equal(c.columns, tc.want) {
+			t.Fatalf("-compare %s -reference %s: columns %v, want %v", tc.columns, tc.reference, c.columns, tc.want)
+		}
+	}
+}
+
+// thriftd serves the comparison with OrderPreservingPartitioner, the
+// repository's configuration otherwise unchanged.
+func TestOrderPreservingConfig(t *testing.T) {
+	dir := t.TempDir()
+	out, err := orderPreserving(filepath.Join("..", "..", "storage-conf.xml"), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	orig, _ := os.ReadFile(filepath.Join("..", "..", "storage-conf.xml"))
+	s := string(raw)
+	if !strings.Contains(s, "<Partitioner>org.apache.cassandra.dht.OrderPreservingPartitioner</Partitioner>") ||
+		strings.Contains(s, "RandomPartitioner</Partitioner>") {
+		t.Fatalf("partitioner not replaced")
+	}
+	if strings.Count(s, "\n") != strings.Count(string(orig), "\n") || !strings.Contains(s, `<Keyspace Name="Keyspace1">`) {
+		t.Fatalf("the rest of the configuration changed")
+	}
+	if _, err := orderPreserving(filepath.Join(dir, "missing.xml"), dir); err == nil {
+		t.Fatal("a missing configuration was accepted")
+	}
+}
+
+// -shapes picks rows by call name, in the table's order.
+func TestChosenShapes(t *testing.T) {
+	c := compareOptions{shapes: []string{"insert", "get_slice"}}
+	var got []string
+	for _, s := range c.chosen() {
+		got = append(got, s.name)
+	}
+	if want := []string{"get_slice (10 of 100 columns)", "insert (1 column)"}; !slices.Equal(got, want) {
+		t.Fatalf("chose %v, want %v", got, want)
+	}
+	if n := len((&compareOptions{}).chosen()); n != 6 {
+		t.Fatalf("no -shapes chose %d shapes, want all 6", n)
+	}
+	if err := flagSetWithCompare().Parse([]string{"-shapes", "get_slices"}); err == nil {
+		t.Fatal("an unknown shape was accepted")
+	}
+}
+
+func flagSetWithCompare() *flag.FlagSet {
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	(&compareOptions{}).register(fs)
+	return fs
+}
