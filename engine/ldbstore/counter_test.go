@@ -141,3 +141,38 @@ func TestCountersSurviveReopen(t *testing.T) {
 		t.Fatalf("an add after reopen: %v; want a=43", got)
 	}
 }
+
+// BenchmarkCounterAddHot: parallel adds to one counter, all waiting on
+// its row's lock.
+func BenchmarkCounterAddHot(b *testing.B) {
+	st := newStore(b)
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if err := st.ApplyCounters(ctx, ks, []engine.CounterRow{addTo("Standard1", "hot", nil, []byte("n"), 1)}); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
+
+// BenchmarkCounterAddMany: parallel adds spread over 10,000 counters in
+// 1,000 rows.
+func BenchmarkCounterAddMany(b *testing.B) {
+	st := newStore(b)
+	var next sync.Mutex
+	i := 0
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			next.Lock()
+			i++
+			n := i
+			next.Unlock()
+			row := addTo("Standard1", fmt.Sprintf("row%d", n%1000), nil, []byte(fmt.Sprintf("c%d", n%10)), 1)
+			if err := st.ApplyCounters(ctx, ks, []engine.CounterRow{row}); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/thrift/lib/go/thrift"
 
+	"github.com/thriftd/thriftd/gen-go/cassandra"
 	"github.com/thriftd/thriftd/gen-go/cassandra19"
 	"github.com/thriftd/thriftd/internal/testenv"
 )
@@ -136,6 +137,22 @@ func TestCounters(t *testing.T) {
 	}
 	if fmt.Sprint(counters(slice)) != want {
 		t.Errorf("after the batch deletion: %v", counters(slice))
+	}
+
+	// The 0.6 API has no counters: it reads a counter as its 8-byte
+	// total, and a write into a counter family is refused.
+	c06 := n.Client(false)
+	defer c06.Close()
+	plain, err := c06.GetSlice(ctx, "Counted", "k1", &cassandra.ColumnParent{ColumnFamily: "Hits"},
+		&cassandra.SlicePredicate{SliceRange: &cassandra.SliceRange{Start: []byte{}, Finish: []byte{}, Count: 10}}, cassandra.ConsistencyLevel_ONE)
+	must(t, err)
+	if len(plain) == 0 || len(plain[0].Column.Value) != 8 {
+		t.Errorf("the 0.6 get_slice of a counter family: %v", plain)
+	}
+	err = c06.Insert(ctx, "Counted", "k1", &cassandra.ColumnPath{ColumnFamily: "Hits", Column: []byte("a")}, []byte("v"), 1, cassandra.ConsistencyLevel_ONE)
+	var ire06 *cassandra.InvalidRequestException
+	if !errors.As(err, &ire06) || ire06.Why != "invalid operation for commutative columnfamily Hits" {
+		t.Errorf("a 0.6 insert into a counter family: %v", err)
 	}
 
 	// The refusals, with 1.2.19's messages.
