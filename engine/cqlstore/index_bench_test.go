@@ -90,7 +90,14 @@ func BenchmarkIndexDesigns(b *testing.B) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				if err := load(i); err != nil {
+				// The shared test node may time out a write under load:
+				// each row is tried a few times.
+				err := load(i)
+				for try := 0; err != nil && try < 5; try++ {
+					time.Sleep(time.Second)
+					err = load(i)
+				}
+				if err != nil {
 					select {
 					case errs <- err:
 					default:
