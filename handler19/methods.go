@@ -89,7 +89,8 @@ func (c *conn) Insert(ctx context.Context, key []byte, parent *cassandra19.Colum
 }
 
 func (c *conn) Add(ctx context.Context, key []byte, parent *cassandra19.ColumnParent, col *cassandra19.CounterColumn, cl cassandra19.ConsistencyLevel) (err error) {
-	return c.s.reply(ctx, "add", errCounters)
+	defer c.s.recoverPanic("add", &err)
+	return c.s.reply(ctx, "add", c.counterFamily(parent.ColumnFamily))
 }
 
 func (c *conn) Cas(ctx context.Context, key []byte, cf string, expected, updates []*cassandra19.Column, serial, commit cassandra19.ConsistencyLevel) (r *cassandra19.CASResult_, err error) {
@@ -103,7 +104,8 @@ func (c *conn) Remove(ctx context.Context, key []byte, path *cassandra19.ColumnP
 }
 
 func (c *conn) RemoveCounter(ctx context.Context, key []byte, path *cassandra19.ColumnPath, cl cassandra19.ConsistencyLevel) (err error) {
-	return c.s.reply(ctx, "remove_counter", errCounters)
+	defer c.s.recoverPanic("remove_counter", &err)
+	return c.s.reply(ctx, "remove_counter", c.counterFamily(path.ColumnFamily))
 }
 
 func (c *conn) BatchMutate(ctx context.Context, mutations map[string]map[string][]*cassandra19.Mutation, cl cassandra19.ConsistencyLevel) (err error) {

@@ -3,6 +3,7 @@ package handler19
 import (
 	"bytes"
 	"context"
+	"math/big"
 
 	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/engine/partitioner"
@@ -44,6 +45,9 @@ func (c *conn) getRangeSlices(ctx context.Context, parent *cassandra19.ColumnPar
 	}
 	pieces, err := rangeBounds(p, kr)
 	if err != nil {
+		return nil, err
+	}
+	if err := c.assureReplicas(ks, cl); err != nil {
 		return nil, err
 	}
 	q := sliceQuery(f, parent.SuperColumn, pred)
@@ -95,17 +99,25 @@ func (c *conn) getPagedSlice(ctx context.Context, cfName string, kr *cassandra19
 	if err != nil {
 		return nil, err
 	}
+	if err := c.assureReplicas(ks, cl); err != nil {
+		return nil, err
+	}
 	want := int(kr.Count)
 	var out []*cassandra19.KeySlice
 	columns := 0
 	first := true
 	for _, b := range pieces {
-		for columns < want {
+		// Each piece of a range that wraps around the ring is read with
+		// the whole count, as 1.2 sent each piece its own command with the
+		// request's count and did not trim the answer: a wrapping range
+		// can answer more columns than asked.
+		piece := 0
+		for piece < want {
 			// Rows are read a page at a time: each row's slice is sized by
 			// the columns still wanted, and the first row's starts at
 			// start_column.
 			q := engine.Query{ColumnFamily: f.Name}
-			q.Count = want - columns
+			q.Count = want - piece
 			if first {
 				q.Start = startColumn
 			}
@@ -120,6 +132,7 @@ func (c *conn) getPagedSlice(ctx context.Context, cfName string, kr *cassandra19
 			first = false
 			cols := thriftifyRow(row, f)
 			out = append(out, &cassandra19.KeySlice{Key: []byte(row.Key), Columns: cols})
+			piece += len(cols)
 			columns += len(cols)
 			// The next row is the first after this one's token.
 			b = engine.Bounds{Start: p.Token(row.Key), End: b.End}
@@ -170,6 +183,9 @@ func validateKeyRange(p partitioner.Partitioner, superColumn []byte, kr *cassand
 	return nil
 }
 
+// randomMax is RandomPartitioner's largest token, 2^127.
+var randomMax = new(big.Int).Lsh(big.NewInt(1), 127)
+
 // preservesOrder is IPartitioner.preservesOrder.
 func preservesOrder(p partitioner.Partitioner) bool {
 	switch p.Name() {
@@ -211,8 +227,19 @@ func rangeBounds(p partitioner.Partitioner, kr *cassandra19.KeyRange) ([]engine.
 
 // parseToken reads a token string; the real server failed with an internal
 // error on a malformed one, thriftd refuses it with the partitioner's
-// message.
+// message. RandomPartitioner's tokens were any BigInteger there: one below
+// its minimum (-1) or above 2^127 bounds a range as those do.
 func parseToken(p partitioner.Partitioner, s string) (partitioner.Token, error) {
+	if p.Name() == "org.apache.cassandra.dht.RandomPartitioner" {
+		if n, ok := new(big.Int).SetString(s, 10); ok {
+			switch {
+			case n.Sign() < 0:
+				s = "-1"
+			case n.Cmp(randomMax) > 0:
+				s = randomMax.String()
+			}
+		}
+	}
 	t, err := p.ParseToken(s)
 	if err != nil {
 		return nil, invalid("%s", err.Error())

@@ -2,6 +2,7 @@ package handler19
 
 import (
 	"context"
+	"math"
 
 	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/gen-go/cassandra19"
@@ -39,6 +40,9 @@ func (c *conn) get(ctx context.Context, key []byte, path *cassandra19.ColumnPath
 		q.Names = [][]byte{path.SuperColumn}
 	}
 	q.Count = 1
+	if err := c.assureReplicas(ks, cl); err != nil {
+		return nil, err
+	}
 	row, err := c.s.store.Get(ctx, ks, string(key), q)
 	if err != nil {
 		return nil, err
@@ -90,6 +94,9 @@ func (c *conn) multigetSlice(ctx context.Context, keys [][]byte, parent *cassand
 		}
 		strs[i] = string(k)
 	}
+	if err := c.assureReplicas(ks, cl); err != nil {
+		return nil, err
+	}
 	rows, err := c.s.store.GetMany(ctx, ks, strs, sliceQuery(f, parent.SuperColumn, pred))
 	if err != nil {
 		return nil, err
@@ -110,12 +117,41 @@ func (c *conn) getSlice(ctx context.Context, key []byte, parent *cassandra19.Col
 	return m[string(key)], nil
 }
 
-// getCount is get_count: how many items get_slice would return for the
-// predicate. The real server paged through the row for a slice, which
-// counts the same items; the slice's count still caps the answer.
+// getCount is CassandraServer.get_count of 1.2: with column names, the
+// size of get_slice; otherwise the row is counted over the slice range
+// (the whole row when the predicate has neither names nor range), and the
+// range's count caps a non-zero answer. The real server paged through the
+// row with get_slice calls of at least two columns, so the range's count
+// is never checked there (a negative one is answered when the row has
+// any column), and an empty row counts 0 whatever the count.
 func (c *conn) getCount(ctx context.Context, key []byte, parent *cassandra19.ColumnParent, pred *cassandra19.SlicePredicate, cl cassandra19.ConsistencyLevel) (int32, error) {
-	r, err := c.getSlice(ctx, key, parent, pred, cl)
-	return int32(len(r)), err
+	ks, err := c.keyspaceOf()
+	if err != nil {
+		return 0, err
+	}
+	if err := c.checkAccess(ks); err != nil {
+		return 0, err
+	}
+	if _, err := c.s.validateColumnFamily(c.s.schema(), ks, parent.ColumnFamily); err != nil {
+		return 0, err
+	}
+	if pred.ColumnNames != nil {
+		r, err := c.getSlice(ctx, key, parent, pred, cl)
+		return int32(len(r)), err
+	}
+	whole := &cassandra19.SliceRange{Start: []byte{}, Finish: []byte{}, Count: math.MaxInt32}
+	if r := pred.SliceRange; r != nil {
+		whole.Start, whole.Finish, whole.Reversed = r.Start, r.Finish, r.Reversed
+	}
+	r, err := c.getSlice(ctx, key, parent, &cassandra19.SlicePredicate{SliceRange: whole}, cl)
+	if err != nil {
+		return 0, err
+	}
+	n := int32(len(r))
+	if pred.SliceRange != nil && n > 0 && n > pred.SliceRange.Count {
+		return pred.SliceRange.Count, nil
+	}
+	return n, nil
 }
 
 // multigetCount is multiget_count: multiget_slice, counted.

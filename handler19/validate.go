@@ -3,7 +3,10 @@ package handler19
 import (
 	"encoding/hex"
 	"errors"
+	"fmt"
+	"strconv"
 
+	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/engine/comparator"
 	"github.com/thriftd/thriftd/gen-go/cassandra19"
 	"github.com/thriftd/thriftd/schema"
@@ -451,4 +454,51 @@ func validateConsistencyForRead(cl cassandra19.ConsistencyLevel) error {
 		return invalid("EACH_QUORUM ConsistencyLevel is only supported for writes")
 	}
 	return nil
+}
+
+// assureReplicas is ConsistencyLevel.assureSufficientLiveNodes for a
+// server that holds every replica of every row and never has one down:
+// only a level that asks more replicas than the keyspace keeps (TWO or
+// THREE with a smaller replication factor) cannot be met, and is answered
+// UnavailableException, as a 1.2 cluster of that size answered it. It runs
+// when the real server ran it, after every check of the request. ANY
+// never waits for a replica.
+func (c *conn) assureReplicas(keyspace string, cl cassandra19.ConsistencyLevel) error {
+	need := 0
+	switch cl {
+	case cassandra19.ConsistencyLevel_TWO:
+		need = 2
+	case cassandra19.ConsistencyLevel_THREE:
+		need = 3
+	default:
+		return nil
+	}
+	if need > replicationFactor(c.s.schema().Keyspace(keyspace)) {
+		return fmt.Errorf("cannot achieve consistency level %s: %w", cl, engine.ErrUnavailable)
+	}
+	return nil
+}
+
+// replicationFactor is a keyspace's replica count as its strategy gave it:
+// the replication_factor option (SimpleStrategy), else the sum of the
+// data centres' counts (NetworkTopologyStrategy), else the 0.6 setting.
+func replicationFactor(ks *schema.Keyspace) int {
+	if ks == nil {
+		return 1
+	}
+	opts := ks.Options.StrategyOptions
+	if n, err := strconv.Atoi(opts["replication_factor"]); err == nil {
+		return n
+	}
+	sum, found := 0, false
+	for _, v := range opts {
+		if n, err := strconv.Atoi(v); err == nil {
+			sum += n
+			found = true
+		}
+	}
+	if found {
+		return sum
+	}
+	return max(ks.ReplicationFactor, 1)
 }

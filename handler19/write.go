@@ -37,6 +37,9 @@ func (c *conn) insert(ctx context.Context, key []byte, parent *cassandra19.Colum
 		return err
 	}
 	m := write(f, parent.SuperColumn, col)
+	if err := c.assureReplicas(ks, cl); err != nil {
+		return err
+	}
 	return c.s.store.Apply(ctx, ks, []engine.RowMutation{{Key: string(key), Mutations: []engine.Mutation{m}}})
 }
 
@@ -73,11 +76,32 @@ func (c *conn) remove(ctx context.Context, key []byte, path *cassandra19.ColumnP
 		return err
 	}
 	m := engine.Mutation{ColumnFamily: f.Name, Timestamp: timestamp, Delete: true, SuperColumn: path.SuperColumn, Name: path.Column}
+	if err := c.assureReplicas(ks, cl); err != nil {
+		return err
+	}
 	return c.s.store.Apply(ctx, ks, []engine.RowMutation{{Key: string(key), Mutations: []engine.Mutation{m}}})
 }
 
 // errCounters refuses counter writes until counters are served.
 var errCounters = invalid("thriftd does not serve counter column families yet")
+
+// counterFamily runs the first checks of 1.2's add and remove_counter
+// (the keyspace, the column family, that it holds counters), so that a
+// counter call on a family of plain columns is refused as 1.2 refused
+// it; a counter family is then refused as not served yet.
+func (c *conn) counterFamily(cfName string) error {
+	ks, err := c.keyspaceOf()
+	if err != nil {
+		return err
+	}
+	if err := c.checkAccess(ks); err != nil {
+		return err
+	}
+	if _, err := c.s.validateColumnFamilyFor(c.s.schema(), ks, cfName, true); err != nil {
+		return err
+	}
+	return errCounters
+}
 
 // errNoIndexes refuses secondary index queries until indexes are served.
 var errNoIndexes = invalid("thriftd does not serve secondary index queries yet")
@@ -133,6 +157,9 @@ func (c *conn) batchMutate(ctx context.Context, mutations map[string]map[string]
 	}
 	if len(rows) == 0 {
 		return nil
+	}
+	if err := c.assureReplicas(ks, cl); err != nil {
+		return err
 	}
 	return c.s.store.Apply(ctx, ks, rows)
 }

@@ -31,10 +31,15 @@ const (
 	markEnd       = 0x02
 )
 
-// Cell values: flags(1) timestamp(8) then the column value, or for a
-// tombstone the local deletion time (4, seconds). Row and super column
-// tombstones store timestamp(8) time(4).
-const flagDeleted = 0x01
+// Cell values: flags(1) timestamp(8), then for an expiring column (flag
+// 0x02) ttl(4) expiresAt(4, Unix seconds), then the column value, or for a
+// tombstone the local deletion time (4, seconds). Cells written before
+// expiring columns existed have no 0x02 flag and so read as never expiring.
+// Row and super column tombstones store timestamp(8) time(4).
+const (
+	flagDeleted  = 0x01
+	flagExpiring = 0x02
+)
 
 var errCorrupt = errors.New("corrupt cell")
 
@@ -43,15 +48,35 @@ type cell struct {
 	ts      int64
 	deleted bool
 	value   []byte // column value; for a tombstone, the local deletion time
+	// ttl and expiresAt are an expiring column's time to live as written
+	// and the Unix second from which it is no longer live; 0 for a
+	// column that never expires.
+	ttl       int32
+	expiresAt uint32
 }
+
+// expired reports whether c is an expiring column whose second of expiry
+// has come at now (Unix seconds). An expired column is a tombstone at its
+// timestamp, as Cassandra's ExpiringColumn is once isMarkedForDelete.
+func (c cell) expired(now int64) bool { return c.expiresAt != 0 && now >= int64(c.expiresAt) }
+
+// live reports whether c is returned by reads at now.
+func (c cell) live(now int64) bool { return !c.deleted && !c.expired(now) }
 
 func appendCell(dst []byte, c cell) []byte {
 	var flags byte
 	if c.deleted {
 		flags = flagDeleted
 	}
+	if c.expiresAt != 0 {
+		flags |= flagExpiring
+	}
 	dst = append(dst, flags)
 	dst = binary.BigEndian.AppendUint64(dst, uint64(c.ts))
+	if c.expiresAt != 0 {
+		dst = binary.BigEndian.AppendUint32(dst, uint32(c.ttl))
+		dst = binary.BigEndian.AppendUint32(dst, c.expiresAt)
+	}
 	return append(dst, c.value...)
 }
 
@@ -59,7 +84,30 @@ func decodeCell(b []byte) (cell, error) {
 	if len(b) < 9 {
 		return cell{}, errCorrupt
 	}
-	return cell{deleted: b[0]&flagDeleted != 0, ts: int64(binary.BigEndian.Uint64(b[1:9])), value: b[9:]}, nil
+	c := cell{deleted: b[0]&flagDeleted != 0, ts: int64(binary.BigEndian.Uint64(b[1:9])), value: b[9:]}
+	if b[0]&flagExpiring != 0 {
+		if len(b) < 17 {
+			return cell{}, errCorrupt
+		}
+		c.ttl = int32(binary.BigEndian.Uint32(b[9:13]))
+		c.expiresAt = binary.BigEndian.Uint32(b[13:17])
+		c.value = b[17:]
+	}
+	return c, nil
+}
+
+// expiry returns the expiry second of a column written at now (Unix
+// seconds) with ttl, 0 for none; past the 32-bit range it saturates, as
+// Cassandra's int localExpirationTime caps at Integer.MAX_VALUE.
+func expiry(now uint32, ttl int32) uint32 {
+	if ttl <= 0 {
+		return 0
+	}
+	e := uint64(now) + uint64(ttl)
+	if e > 1<<31-1 {
+		e = 1<<31 - 1
+	}
+	return uint32(e)
 }
 
 // tombstone is a row or super column deletion: everything with a
@@ -100,15 +148,17 @@ func later(a, b tombstone) tombstone {
 
 // wins reports whether version a supersedes version b under 0.6's
 // reconciliation (Column.comparePriority): the higher timestamp wins; on a
-// tie a tombstone wins, and between two live versions the greater value.
-func wins(a, b cell) bool {
+// tie a tombstone wins (an expiring column expired at now is one), and
+// between two live versions the greater value.
+func wins(a, b cell, now int64) bool {
 	if a.ts != b.ts {
 		return a.ts > b.ts
 	}
-	if a.deleted != b.deleted {
-		return a.deleted
+	ad, bd := a.deleted || a.expired(now), b.deleted || b.expired(now)
+	if ad != bd {
+		return ad
 	}
-	if a.deleted {
+	if ad {
 		return false
 	}
 	return string(a.value) > string(b.value)

@@ -10,9 +10,11 @@ import (
 )
 
 // Purge removes tombstones older than GCGrace together with the data they
-// shadow, and the shadowed data of every row it visits, and reports how
-// many entries it removed. It visits only rows that received a tombstone
-// more than GCGrace ago (the purge index), never the whole store.
+// shadow, expiring columns that expired more than GCGrace ago, and the
+// shadowed data of every row it visits, and reports how many entries it
+// removed. It visits only rows that received a tombstone, or an expiring
+// column that expired, more than GCGrace ago (the purge index), never the
+// whole store.
 //
 // Until a tombstone is purged, its row is still a range ghost; after, a
 // write with an older timestamp is no longer shadowed (as in 0.6).
@@ -93,7 +95,7 @@ func (st *Store) purgeRow(row []byte, cutoff uint32) (int, error) {
 			if err != nil {
 				return 0, err
 			}
-			if rowTomb.shadows(c.ts) || (c.deleted && binary.BigEndian.Uint32(pad4(c.value)) < cutoff) {
+			if rowTomb.shadows(c.ts) || gone(c, cutoff) {
 				batch.Delete(clone(k))
 			}
 			continue
@@ -122,7 +124,7 @@ func (st *Store) purgeRow(row []byte, cutoff uint32) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		if later(rowTomb, scTomb).shadows(c.ts) || (c.deleted && binary.BigEndian.Uint32(pad4(c.value)) < cutoff) {
+		if later(rowTomb, scTomb).shadows(c.ts) || gone(c, cutoff) {
 			batch.Delete(clone(k))
 		}
 	}
@@ -133,6 +135,16 @@ func (st *Store) purgeRow(row []byte, cutoff uint32) (int, error) {
 		return 0, nil
 	}
 	return batch.Len(), st.db.Write(batch, st.writeOptions())
+}
+
+// gone reports whether c is a column tombstone deleted before cutoff, or an
+// expiring column that expired before cutoff (its tombstone's
+// GCGraceSeconds are over, as Cassandra's getLocalDeletionTime < gcBefore).
+func gone(c cell, cutoff uint32) bool {
+	if c.deleted {
+		return binary.BigEndian.Uint32(pad4(c.value)) < cutoff
+	}
+	return c.expiresAt != 0 && c.expiresAt < cutoff
 }
 
 func pad4(b []byte) []byte {

@@ -28,8 +28,9 @@ func (st *Store) Range(ctx context.Context, keyspace string, b engine.Bounds, q 
 	defer it.Release()
 	var rows []engine.Row
 	var a arena
+	now := st.now()
 	err = st.walkRows(it, f, b, func(key string, row []byte) error {
-		r, err := readRow(it, f, row, q, &a)
+		r, err := readRow(it, f, row, q, &a, now)
 		if err != nil {
 			return err
 		}

@@ -185,7 +185,7 @@ func TestRangeSeeksOncePerWideRowAndNotForNarrowOnes(t *testing.T) {
 		q := engine.Query{ColumnFamily: "Standard1", Predicate: all(count)}
 		var rows []string
 		err := st.walkRows(it, f, engine.Bounds{StartInclusive: true}, func(key string, row []byte) error {
-			r, err := readRow(it, f, row, q, nil)
+			r, err := readRow(it, f, row, q, nil, st.now())
 			rows = append(rows, key+":"+render(r))
 			return err
 		})

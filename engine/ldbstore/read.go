@@ -25,7 +25,7 @@ func (st *Store) Get(ctx context.Context, keyspace, key string, q engine.Query) 
 	it := newCursor(st.db.NewIterator(nil, nil))
 	defer it.Release()
 	row := st.part.RowKey(append([]byte(nil), f.prefix...), key)
-	out, err := readRow(it, f, row, q, &arena{})
+	out, err := readRow(it, f, row, q, &arena{}, st.now())
 	if err != nil {
 		return engine.Row{}, err
 	}
@@ -55,11 +55,12 @@ func (st *Store) GetMany(ctx context.Context, keyspace string, keys []string, q 
 	defer it.Release()
 	out := make([]engine.Row, len(keys))
 	var a arena
+	now := st.now()
 	for _, i := range order {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		r, err := readRow(it, f, rowKeys[i], q, &a)
+		r, err := readRow(it, f, rowKeys[i], q, &a, now)
 		if err != nil {
 			return nil, err
 		}
@@ -84,7 +85,7 @@ func (st *Store) Count(ctx context.Context, keyspace, key, cf string, superColum
 	row := st.part.RowKey(append([]byte(nil), f.prefix...), key)
 	n := 0
 	q := engine.Query{ColumnFamily: cf, SuperColumn: superColumn, Predicate: engine.Predicate{Count: -1}}
-	err = walkRow(it, f, row, q, nil, func(engine.Column) { n++ }, func(engine.SuperColumn) { n++ })
+	err = walkRow(it, f, row, q, nil, st.now(), func(engine.Column) { n++ }, func(engine.SuperColumn) { n++ })
 	if err != nil {
 		return 0, err
 	}
@@ -92,8 +93,9 @@ func (st *Store) Count(ctx context.Context, keyspace, key, cf string, superColum
 }
 
 // readRow reads what q selects from the row whose data prefix is row,
-// copying names and values out of the store into a.
-func readRow(it iterator.Iterator, f *family, row []byte, q engine.Query, a *arena) (engine.Row, error) {
+// copying names and values out of the store into a. now is the read's
+// clock in Unix seconds, against which expiring columns are judged.
+func readRow(it iterator.Iterator, f *family, row []byte, q engine.Query, a *arena, now int64) (engine.Row, error) {
 	var out engine.Row
 	// Most slices ask for a few columns: room for up to 16 at the first,
 	// rather than growing from one.
@@ -102,7 +104,7 @@ func readRow(it iterator.Iterator, f *family, row []byte, q engine.Query, a *are
 		hint = len(q.Names)
 	}
 	hint = max(min(hint, 16), 1)
-	err := walkRow(it, f, row, q, a,
+	err := walkRow(it, f, row, q, a, now,
 		func(c engine.Column) {
 			if out.Columns == nil {
 				out.Columns = make([]engine.Column, 0, hint)
@@ -117,7 +119,7 @@ func readRow(it iterator.Iterator, f *family, row []byte, q engine.Query, a *are
 // for each live super column, in the order q asks for, at most q.Count
 // times in all (a negative Count means no limit). The columns' names and
 // values are copied into a (a nil arena copies each on its own).
-func walkRow(it iterator.Iterator, f *family, row []byte, q engine.Query, a *arena, col func(engine.Column), sup func(engine.SuperColumn)) error {
+func walkRow(it iterator.Iterator, f *family, row []byte, q engine.Query, a *arena, now int64, col func(engine.Column), sup func(engine.SuperColumn)) error {
 	if q.Names == nil && q.Count == 0 {
 		return nil
 	}
@@ -130,16 +132,16 @@ func walkRow(it iterator.Iterator, f *family, row []byte, q engine.Query, a *are
 	names[len(names)-1] = markNames
 	switch {
 	case !f.def.Super:
-		return walkColumns(it, f.def.Comparator, names, rowTomb, q.Predicate, a, col)
+		return walkColumns(it, f.def.Comparator, names, rowTomb, q.Predicate, a, now, col)
 	case q.SuperColumn != nil:
 		sc := f.def.Comparator.Encode(names, q.SuperColumn)
 		scTomb, err := readTombstone(it, join(sc, markTombstone))
 		if err != nil {
 			return err
 		}
-		return walkColumns(it, f.def.SubComparator, join(sc, markNames), later(rowTomb, scTomb), q.Predicate, a, col)
+		return walkColumns(it, f.def.SubComparator, join(sc, markNames), later(rowTomb, scTomb), q.Predicate, a, now, col)
 	default:
-		return walkSupers(it, f.def, names, rowTomb, q.Predicate, sup)
+		return walkSupers(it, f.def, names, rowTomb, q.Predicate, now, sup)
 	}
 }
 
@@ -171,21 +173,21 @@ func sortedNames(c comparator.Comparator, names [][]byte) [][]byte {
 // walkColumns visits the live columns under prefix p (each stored at p
 // followed by the name's encoding) that pred selects, their names and
 // values copied into a.
-func walkColumns(it iterator.Iterator, c comparator.Comparator, p []byte, shadow tombstone, pred engine.Predicate, a *arena, visit func(engine.Column)) error {
+func walkColumns(it iterator.Iterator, c comparator.Comparator, p []byte, shadow tombstone, pred engine.Predicate, a *arena, now int64, visit func(engine.Column)) error {
 	// emit visits the column at the iterator and reports whether it was live.
 	emit := func() (bool, error) {
 		cl, err := decodeCell(it.Value())
 		if err != nil {
 			return false, err
 		}
-		if cl.deleted || shadow.shadows(cl.ts) {
+		if !cl.live(now) || shadow.shadows(cl.ts) {
 			return false, nil
 		}
 		name, _, err := c.Decode(it.Key()[len(p):])
 		if err != nil {
 			return false, err
 		}
-		visit(engine.Column{Name: a.copy(name), Value: a.copy(cl.value), Timestamp: cl.ts})
+		visit(engine.Column{Name: a.copy(name), Value: a.copy(cl.value), Timestamp: cl.ts, TTL: cl.ttl, ExpiresAt: int64(cl.expiresAt)})
 		return true, nil
 	}
 	if pred.Names != nil {
@@ -310,14 +312,14 @@ type superGroup struct {
 
 // live returns the super column with its live subcolumns in ascending
 // order, or false if none is live.
-func (g *superGroup) live(sub comparator.Comparator, rowTomb tombstone, reversed bool) (engine.SuperColumn, bool, error) {
+func (g *superGroup) live(sub comparator.Comparator, rowTomb tombstone, reversed bool, now int64) (engine.SuperColumn, bool, error) {
 	shadow := later(rowTomb, g.tomb)
 	sc := engine.SuperColumn{Name: clone(g.name)}
 	for i, cl := range g.cells {
-		if cl.deleted || shadow.shadows(cl.ts) {
+		if !cl.live(now) || shadow.shadows(cl.ts) {
 			continue
 		}
-		sc.Columns = append(sc.Columns, engine.Column{Name: clone(g.names[i]), Value: clone(cl.value), Timestamp: cl.ts})
+		sc.Columns = append(sc.Columns, engine.Column{Name: clone(g.names[i]), Value: clone(cl.value), Timestamp: cl.ts, TTL: cl.ttl, ExpiresAt: int64(cl.expiresAt)})
 	}
 	if reversed {
 		for i, j := 0, len(sc.Columns)-1; i < j; i, j = i+1, j-1 {
@@ -347,14 +349,15 @@ func (g *superGroup) add(it iterator.Iterator, sub comparator.Comparator) error 
 		return err
 	}
 	g.names = append(g.names, clone(name))
-	g.cells = append(g.cells, cell{ts: cl.ts, deleted: cl.deleted, value: clone(cl.value)})
+	cl.value = clone(cl.value)
+	g.cells = append(g.cells, cl)
 	return nil
 }
 
 // walkSupers visits the live super columns under prefix p (the names of a
 // Super column family's row) that pred selects, each with all its live
 // subcolumns.
-func walkSupers(it iterator.Iterator, def *schema.ColumnFamily, p []byte, rowTomb tombstone, pred engine.Predicate, visit func(engine.SuperColumn)) error {
+func walkSupers(it iterator.Iterator, def *schema.ColumnFamily, p []byte, rowTomb tombstone, pred engine.Predicate, now int64, visit func(engine.SuperColumn)) error {
 	c, sub := def.Comparator, def.SubComparator
 	// group reads the super column whose entries start at the iterator,
 	// moving in the scan's direction, and leaves the iterator on the first
@@ -386,7 +389,7 @@ func walkSupers(it iterator.Iterator, def *schema.ColumnFamily, p []byte, rowTom
 			if err != nil {
 				return err
 			}
-			if sc, live, _ := g.live(sub, rowTomb, false); live {
+			if sc, live, _ := g.live(sub, rowTomb, false, now); live {
 				visit(sc)
 			}
 		}
@@ -405,7 +408,7 @@ func walkSupers(it iterator.Iterator, def *schema.ColumnFamily, p []byte, rowTom
 		if err != nil {
 			return err
 		}
-		if sc, live, _ := g.live(sub, rowTomb, pred.Reversed); live {
+		if sc, live, _ := g.live(sub, rowTomb, pred.Reversed, now); live {
 			visit(sc)
 			if left--; left == 0 {
 				break
@@ -414,3 +417,7 @@ func walkSupers(it iterator.Iterator, def *schema.ColumnFamily, p []byte, rowTom
 	}
 	return nil
 }
+
+// now is the store's clock in Unix seconds, against which reads judge
+// expiring columns.
+func (st *Store) now() int64 { return st.opts.Now().Unix() }

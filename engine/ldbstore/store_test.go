@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,15 +19,44 @@ var ctx = context.Background()
 const ks = storetest.Keyspace
 
 // TestConformance runs the engine.Store conformance suite on LevelDB.
+// Each test's stores share a clock of their own that only Wait moves, so
+// expiring columns expire without the test sleeping.
 func TestConformance(t *testing.T) {
+	var clocks sync.Map // *testing.T → *testClock
+	clock := func(t *testing.T) *testClock {
+		c, _ := clocks.LoadOrStore(t, newTestClock())
+		return c.(*testClock)
+	}
 	storetest.Run(t, storetest.Harness{
 		Open: func(t *testing.T, s *schema.Schema) engine.Store {
-			st := open(t, t.TempDir(), s, Options{})
+			st := open(t, t.TempDir(), s, Options{Now: clock(t).Now})
 			t.Cleanup(func() { st.Close() })
 			return st
 		},
 		AtomicCalls: true,
+		Wait:        func(t *testing.T, d time.Duration) { clock(t).Advance(d) },
+		Now:         func(t *testing.T) time.Time { return clock(t).Now() },
 	})
+}
+
+// testClock is an injectable clock that moves only when told to.
+type testClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newTestClock() *testClock { return &testClock{now: time.Unix(1_700_000_000, 0)} }
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *testClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
 }
 
 // The suite's many-mutation model test writes rows of at least 16

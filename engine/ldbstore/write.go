@@ -175,8 +175,12 @@ func (w *writer) tombstone(key []byte) (tombstone, error) {
 
 // notePurge records that row holds a tombstone written now, so Purge
 // visits it once GCGraceSeconds have passed.
-func (w *writer) notePurge(row []byte) {
-	k := binary.BigEndian.AppendUint32([]byte{prefixPurge}, w.now)
+func (w *writer) notePurge(row []byte) { w.notePurgeAt(row, w.now) }
+
+// notePurgeAt records that row holds a tombstone from second at (an
+// expiring column's expiry), so Purge visits it GCGraceSeconds after.
+func (w *writer) notePurgeAt(row []byte, at uint32) {
+	k := binary.BigEndian.AppendUint32([]byte{prefixPurge}, at)
 	k = append(k, row[1:]...) // cf id and row key, without the data prefix
 	if !w.purge[string(k)] {
 		w.purge[string(k)] = true
@@ -312,6 +316,8 @@ func (w *writer) family(f *family, key string, muts []engine.Mutation) error {
 		next := cell{ts: m.Timestamp, deleted: m.Delete, value: m.Value}
 		if m.Delete {
 			next.value = binary.BigEndian.AppendUint32(nil, w.now)
+		} else if m.TTL > 0 {
+			next.ttl, next.expiresAt = m.TTL, expiry(w.now, m.TTL)
 		}
 		old, ok, err := w.stored(key, stored, i)
 		if err != nil {
@@ -322,13 +328,15 @@ func (w *writer) family(f *family, key string, muts []engine.Mutation) error {
 			if err != nil {
 				return err
 			}
-			if !wins(next, prev) {
+			if !wins(next, prev, int64(w.now)) {
 				continue
 			}
 		}
 		w.put(key, appendCell(nil, next))
 		if m.Delete {
 			w.notePurge(row)
+		} else if next.expiresAt != 0 {
+			w.notePurgeAt(row, next.expiresAt)
 		}
 	}
 	return nil

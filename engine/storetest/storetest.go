@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/engine/comparator"
@@ -40,6 +41,28 @@ type Harness struct {
 	// Limits names the documentation of the backend's exceptions, for the
 	// t.Log of a test that checks a weaker promise.
 	Limits string
+
+	// Wait lets d pass on the clock of the stores Open made for t, so that
+	// expiring columns expire: a backend with an injectable clock moves
+	// it forward, one on a real cluster sleeps. Nil sleeps.
+	Wait func(t *testing.T, d time.Duration)
+	// Now reads the clock of the stores Open made for t. Nil is time.Now.
+	Now func(t *testing.T) time.Time
+}
+
+func (h Harness) wait(t *testing.T, d time.Duration) {
+	if h.Wait == nil {
+		time.Sleep(d)
+		return
+	}
+	h.Wait(t, d)
+}
+
+func (h Harness) now(t *testing.T) time.Time {
+	if h.Now == nil {
+		return time.Now()
+	}
+	return h.Now(t)
 }
 
 // Keyspace is the keyspace of TestSchema.

@@ -36,6 +36,9 @@ func Run(t *testing.T, h Harness) {
 		{"ClosedStoreRefuses", testClosedStoreRefuses},
 		{"StoreMatchesModel", testStoreMatchesModel},
 		{"ManyMutationsMatchModel", testManyMutationsMatchModel},
+		{"ExpiringColumns", testExpiringColumns},
+		{"ExpiringColumnsInWideWrites", testExpiringColumnsInWideWrites},
+		{"ExpiringMatchesModel", testExpiringMatchesModel},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, h) })

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The Cassandra backend: the Go end-to-end tests (test/e2e) and the Python
-# interop suite again, with THRIFTD_TEST_BACKEND=cassandra, on real
+# The Cassandra backend: the Go end-to-end tests (test/e2e), the
+# differential tests of the 19.x API (test/diff19) and the Python interop
+# suite again, with THRIFTD_TEST_BACKEND=cassandra, on real
 # Cassandra 5.0.9 nodes (test/cassandra/cluster: murmur3, random,
 # byteordered) and the CQL benchmark in its short mode; then the
 # multi-node tests (test/cluster) on the three-node
@@ -21,8 +22,8 @@ done
 echo "cassandra.sh: single nodes ready after $((SECONDS - t0)) s"
 
 t=$SECONDS
-THRIFTD_TEST_BACKEND=cassandra go test -race -count=1 ./test/e2e
-echo "cassandra.sh: test/e2e on Cassandra took $((SECONDS - t)) s"
+THRIFTD_TEST_BACKEND=cassandra go test -race -count=1 ./test/e2e ./test/diff19
+echo "cassandra.sh: test/e2e and test/diff19 on Cassandra took $((SECONDS - t)) s"
 
 t=$SECONDS
 THRIFTD_TEST_BACKEND=cassandra bash test/suites/python.sh
