@@ -17,8 +17,8 @@ import (
 // batch is one batch_mutate call: whole rows and pieces of rows, in the
 // order they were read.
 type batch struct {
-	seq  int64
-	m    map[string]map[string][]*cassandra.Mutation
+	seq int64
+	m   map[string]map[string][]*cassandra.Mutation
 	// m19 holds the mutations of a writer to a 19.x server instead.
 	m19  map[string]map[string][]*cassandra19.Mutation
 	cols int
