@@ -1,16 +1,26 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/binary"
+	"encoding/json"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/thriftd/thriftd/gen-go/cassandra19"
 	"github.com/thriftd/thriftd/internal/testenv"
 	"github.com/thriftd/thriftd/internal/transfertest"
+	"github.com/thriftd/thriftd/transfer"
 )
 
 // reference19 loads a fresh keyspace of the real Cassandra 1.2.19 node
@@ -19,17 +29,7 @@ import (
 // the test ends.
 func reference19(t *testing.T, rows, width int) (string, string, []transfertest.Family19) {
 	t.Helper()
-	ref := testenv.Reference(t, "1.2", "random")
-	ks := fmt.Sprintf("Copy19_%d", time.Now().UnixNano()%1e12)
-	fams := transfertest.Families19(ks)
-	c := transfertest.Dial19(t, ref)
-	transfertest.CreateKeyspace19(t, c, ks, fams)
-	t.Cleanup(func() {
-		c := transfertest.Dial19(t, ref)
-		if _, err := c.SystemDropKeyspace(context.Background(), ks); err != nil {
-			t.Logf("dropping %s on %s: %v", ks, ref, err)
-		}
-	})
+	ref, ks, fams, c := emptyReference19(t, nil)
 	for i, f := range fams {
 		if f.IsCounter() {
 			transfertest.LoadCounters(t, c, f, 5)
@@ -38,6 +38,31 @@ func reference19(t *testing.T, rows, width int) (string, string, []transfertest.
 		transfertest.Load19(t, c, f, rows, width, uint64(i))
 	}
 	return ref, ks, fams
+}
+
+// emptyReference19 creates a fresh keyspace on the real Cassandra 1.2.19
+// node with the families of transfertest.Families19 that keep accepts
+// (all when nil), dropped when the test ends, and returns the node's
+// address, the keyspace, the families and a connection in it.
+func emptyReference19(t *testing.T, keep func(transfertest.Family19) bool) (string, string, []transfertest.Family19, *transfertest.Client19) {
+	t.Helper()
+	ref := testenv.Reference(t, "1.2", "random")
+	ks := fmt.Sprintf("Copy19_%d", time.Now().UnixNano()%1e12)
+	var fams []transfertest.Family19
+	for _, f := range transfertest.Families19(ks) {
+		if keep == nil || keep(f) {
+			fams = append(fams, f)
+		}
+	}
+	c := transfertest.Dial19(t, ref)
+	transfertest.CreateKeyspace19(t, c, ks, fams)
+	t.Cleanup(func() {
+		c := transfertest.Dial19(t, ref)
+		if _, err := c.SystemDropKeyspace(context.Background(), ks); err != nil {
+			t.Logf("dropping %s on %s: %v", ks, ref, err)
+		}
+	})
+	return ref, ks, fams, c
 }
 
 // A keyspace of the real Cassandra 1.2.19 node, with every type of 1.2
@@ -132,5 +157,125 @@ func compareSchema(t *testing.T, src, tgt *transfertest.Client19, ks string) {
 		if !reflect.DeepEqual(w, h) {
 			t.Errorf("family %s differs:\ntarget %+v\nsource %+v", d.Name, h, w)
 		}
+	}
+}
+
+// A copy from the real Cassandra 1.2.19 node stopped by SIGINT leaves a
+// checkpoint at a row boundary (every row on the target whole) and
+// --resume completes it.
+func TestCopyFromCassandra12InterruptedResumes(t *testing.T) {
+	ref, ks, fams, c := emptyReference19(t, func(f transfertest.Family19) bool { return f.Def.Name == "NBytesType" })
+	transfertest.Load19(t, c, fams[0], 2000, 12, 3)
+	dst := node19(t)
+	dir := t.TempDir()
+	args := []string{"copy", "--from", ref, "--to", dst.Addr, "--keyspace", ks,
+		"--workers", "1", "--batch-size", "5", "--page-rows", "10", "--progress", "log", "--progress-interval", "50ms"}
+	cmd := exec.Command(toolBin, args...)
+	cmd.Dir = dir
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	sc := bufio.NewScanner(stderr)
+	signalled := false
+	for sc.Scan() {
+		line := sc.Text()
+		log.WriteString(line + "\n")
+		if !signalled && strings.Contains(line, "msg=progress") && !strings.Contains(line, " rows=0 ") {
+			cmd.Process.Signal(syscall.SIGINT)
+			signalled = true
+		}
+	}
+	cmd.Wait()
+	if !signalled {
+		t.Fatalf("copy ended before any progress line:\n%s", log.String())
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 130 {
+		t.Fatalf("exit code %d after SIGINT, want 130:\n%s", code, log.String())
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "thriftd-tool-copy-"+ks+".checkpoint.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cp transfer.Checkpoint
+	if err := json.Unmarshal(b, &cp); err != nil {
+		t.Fatal(err)
+	}
+	pos := cp.Families["NBytesType"]
+	if pos == nil || pos.Done || pos.Rows == 0 || pos.Rows >= 1800 {
+		t.Fatalf("checkpoint %s", b)
+	}
+	src, tgt := transfertest.Dial19(t, ref), transfertest.Dial19(t, dst.Addr)
+	for _, c := range []*transfertest.Client19{src, tgt} {
+		if err := c.SetKeyspace(context.Background(), ks); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := transfertest.Dump19(t, src, "NBytesType")
+	// Every row the target holds is the source's row whole.
+	byRow := func(cells []transfertest.Cell19) map[string][]string {
+		m := map[string][]string{}
+		for _, c := range cells {
+			c.TTL = 0
+			m[string(c.Key)] = append(m[string(c.Key)], c.String())
+		}
+		return m
+	}
+	got, wantRows := byRow(transfertest.Dump19(t, tgt, "NBytesType")), byRow(want)
+	for key, cols := range got {
+		if !slices.Equal(cols, wantRows[key]) {
+			t.Fatalf("after the interruption the target holds row %x with %d columns, not the source's %d", key, len(cols), len(wantRows[key]))
+		}
+	}
+	if int64(len(got)) < pos.Rows {
+		t.Fatalf("the target holds %d rows, the checkpoint says %d were copied", len(got), pos.Rows)
+	}
+	out, errOut, code := tool(t, dir, append(args, "--resume")...)
+	if code != 0 || !strings.Contains(out, "(resumed)") {
+		t.Fatalf("resume: exit %d\n%s\n%s", code, out, errOut)
+	}
+	transfertest.Same19(t, "after resume", transfertest.Dump19(t, tgt, "NBytesType"), want, 600)
+}
+
+// One row of 60,000 columns of 1,000 bytes (60 MB) on the real Cassandra
+// 1.2.19 node copies with the tool's memory bounded by its page and
+// batch sizes, not by the row.
+func TestCopyFromCassandra12WideRowInBoundedMemory(t *testing.T) {
+	ref, ks, fams, c := emptyReference19(t, func(f transfertest.Family19) bool { return f.Def.Name == "NBytesType" })
+	value := bytes.Repeat([]byte("v"), 1000)
+	ts := time.Now().UnixMicro()
+	const n, per = 60000, 1000
+	for i := 0; i < n; i += per {
+		var muts []*cassandra19.Mutation
+		for j := i; j < i+per; j++ {
+			name := binary.BigEndian.AppendUint64(nil, uint64(j))
+			muts = append(muts, &cassandra19.Mutation{ColumnOrSupercolumn: &cassandra19.ColumnOrSuperColumn{Column: &cassandra19.Column{Name: name, Value: value, Timestamp: &ts}}})
+		}
+		if err := c.BatchMutate(context.Background(), map[string]map[string][]*cassandra19.Mutation{"wide": {fams[0].Def.Name: muts}}, cassandra19.ConsistencyLevel_ONE); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dst := node19(t)
+	t0 := time.Now()
+	peak, out := peakRSS(t, t.TempDir(), "copy", "--from", ref, "--to", dst.Addr, "--keyspace", ks, "--progress", "off")
+	elapsed := time.Since(t0)
+	t.Logf("copied one row of %d columns of %d bytes from Cassandra 1.2.19 in %v (%.0f columns/s), peak RSS %d MB", n, len(value), elapsed, n/elapsed.Seconds(), peak>>20)
+	if !strings.Contains(out, "60000 columns") {
+		t.Fatalf("summary:\n%s", out)
+	}
+	if peak > 150<<20 {
+		t.Fatalf("the tool peaked at %d MB copying a 60 MB row", peak>>20)
+	}
+	tgt := transfertest.Dial19(t, dst.Addr)
+	if err := tgt.SetKeyspace(context.Background(), ks); err != nil {
+		t.Fatal(err)
+	}
+	cnt, err := tgt.GetCount(context.Background(), []byte("wide"), &cassandra19.ColumnParent{ColumnFamily: fams[0].Def.Name}, &cassandra19.SlicePredicate{SliceRange: &cassandra19.SliceRange{Start: []byte{}, Finish: []byte{}, Count: 1 << 30}}, cassandra19.ConsistencyLevel_ONE)
+	if err != nil || cnt != n {
+		t.Fatalf("the target's row holds %d columns (%v), want %d", cnt, err, n)
 	}
 }
