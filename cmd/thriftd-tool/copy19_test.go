@@ -279,3 +279,33 @@ func TestCopyFromCassandra12WideRowInBoundedMemory(t *testing.T) {
 		t.Fatalf("the target's row holds %d columns (%v), want %d", cnt, err, n)
 	}
 }
+
+// The same copy as TestCopyFromCassandra12, into thriftd on a Cassandra 5
+// cluster (the Cassandra store).
+func TestCopyFromCassandra12OntoCassandraStore(t *testing.T) {
+	t0 := time.Now()
+	ref, ks, fams := reference19(t, 20, 8)
+	conf := transfertest.Config(t, t.TempDir(), "RandomPartitioner")
+	dst := testenv.NewNode(t, thriftdBin, conf, append(testenv.CassandraStoreFlags(t, conf), "-api", "auto")...)
+	dst.Start()
+	if len(dst.Records(map[string]string{"msg": "Cassandra schema ready"})) == 0 {
+		t.Fatalf("the target does not store into Cassandra:\n%s", dst.Logs())
+	}
+	_, errOut, code := tool(t, t.TempDir(), "copy", "--from", ref, "--to", dst.Addr, "--keyspace", ks, "--progress", "off")
+	if code != 1 || !strings.Contains(errOut, "counter column families of "+ks+" not copied: Counts") {
+		t.Fatalf("copy: exit %d, want 1 naming the counter family: %s", code, errOut)
+	}
+	slack := int32(time.Since(t0)/time.Second) + 2
+	src, tgt := transfertest.Dial19(t, ref), transfertest.Dial19(t, dst.Addr)
+	compareSchema(t, src, tgt, ks)
+	for _, c := range []*transfertest.Client19{src, tgt} {
+		if err := c.SetKeyspace(context.Background(), ks); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range fams {
+		if !f.IsCounter() {
+			transfertest.Same19(t, f.Def.Name, transfertest.Dump19(t, tgt, f.Def.Name), transfertest.Dump19(t, src, f.Def.Name), slack)
+		}
+	}
+}

@@ -60,11 +60,62 @@ type family struct {
 	table  string // "ks"."cf", quoted
 	system bool   // 0.6's system keyspace: no table, always empty
 	cql    writeCQL
+	// ghost is set for the 0.6 layout, whose static ghost column marks
+	// range ghosts; the 19.x layout (typed.go) has none.
+	ghost bool
+	// rawNames: column1 is of a CQL type that holds names as they are;
+	// otherwise it is a blob of encodeName.
+	rawNames bool
+	// rawKey: key is of a CQL type other than blob, holding the row key's
+	// bytes as they are; otherwise it holds keyBlob.
+	rawKey bool
 }
 
-// newFamily is def's family, stored in table.
+// newFamily is def's family in the 0.6 layout, stored in table.
 func newFamily(def *schema.ColumnFamily, table string, system bool) *family {
-	return &family{def: def, table: table, system: system, cql: newWriteCQL(table)}
+	return &family{def: def, table: table, system: system, cql: newWriteCQL(table), ghost: true}
+}
+
+// tableColumns are the CQL types of a table's columns, by name, as
+// system_schema.columns lists them.
+type tableColumns map[string]string
+
+// familyOf is def's family in table, whose columns are cols: the layout
+// is read from the table itself, so a table keeps the layout it was
+// created with.
+func familyOf(def *schema.ColumnFamily, table string, cols tableColumns) *family {
+	f := newFamily(def, table, false)
+	if _, ok := cols["ghost"]; ok || def.Super || cols == nil {
+		return f
+	}
+	f.ghost = false
+	f.rawNames = cols["column1"] != "" && cols["column1"] != "blob"
+	f.rawKey = cols["key"] != "" && cols["key"] != "blob"
+	return f
+}
+
+// encode is the stored form of a name compared by c.
+func (f *family) encode(c comparator.Comparator, name []byte) raw {
+	if f.rawNames {
+		return name
+	}
+	return encodeName(c, name)
+}
+
+// decode reads a stored name back.
+func (f *family) decode(c comparator.Comparator, stored []byte) ([]byte, error) {
+	if f.rawNames {
+		return append(make([]byte, 0, len(stored)), stored...), nil
+	}
+	return decodeName(c, stored)
+}
+
+// keyOf is the stored key of a row of f.
+func (st *Store) keyOf(f *family, key string) raw {
+	if f.rawKey {
+		return raw(key)
+	}
+	return st.keyBlob(key)
 }
 
 // writeCQL is the text of a table's write statements, built once rather
@@ -245,7 +296,7 @@ func (st *Store) decodeKey(blob []byte) (string, partitioner.Token, error) {
 
 // tokenValue is a non-minimum 0.6 token as the cluster's token()
 // function returns it, to bind in "token(key) >= ?".
-func (st *Store) tokenValue(t partitioner.Token) any {
+func (st *Store) tokenValue(f *family, t partitioner.Token) any {
 	switch st.part.(type) {
 	case partitioner.RandomPartitioner:
 		return new(big.Int).SetBytes(t)
@@ -258,7 +309,7 @@ func (st *Store) tokenValue(t partitioner.Token) any {
 	if st.rawKeyOrder() {
 		// The token is the escaped key (its own RowKey): bind the key.
 		if key, _, _, err := st.part.DecodeRowKey(t); err == nil {
-			return st.keyBlob(key)
+			return st.keyOf(f, key)
 		}
 	}
 	// Collating: a key blob starts with its token, and token encodings

@@ -48,12 +48,15 @@ func (st *Store) walkKeys(ctx context.Context, f *family, b engine.Bounds, visit
 		// The minimum token needs no bound (and ByteOrdered's, the empty
 		// blob, binds as null, which Cassandra refuses).
 		stmt += ` WHERE token(key) >= ?`
-		args = append(args, st.tokenValue(b.Start))
+		args = append(args, st.tokenValue(f, b.Start))
 	}
 	iter := st.readQuery(ctx, stmt, args...).PageSize(pageSize).Iter()
-	var blob []byte
+	var blob raw
 	for iter.Scan(&blob) {
 		key, tok, err := st.decodeKey(blob)
+		if f.rawKey {
+			key, tok, err = string(blob), st.part.Token(string(blob)), nil
+		}
 		if err != nil {
 			iter.Close()
 			return fmt.Errorf("%s: stored row key: %w", f.table, err)
@@ -87,7 +90,7 @@ func (st *Store) Splits(ctx context.Context, b engine.Bounds, keysPerSplit int) 
 	}
 	seen := map[string]bool{}
 	var tokens []partitioner.Token
-	for _, f := range st.cfs {
+	for _, f := range *st.cfs.Load() {
 		if f.system {
 			continue
 		}

@@ -116,12 +116,13 @@ func (st *Store) Count(ctx context.Context, keyspace, key, cf string, superColum
 	}
 	ctx, cancel := st.bound(ctx)
 	defer cancel()
-	kb := st.keyBlob(key)
+	kb := st.keyOf(f, key)
 	if f.def.Super && superColumn == nil {
 		// Super columns with a live subcolumn: one per run of rows.
 		iter := st.readQuery(ctx, `SELECT super_column FROM `+f.table+` WHERE key = ?`, kb).PageSize(pageSize).Iter()
 		n := 0
-		var sc, last []byte
+		var sc raw
+		var last []byte
 		for iter.Scan(&sc) {
 			if len(sc) > 0 && !bytes.Equal(sc, last) {
 				n++
@@ -134,7 +135,7 @@ func (st *Store) Count(ctx context.Context, keyspace, key, cf string, superColum
 	args := []any{kb}
 	if superColumn != nil {
 		stmt += ` AND super_column = ?`
-		args = append(args, encodeName(f.def.Comparator, superColumn))
+		args = append(args, f.encode(f.def.Comparator, superColumn))
 	}
 	var n int64
 	err = st.readQuery(ctx, stmt, args...).Scan(&n)
@@ -165,11 +166,12 @@ func (st *Store) readRow(ctx context.Context, f *family, key string, q engine.Qu
 	return row, err
 }
 
-// uniqueEncoded returns the encodings of names in ascending order, once each.
-func uniqueEncoded(c comparator.Comparator, names [][]byte) [][]byte {
-	out := make([][]byte, 0, len(names))
+// uniqueEncoded returns the stored forms of names in ascending byte
+// order, once each.
+func uniqueEncoded(f *family, c comparator.Comparator, names [][]byte) []raw {
+	out := make([]raw, 0, len(names))
 	for _, n := range names {
-		out = append(out, encodeName(c, n))
+		out = append(out, f.encode(c, n))
 	}
 	sort.Slice(out, func(i, j int) bool { return bytes.Compare(out[i], out[j]) < 0 })
 	uniq := out[:0]
@@ -181,11 +183,11 @@ func uniqueEncoded(c comparator.Comparator, names [][]byte) [][]byte {
 	return uniq
 }
 
-// where builds the restriction of a clustering column col, encoded by c,
-// for a predicate: the IN list of Names, or the bounds of a run.
-func where(col string, c comparator.Comparator, p engine.Predicate) (string, []any) {
+// where builds the restriction of a clustering column col of f, compared
+// by c, for a predicate: the IN list of Names, or the bounds of a run.
+func where(f *family, col string, c comparator.Comparator, p engine.Predicate) (string, []any) {
 	if p.Names != nil {
-		return ` AND ` + col + ` IN ?`, []any{uniqueEncoded(c, p.Names)}
+		return ` AND ` + col + ` IN ?`, []any{uniqueEncoded(f, c, p.Names)}
 	}
 	var sb strings.Builder
 	var args []any
@@ -195,11 +197,11 @@ func where(col string, c comparator.Comparator, p engine.Predicate) (string, []a
 	}
 	if len(lo) > 0 {
 		sb.WriteString(` AND ` + col + ` >= ?`)
-		args = append(args, encodeName(c, lo))
+		args = append(args, f.encode(c, lo))
 	}
 	if len(hi) > 0 {
 		sb.WriteString(` AND ` + col + ` <= ?`)
-		args = append(args, encodeName(c, hi))
+		args = append(args, f.encode(c, hi))
 	}
 	return sb.String(), args
 }
@@ -209,13 +211,13 @@ func where(col string, c comparator.Comparator, p engine.Predicate) (string, []a
 func (st *Store) readColumns(ctx context.Context, f *family, key string, q engine.Query) ([]engine.Column, error) {
 	c := f.def.Comparator
 	stmt := `SELECT column1, value, writetime(value), ttl(value) FROM ` + f.table + ` WHERE key = ?`
-	args := []any{st.keyBlob(key)}
+	args := []any{st.keyOf(f, key)}
 	if q.SuperColumn != nil {
 		stmt += ` AND super_column = ?`
-		args = append(args, encodeName(f.def.Comparator, q.SuperColumn))
+		args = append(args, f.encode(f.def.Comparator, q.SuperColumn))
 		c = f.def.SubComparator
 	}
-	w, wargs := where("column1", c, q.Predicate)
+	w, wargs := where(f, "column1", c, q.Predicate)
 	stmt += w
 	args = append(args, wargs...)
 	if q.Names == nil && q.Reversed {
@@ -233,8 +235,8 @@ func (st *Store) readColumns(ctx context.Context, f *family, key string, q engin
 	iter := st.readQuery(ctx, stmt, args...).PageSize(pageSize).Iter()
 	var (
 		out   []engine.Column
-		enc   []byte
-		value []byte
+		enc   raw
+		value raw
 		ts    int64
 		ttl   *int32
 	)
@@ -243,7 +245,7 @@ func (st *Store) readColumns(ctx context.Context, f *family, key string, q engin
 		if len(enc) == 0 {
 			continue // a partition with only the ghost marker
 		}
-		name, err := decodeName(c, enc)
+		name, err := f.decode(c, enc)
 		if err != nil {
 			iter.Close()
 			return nil, fmt.Errorf("%s: stored column name: %w", f.table, err)
@@ -258,8 +260,8 @@ func (st *Store) readColumns(ctx context.Context, f *family, key string, q engin
 // subcolumns, at most p.Count of them (Names: every one named).
 func (st *Store) readSupers(ctx context.Context, f *family, key string, p engine.Predicate) ([]engine.SuperColumn, error) {
 	stmt := `SELECT super_column, column1, value, writetime(value), ttl(value) FROM ` + f.table + ` WHERE key = ?`
-	args := []any{st.keyBlob(key)}
-	w, wargs := where("super_column", f.def.Comparator, p)
+	args := []any{st.keyOf(f, key)}
+	w, wargs := where(f, "super_column", f.def.Comparator, p)
 	stmt += w
 	args = append(args, wargs...)
 	if p.Names == nil && p.Reversed {
@@ -267,11 +269,11 @@ func (st *Store) readSupers(ctx context.Context, f *family, key string, p engine
 	}
 	iter := st.readQuery(ctx, stmt, args...).PageSize(pageSize).Iter()
 	var (
-		out              []engine.SuperColumn
-		scEnc, last, enc []byte
-		value            []byte
-		ts               int64
-		ttl              *int32
+		out               []engine.SuperColumn
+		scEnc, enc, value raw
+		last              []byte
+		ts                int64
+		ttl               *int32
 	)
 	now := time.Now().Unix()
 	limit := p.Count
@@ -297,7 +299,7 @@ func (st *Store) readSupers(ctx context.Context, f *family, key string, p engine
 				full = true
 				break
 			}
-			name, err := decodeName(f.def.Comparator, scEnc)
+			name, err := f.decode(f.def.Comparator, scEnc)
 			if err != nil {
 				iter.Close()
 				return nil, fmt.Errorf("%s: stored super column name: %w", f.table, err)
@@ -305,7 +307,7 @@ func (st *Store) readSupers(ctx context.Context, f *family, key string, p engine
 			out = append(out, engine.SuperColumn{Name: name})
 			last = append(last[:0], scEnc...)
 		}
-		name, err := decodeName(f.def.SubComparator, enc)
+		name, err := f.decode(f.def.SubComparator, enc)
 		if err != nil {
 			iter.Close()
 			return nil, fmt.Errorf("%s: stored subcolumn name: %w", f.table, err)
@@ -320,7 +322,7 @@ func (st *Store) readSupers(ctx context.Context, f *family, key string, p engine
 	return out, clusterError(ctx, "read "+f.table, iter.Close())
 }
 
-func nonNil(b []byte) []byte {
+func nonNil[B ~[]byte](b B) []byte {
 	if b == nil {
 		return []byte{}
 	}

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
@@ -58,14 +59,16 @@ func (st *Store) ensureSchema(ctx context.Context, s *schema.Schema) error {
 	if err != nil {
 		return err
 	}
+	// Another process may have just created some of them: what is read
+	// next must be on every node.
+	if err := st.waitAgreement(ctx); err != nil {
+		return err
+	}
 	var drift []string
 	var tables []string
 	for _, name := range s.KeyspaceNames() {
 		ks := s.Keyspaces[name]
 		cqlKS := keyspaceName(st.opts.Prefix, name)
-		for cfName_, def := range ks.ColumnFamilies {
-			st.cfs[cfName{name, cfName_}] = newFamily(def, quote(cqlKS)+"."+quote(cfName_), ks.System)
-		}
 		if ks.System {
 			continue
 		}
@@ -84,8 +87,8 @@ func (st *Store) ensureSchema(ctx context.Context, s *schema.Schema) error {
 				return err
 			}
 			// Read it next, perhaps through another coordinator.
-			if err := st.session.AwaitSchemaAgreement(ctx); err != nil {
-				return fmt.Errorf("the cluster's nodes did not agree on the schema: %w", err)
+			if err := st.waitAgreement(ctx); err != nil {
+				return err
 			}
 		}
 		d, err := st.recordFamilies(ctx, s, ks, cqlKS)
@@ -107,17 +110,21 @@ func (st *Store) ensureSchema(ctx context.Context, s *schema.Schema) error {
 	if err := st.ddlAll(ctx, tables); err != nil {
 		return err
 	}
-	if err := st.session.AwaitSchemaAgreement(ctx); err != nil {
-		return fmt.Errorf("the cluster's nodes did not agree on the schema: %w", err)
+	if len(tables) > 0 {
+		if err := st.waitAgreement(ctx); err != nil {
+			return err
+		}
 	}
-	return nil
+	// Each family is served in the layout its table has: the 0.6 one for
+	// tables created here, the 19.x one for those ChangeSchema created.
+	return st.serve(ctx, s)
 }
 
 // existingTables returns the tables of every keyspace, by keyspace; a
 // keyspace without tables is missing from it.
 func (st *Store) existingTables(ctx context.Context) (map[string]map[string]bool, error) {
 	out := map[string]map[string]bool{}
-	iter := st.session.Query(`SELECT keyspace_name, table_name FROM system_schema.tables`).WithContext(ctx).PageSize(pageSize).Iter()
+	iter := st.schemaQuery(`SELECT keyspace_name, table_name FROM system_schema.tables`).WithContext(ctx).PageSize(pageSize).Iter()
 	var ks, table string
 	for iter.Scan(&ks, &table) {
 		if out[ks] == nil {
@@ -183,15 +190,30 @@ func (st *Store) recordFamilies(ctx context.Context, s *schema.Schema, ks *schem
 		row := map[string]any{}
 		insert := fmt.Sprintf(`INSERT INTO %s.%s (column_family, partitioner, column_type, compare_with, compare_subcolumns_with) VALUES (?, ?, ?, ?, ?)`, quote(cqlKS), schemaTable)
 		args := []any{want.name, want.partitioner, want.typ, want.comparator, want.subComparator}
-		applied, err := st.session.Query(insert+` IF NOT EXISTS`, args...).
-			WithContext(ctx).Consistency(gocql.Quorum).SerialConsistency(gocql.Serial).
-			MapScanCAS(row)
+		var applied bool
+		for attempt := 1; ; attempt++ {
+			clear(row)
+			applied, err = st.schemaQuery(insert+` IF NOT EXISTS`, args...).
+				WithContext(ctx).Consistency(gocql.Quorum).SerialConsistency(gocql.Serial).
+				MapScanCAS(row)
+			// Two processes recording the same family at once contend:
+			// the outcome is unknown, and asking again tells it (the
+			// insert is IF NOT EXISTS).
+			if !casContended(err) || attempt == ddlAttempts {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(time.Duration(attempt) * 200 * time.Millisecond):
+			}
+		}
 		var unavailable *gocql.RequestErrUnavailable
 		if errors.As(err, &unavailable) {
 			// A lightweight transaction needs a quorum of the keyspace's
 			// replicas (ReplicationFactor above the number of nodes, as in
 			// a test cluster): read, then write plainly if missing.
-			st.opts.Logger.Warn("cannot record the schema with a lightweight transaction; recording it plainly, so thriftd processes started at the same moment with different schemas could both start",
+			st.logger().Warn("cannot record the schema with a lightweight transaction; recording it plainly, so thriftd processes started at the same moment with different schemas could both start",
 				"keyspace", cqlKS, "err", err)
 			applied, err = st.recordPlainly(ctx, cqlKS, insert, args, row)
 		}
@@ -199,7 +221,7 @@ func (st *Store) recordFamilies(ctx context.Context, s *schema.Schema, ks *schem
 			return nil, fmt.Errorf("record column family %s.%s in %s.%s: %w", ks.Name, n, cqlKS, schemaTable, err)
 		}
 		if applied {
-			st.opts.Logger.Info("new column family", "keyspace", ks.Name, "column_family", n, "table", cqlKS+"."+n)
+			st.logger().Info("new column family", "keyspace", ks.Name, "column_family", n, "table", cqlKS+"."+n)
 			continue
 		}
 		str := func(k string) string { v, _ := row[k].(string); return v }
@@ -212,7 +234,7 @@ func (st *Store) recordFamilies(ctx context.Context, s *schema.Schema, ks *schem
 // recordPlainly reads a column family's record at ONE and writes it when
 // missing; applied reports whether it wrote.
 func (st *Store) recordPlainly(ctx context.Context, cqlKS, insert string, args []any, row map[string]any) (bool, error) {
-	err := st.session.Query(fmt.Sprintf(`SELECT partitioner, column_type, compare_with, compare_subcolumns_with FROM %s.%s WHERE column_family = ?`, quote(cqlKS), schemaTable), args[0]).
+	err := st.schemaQuery(fmt.Sprintf(`SELECT partitioner, column_type, compare_with, compare_subcolumns_with FROM %s.%s WHERE column_family = ?`, quote(cqlKS), schemaTable), args[0]).
 		WithContext(ctx).Consistency(gocql.One).MapScan(row)
 	switch {
 	case err == nil:
@@ -220,13 +242,13 @@ func (st *Store) recordPlainly(ctx context.Context, cqlKS, insert string, args [
 	case !errors.Is(err, gocql.ErrNotFound):
 		return false, err
 	}
-	return true, st.session.Query(insert, args...).WithContext(ctx).Consistency(gocql.One).Exec()
+	return true, st.schemaQuery(insert, args...).WithContext(ctx).Consistency(gocql.One).Exec()
 }
 
 // recorded reads every record of a keyspace's thriftd_schema.
 func (st *Store) recorded(ctx context.Context, cqlKS string) (map[string]storedFamily, error) {
 	out := map[string]storedFamily{}
-	iter := st.session.Query(fmt.Sprintf(`SELECT column_family, partitioner, column_type, compare_with, compare_subcolumns_with FROM %s.%s`, quote(cqlKS), schemaTable)).
+	iter := st.schemaQuery(fmt.Sprintf(`SELECT column_family, partitioner, column_type, compare_with, compare_subcolumns_with FROM %s.%s`, quote(cqlKS), schemaTable)).
 		WithContext(ctx).Consistency(gocql.One).PageSize(pageSize).Iter()
 	var f storedFamily
 	for iter.Scan(&f.name, &f.partitioner, &f.typ, &f.comparator, &f.subComparator) {
@@ -256,13 +278,6 @@ func compareFamily(cqlKS, ks string, stored, want storedFamily) []string {
 		out = append(out, fmt.Sprintf("column family %s was CompareSubcolumnsWith %s and is now %s", where, stored.subComparator, want.subComparator))
 	}
 	return out
-}
-
-func (st *Store) ddl(ctx context.Context, stmt string) error {
-	if err := st.session.Query(stmt).WithContext(ctx).Consistency(gocql.One).Exec(); err != nil {
-		return fmt.Errorf("%s: %w", stmt, err)
-	}
-	return nil
 }
 
 // ddlConcurrency is how many schema statements run at once. A node
@@ -321,7 +336,7 @@ func DropPrefix(ctx context.Context, c Cluster, prefix string) ([]string, error)
 	var ks, table string
 	var drop []string
 	for iter.Scan(&ks, &table) {
-		if table == schemaTable && strings.HasPrefix(ks, prefix) {
+		if (table == schemaTable && strings.HasPrefix(ks, prefix)) || (ks == prefix+catalogKeyspace && table == catalogTable) {
 			drop = append(drop, ks)
 		}
 	}
@@ -337,5 +352,14 @@ func DropPrefix(ctx context.Context, c Cluster, prefix string) ([]string, error)
 	if err := st.ddlAll(ctx, stmts); err != nil {
 		return nil, err
 	}
-	return drop, s.AwaitSchemaAgreement(ctx)
+	return drop, st.waitAgreement(ctx)
+}
+
+// casContended reports whether a lightweight transaction's outcome is
+// unknown because it contended with another (a timeout or an unknown
+// result of the Paxos round).
+func casContended(err error) bool {
+	var unknown *gocql.RequestErrCASWriteUnknown
+	var timeout *gocql.RequestErrWriteTimeout
+	return errors.As(err, &unknown) || (errors.As(err, &timeout) && (timeout.WriteType == "CAS" || timeout.WriteType == "CAS_WRITE_UNKNOWN"))
 }

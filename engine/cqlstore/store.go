@@ -6,6 +6,7 @@
 package cqlstore
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -14,6 +15,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
@@ -173,6 +175,11 @@ type Options struct {
 	// Concurrency bounds the requests one call sends at once (GetMany,
 	// Apply of several rows, Range). Default 16.
 	Concurrency int
+	// Schema, when set, gives the schema to serve from the encoded schema
+	// the cluster records under the prefix (nil when none): Open serves
+	// what it returns instead of the schema it is given, so that a
+	// restarted thriftd serves the column families created at run time.
+	Schema func(recorded []byte) (*schema.Schema, error)
 }
 
 // Store is an engine.Store on a Cassandra cluster.
@@ -181,12 +188,17 @@ type Store struct {
 	opts    Options
 	part    partitioner.Partitioner
 	ordered bool // the cluster is ByteOrdered: key blobs are RowKeys
-	cfs     map[cfName]*family
+	cfs     atomic.Pointer[map[cfName]*family]
 	token   partitioner.Token
 	metrics *metrics // nil when the store only drops a prefix
 
 	mu     sync.RWMutex
 	closed bool
+
+	// schemaMu serializes schema changes and guards catalog and current.
+	schemaMu sync.Mutex
+	catalog  catalogState
+	current  *schema.Schema // the schema served
 }
 
 type cfName struct{ keyspace, name string }
@@ -215,7 +227,7 @@ func Open(ctx context.Context, s *schema.Schema, o Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &Store{session: session, opts: o, part: s.Partitioner, cfs: map[cfName]*family{}, metrics: m}
+	st := &Store{session: session, opts: o, part: s.Partitioner, metrics: m}
 	if err := st.open(ctx, s); err != nil {
 		session.Close()
 		return nil, err
@@ -233,12 +245,30 @@ func (st *Store) open(ctx context.Context, s *schema.Schema) error {
 		return fmt.Errorf("the Cassandra cluster at %s uses %s, which cannot keep rows in the order storage-conf.xml's Partitioner %s promises (that needs %s); use a cluster with %s or change the Partitioner",
 			strings.Join(st.opts.Cluster.Hosts, ","), local.partitioner, s.Partitioner.Name(), want, want)
 	}
+	if err := st.awaitHosts(ctx); err != nil {
+		return err
+	}
 	st.ordered = want == byteOrderedCluster
 	st.token = st.nodeToken(local.tokens)
 	if st.opts.Cluster.LocalDC == "" {
 		st.opts.Cluster.LocalDC = local.dataCenter
 	}
-	return st.ensureSchema(ctx, s)
+	if st.opts.Schema != nil {
+		st.schemaMu.Lock()
+		err := st.readRecord(ctx)
+		recorded := bytes.Clone(st.catalog.encoded)
+		st.schemaMu.Unlock()
+		if err != nil {
+			return err
+		}
+		if s, err = st.opts.Schema(recorded); err != nil {
+			return err
+		}
+		if err := checkNames(s, st.opts.Prefix); err != nil {
+			return err
+		}
+	}
+	return st.settled(ctx, func() error { return st.ensureSchema(ctx, s) })
 }
 
 // Token is a ring token for describe_ring: the contacted node's first
@@ -285,9 +315,18 @@ func (st *Store) Close() error {
 }
 
 func (st *Store) family(keyspace, cf string) (*family, error) {
-	f := st.cfs[cfName{keyspace, cf}]
+	f := (*st.cfs.Load())[cfName{keyspace, cf}]
 	if f == nil {
 		return nil, fmt.Errorf("cqlstore: unknown column family %s.%s", keyspace, cf)
 	}
 	return f, nil
+}
+
+// logger is the store's Logger, or one that discards (a store made only
+// to drop a prefix has none).
+func (st *Store) logger() *slog.Logger {
+	if st.opts.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return st.opts.Logger
 }

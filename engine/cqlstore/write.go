@@ -56,7 +56,7 @@ func (st *Store) applyRow(ctx context.Context, keyspace string, r engine.RowMuta
 		// The common case (insert, remove, a row of one column family)
 		// needs no grouping.
 		f, _ := st.family(keyspace, r.Mutations[0].ColumnFamily)
-		stmts = st.familyStatements(nil, f, st.keyBlob(r.Key), r.Mutations)
+		stmts = st.familyStatements(nil, f, st.keyOf(f, r.Key), r.Mutations)
 	} else {
 		var order []string
 		byCF := map[string][]engine.Mutation{}
@@ -68,7 +68,7 @@ func (st *Store) applyRow(ctx context.Context, keyspace string, r engine.RowMuta
 		}
 		for _, cf := range order {
 			f, _ := st.family(keyspace, cf)
-			stmts = st.familyStatements(stmts, f, st.keyBlob(r.Key), byCF[cf])
+			stmts = st.familyStatements(stmts, f, st.keyOf(f, r.Key), byCF[cf])
 		}
 		families = len(order)
 	}
@@ -110,7 +110,7 @@ func oneFamily(ms []engine.Mutation) bool {
 // mutations of a row. 0.6's reconciliation is Cassandra's own: the
 // higher timestamp wins, a tombstone wins a tie, and between live values
 // the greater value; a deletion shadows writes at or before it.
-func (st *Store) familyStatements(out []statement, f *family, key []byte, muts []engine.Mutation) []statement {
+func (st *Store) familyStatements(out []statement, f *family, key raw, muts []engine.Mutation) []statement {
 	// Of several row deletions only the last counts (0.6 set, rather
 	// than merged, a mutation's row tombstone).
 	rowDel := -1
@@ -138,34 +138,34 @@ func (st *Store) familyStatements(out []statement, f *family, key []byte, muts [
 		if m.Timestamp == math.MinInt64 {
 			continue
 		}
-		var sc, name []byte
+		var sc, name raw
 		if m.SuperColumn != nil {
-			sc = encodeName(f.def.Comparator, m.SuperColumn)
+			sc = f.encode(f.def.Comparator, m.SuperColumn)
 		}
 		if m.Name != nil {
 			c := f.def.Comparator
 			if m.SuperColumn != nil {
 				c = f.def.SubComparator
 			}
-			name = encodeName(c, m.Name)
+			name = f.encode(c, m.Name)
 		}
 		if !m.Delete && m.TTL > 0 {
 			ttl := min(int(m.TTL), maxTTL)
 			ghostTTL, ghostTS = max(ghostTTL, ttl), max(ghostTS, m.Timestamp)
 			if sc == nil {
-				out = append(out, statement{f.cql.insertTTL, []any{key, name, nonNil(m.Value), m.Timestamp, ttl}})
+				out = append(out, statement{f.cql.insertTTL, []any{key, name, raw(nonNil(m.Value)), m.Timestamp, ttl}})
 			} else {
-				out = append(out, statement{f.cql.insertSubTTL, []any{key, sc, name, nonNil(m.Value), m.Timestamp, ttl}})
+				out = append(out, statement{f.cql.insertSubTTL, []any{key, sc, name, raw(nonNil(m.Value)), m.Timestamp, ttl}})
 			}
 			continue
 		}
 		switch {
 		case !m.Delete && sc == nil:
 			out = append(out, statement{f.cql.insert,
-				[]any{key, name, nonNil(m.Value), m.Timestamp}})
+				[]any{key, name, raw(nonNil(m.Value)), m.Timestamp}})
 		case !m.Delete:
 			out = append(out, statement{f.cql.insertSub,
-				[]any{key, sc, name, nonNil(m.Value), m.Timestamp}})
+				[]any{key, sc, name, raw(nonNil(m.Value)), m.Timestamp}})
 		case sc == nil && name == nil:
 			out = append(out, statement{f.cql.deleteRow, []any{m.Timestamp, key}})
 		case name == nil:
@@ -176,7 +176,7 @@ func (st *Store) familyStatements(out []statement, f *family, key []byte, muts [
 			out = append(out, statement{f.cql.deleteSub, []any{m.Timestamp, key, sc, name}})
 		}
 	}
-	if deleted && st.opts.GCGraceSeconds > 0 {
+	if deleted && f.ghost && st.opts.GCGraceSeconds > 0 {
 		// The range ghost marker, just after the latest deletion so that
 		// a row deletion does not shadow it, expiring when 0.6 would
 		// purge the tombstone.
@@ -187,7 +187,7 @@ func (st *Store) familyStatements(out []statement, f *family, key []byte, muts [
 		out = append(out, statement{f.cql.ghost,
 			[]any{min(st.opts.GCGraceSeconds, maxTTL), ts, []byte{}, key}})
 	}
-	if ghostTTL > 0 && !deleted {
+	if ghostTTL > 0 && !deleted && f.ghost {
 		// An expired column leaves the row in range reads until its
 		// tombstone would be purged.
 		out = append(out, statement{f.cql.ghost,

@@ -1,0 +1,257 @@
+package cqlstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"strings"
+	"testing"
+	"time"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+
+	"github.com/thriftd/thriftd/engine"
+	"github.com/thriftd/thriftd/engine/comparator"
+	"github.com/thriftd/thriftd/engine/storetest"
+	"github.com/thriftd/thriftd/schema"
+)
+
+// with19 is base plus keyspace ks holding the given 19.x column families.
+func with19(base *schema.Schema, ks string, cfs ...*schema.ColumnFamily) *schema.Schema {
+	next := *base
+	next.Keyspaces = maps.Clone(base.Keyspaces)
+	k := &schema.Keyspace{Name: ks, ReplicationFactor: 1, ColumnFamilies: map[string]*schema.ColumnFamily{},
+		Options: schema.StrategyOf19("org.apache.cassandra.locator.SimpleStrategy", 1)}
+	for _, cf := range cfs {
+		c := *cf
+		c.Keyspace = ks
+		k.ColumnFamilies[c.Name] = &c
+	}
+	next.Keyspaces[ks] = k
+	return &next
+}
+
+func without(base *schema.Schema, ks string) *schema.Schema {
+	next := *base
+	next.Keyspaces = maps.Clone(base.Keyspaces)
+	delete(next.Keyspaces, ks)
+	return &next
+}
+
+func cmp(t testing.TB, class string) comparator.Comparator {
+	t.Helper()
+	c, err := comparator.Lookup(class)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// dynamic is a 19.x Standard column family.
+func dynamic(t testing.TB, name, key, comparatorClass, value string) *schema.ColumnFamily {
+	return &schema.ColumnFamily{Name: name, Comparator: cmp(t, comparatorClass),
+		KeyValidator: cmp(t, key), DefaultValidator: cmp(t, value), Options: schema.DefaultFamilyOptions()}
+}
+
+// openAnother opens a second store (a second thriftd) on o's prefix.
+func openAnother(t testing.TB, s *schema.Schema, o Options) *Store {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	st, err := Open(ctx, s, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func change(t testing.TB, st *Store, next *schema.Schema, encoded string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if err := st.ChangeSchema(ctx, next, []byte(encoded)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func apply(t testing.TB, st *Store, ks string, rows ...engine.RowMutation) {
+	t.Helper()
+	if err := st.Apply(context.Background(), ks, rows); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func stored(t testing.TB, st *Store) string {
+	t.Helper()
+	b, err := st.StoredSchema(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b == nil {
+		return "<nil>"
+	}
+	return string(b)
+}
+
+// TestSchemaChangesAcrossTwoStores is two thriftd processes on one
+// prefix: each reads what the other records, follows its changes, and a
+// stale change is refused.
+func TestSchemaChangesAcrossTwoStores(t *testing.T) {
+	base := storetest.TestSchema(t, "RandomPartitioner")
+	a, o := openFresh(t, base, 864000)
+	b := openAnother(t, base, o)
+	if got := stored(t, a); got != "<nil>" {
+		t.Fatalf("a new prefix records %q", got)
+	}
+	dyn := dynamic(t, "Dyn", "UTF8Type", "UTF8Type", "LongType")
+	s1 := with19(base, "KS19", dyn)
+	change(t, a, s1, "v1")
+	if got := stored(t, b); got != "v1" {
+		t.Fatalf("the other store reads %q, want v1", got)
+	}
+	// b follows: the same bytes record nothing and serve s1.
+	change(t, b, s1, "v1")
+	apply(t, b, "KS19", engine.RowMutation{Key: "k", Mutations: []engine.Mutation{
+		{ColumnFamily: "Dyn", Name: []byte("n"), Value: storetest.Long(7), Timestamp: 1}}})
+	row, err := a.Get(context.Background(), "KS19", "k", engine.Query{ColumnFamily: "Dyn", Predicate: storetest.All(10)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(row.Columns) != 1 || string(row.Columns[0].Name) != "n" || string(row.Columns[0].Value) != string(storetest.Long(7)) {
+		t.Fatalf("a reads %+v of what b wrote", row)
+	}
+
+	// a changes again; b, which has not read it, is refused.
+	s2 := with19(s1, "KS19b", dynamic(t, "Other", "BytesType", "BytesType", "BytesType"))
+	change(t, a, s2, "v2")
+	err = b.ChangeSchema(context.Background(), with19(s1, "KS19c"), []byte("v3"))
+	if err == nil || !strings.Contains(err.Error(), "changed by another thriftd") {
+		t.Fatalf("a stale change: %v", err)
+	}
+	if got := stored(t, b); got != "v2" {
+		t.Fatalf("b reads %q, want v2", got)
+	}
+
+	// b drops Dyn (its keyspace), then creates it again: empty.
+	change(t, b, without(s2, "KS19"), "v3")
+	if _, err := a.Get(context.Background(), "KS19", "k", engine.Query{ColumnFamily: "Dyn", Predicate: storetest.All(10)}); err == nil {
+		// a still serves s2 until its catalog tells it; the table is gone.
+		t.Log("a's read of a dropped family did not fail")
+	}
+	if got := stored(t, a); got != "v3" {
+		t.Fatalf("a reads %q, want v3", got)
+	}
+	change(t, a, s2, "v4")
+	row, err = a.Get(context.Background(), "KS19", "k", engine.Query{ColumnFamily: "Dyn", Predicate: storetest.All(10)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(row.Columns) != 0 {
+		t.Fatalf("a family created again after a drop holds %+v", row)
+	}
+	v, err := a.SchemaVersions(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v) != 1 || v[unreachable] != nil {
+		t.Fatalf("schema versions after a change: %v", v)
+	}
+	for _, nodes := range v {
+		if want := strings.Split(o.Cluster.Hosts[0], ":")[0]; len(nodes) != 1 || nodes[0] != want {
+			t.Fatalf("schema versions name %v, want [%s]", nodes, want)
+		}
+	}
+}
+
+// TestDropFamilyKeepsTheOthers drops one column family of a keyspace, and
+// a family of the same name created later starts empty.
+func TestDropFamilyKeepsTheOthers(t *testing.T) {
+	base := storetest.TestSchema(t, "RandomPartitioner")
+	st, _ := openFresh(t, base, 864000)
+	one, two := dynamic(t, "One", "BytesType", "BytesType", "BytesType"), dynamic(t, "Two", "BytesType", "BytesType", "BytesType")
+	change(t, st, with19(base, "K", one, two), "1")
+	put := func(cf string) {
+		apply(t, st, "K", engine.RowMutation{Key: "k", Mutations: []engine.Mutation{{ColumnFamily: cf, Name: []byte("c"), Value: []byte("v"), Timestamp: 1}}})
+	}
+	put("One")
+	put("Two")
+	storetest.Apply(t, st, storetest.Put("Standard1", "k", "c", "v", 1))
+	change(t, st, with19(base, "K", one), "2")
+	if _, err := st.Get(context.Background(), "K", "k", engine.Query{ColumnFamily: "Two", Predicate: storetest.All(10)}); err == nil {
+		t.Fatal("a dropped family is still served")
+	}
+	storetest.Expect(t, storetest.Get(t, st, "Standard1", "k", nil, storetest.All(10)), "c=v@1")
+	got := func(cf string) int {
+		row, err := st.Get(context.Background(), "K", "k", engine.Query{ColumnFamily: cf, Predicate: storetest.All(10)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(row.Columns)
+	}
+	if got("One") != 1 {
+		t.Fatal("the family kept lost its data")
+	}
+	change(t, st, with19(base, "K", one, two), "3")
+	if n := got("Two"); n != 0 {
+		t.Fatalf("a family created again holds %d columns", n)
+	}
+}
+
+// TestTruncate empties a family: what was written before is gone, later
+// writes are kept even with older timestamps.
+func TestTruncate(t *testing.T) {
+	base := storetest.TestSchema(t, "RandomPartitioner")
+	st, _ := openFresh(t, base, 864000)
+	storetest.Apply(t, st, storetest.Put("Standard1", "k", "a", "1", 100), storetest.Put("Standard2", "k", "a", "1", 100))
+	if err := st.Truncate(context.Background(), storetest.Keyspace, "Standard1"); err != nil {
+		t.Fatal(err)
+	}
+	storetest.Expect(t, storetest.Get(t, st, "Standard1", "k", nil, storetest.All(10)), "")
+	storetest.Expect(t, storetest.Get(t, st, "Standard2", "k", nil, storetest.All(10)), "a=1@100")
+	storetest.Apply(t, st, storetest.Put("Standard1", "k", "b", "2", 50))
+	storetest.Expect(t, storetest.Get(t, st, "Standard1", "k", nil, storetest.All(10)), "b=2@50")
+}
+
+// TestSchemaVersionsReportsADownNode stops nothing: it points the store
+// at a node, then asks for the versions through a session whose host list
+// holds an address nothing listens on, which must be UNREACHABLE.
+func TestSchemaVersionsOfOneNode(t *testing.T) {
+	base := storetest.TestSchema(t, "RandomPartitioner")
+	st, _ := openFresh(t, base, 864000)
+	v, err := st.SchemaVersions(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var live string
+	for k := range v {
+		live = k
+	}
+	if _, err := gocql.ParseUUID(live); len(v) != 1 || err != nil {
+		t.Fatalf("versions %v", v)
+	}
+	// The version is the node's own.
+	var want gocql.UUID
+	if err := st.session.Query(`SELECT schema_version FROM system.local`).Scan(&want); err != nil {
+		t.Fatal(err)
+	}
+	if live != want.String() {
+		t.Fatalf("version %s, the node says %s", live, want)
+	}
+}
+
+func TestRetryableDDL(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want bool
+	}{
+		{errors.New("java.lang.IllegalArgumentException: Unknown CF 1234"), true},
+		{fmt.Errorf("x: %w", context.Canceled), false},
+		{gocql.ErrNoConnections, true},
+	} {
+		if got := retryableDDL(c.err); got != c.want {
+			t.Errorf("retryableDDL(%v) = %v", c.err, got)
+		}
+	}
+}

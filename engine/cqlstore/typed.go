@@ -1,0 +1,173 @@
+package cqlstore
+
+import (
+	"strconv"
+	"strings"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+
+	"github.com/thriftd/thriftd/engine/comparator"
+	"github.com/thriftd/thriftd/schema"
+)
+
+// The 19.x layout. A Standard column family created through the 19.x API
+// (ChangeSchema) is the table Cassandra 4.0's ALTER TABLE ... DROP COMPACT
+// STORAGE leaves of a Thrift column family, so that a CQL application reads
+// it as it reads an upgraded one:
+//
+//	key K, column1 C, value V, PRIMARY KEY (key, column1)
+//
+// K is the key validator's CQL type, C the comparator's and V the default
+// validator's (cqlType). Where the CQL type of the comparator does not
+// order names as Cassandra 1.2 did, or does not accept every name 1.2
+// accepts (nameTypes, measured by TestComparatorOrderOnTheCluster), column1
+// is a blob holding the comparator's order-preserving encoding instead, as
+// in the 0.6 layout. No range ghost marker is kept: the table has exactly
+// the upgraded columns (docs/cassandra.md, "The 19.x layout").
+//
+// A Super column family keeps the 0.6 layout: the upgraded one has a
+// column named "" (a map of subcolumns), which Cassandra 5's CQL refuses to
+// create.
+//
+// Every name, key and value is bound and read as the bytes the Thrift
+// client sent (raw), whatever the column's CQL type: the cluster checks
+// them against the type, and the handler has already checked them against
+// the 19.x validator.
+
+const marshalPackage = "org.apache.cassandra.db.marshal."
+
+// nativeTypes maps a marshal class to the CQL type of the same name and
+// the same bytes (Cassandra's own AbstractType.asCQL3Type).
+var nativeTypes = map[string]string{
+	"BytesType":         "blob",
+	"AsciiType":         "ascii",
+	"UTF8Type":          "text",
+	"LongType":          "bigint",
+	"IntegerType":       "varint",
+	"DecimalType":       "decimal",
+	"BooleanType":       "boolean",
+	"DateType":          "timestamp",
+	"TimestampType":     "timestamp",
+	"DoubleType":        "double",
+	"FloatType":         "float",
+	"Int32Type":         "int",
+	"InetAddressType":   "inet",
+	"UUIDType":          "uuid",
+	"TimeUUIDType":      "timeuuid",
+	"CounterColumnType": "counter",
+	// Cassandra 5 still has the class, with 1.2's order; CQL names it as
+	// a custom type.
+	"LexicalUUIDType": "'org.apache.cassandra.db.marshal.LexicalUUIDType'",
+}
+
+// nameTypes are the comparators whose CQL type, as a clustering column,
+// orders names as Cassandra 1.2 did and accepts every name 1.2 accepts;
+// TestComparatorOrderOnTheCluster measures each on a real node (the
+// figures are in docs/cassandra.md). Every other comparator's names are
+// stored as a blob of its order-preserving encoding: DateType (1.2 orders
+// dates as unsigned bytes, CQL's timestamp as signed numbers),
+// BooleanType (CQL's boolean makes every non-zero byte one name),
+// DecimalType (CQL's decimal refuses names of 1 to 3 bytes that 1.2
+// accepts), CounterColumnType (no clustering type), and the composite,
+// reversed and custom types.
+var nameTypes = map[string]bool{
+	"BytesType":       true,
+	"AsciiType":       true,
+	"UTF8Type":        true,
+	"LongType":        true,
+	"Int32Type":       true,
+	"IntegerType":     true,
+	"TimestampType":   true,
+	"DoubleType":      true,
+	"FloatType":       true,
+	"InetAddressType": true,
+	"UUIDType":        true,
+	"TimeUUIDType":    true,
+	"LexicalUUIDType": true,
+}
+
+// valueRefused are the classes whose CQL type refuses values that 1.2's
+// validator accepts, so that their values are stored as blobs.
+var valueRefused = map[string]bool{"DecimalType": true}
+
+// cqlType is the CQL type holding c's values: its native type, or blob.
+func cqlType(c comparator.Comparator) string {
+	if c == nil {
+		return "blob"
+	}
+	class := strings.TrimPrefix(c.Name(), marshalPackage)
+	if t, ok := nativeTypes[class]; ok && !valueRefused[class] {
+		return t
+	}
+	return "blob"
+}
+
+// nameType is the CQL type of column1 for comparator c.
+func nameType(c comparator.Comparator) string {
+	if _, old := c.(comparator.TimeUUIDType); old {
+		// 0.6's TimeUUIDType breaks ties of equal timestamps by unsigned
+		// bytes; 1.2's (comparator.Parse) and CQL's timeuuid by signed ones.
+		return "blob"
+	}
+	if nameTypes[strings.TrimPrefix(c.Name(), marshalPackage)] {
+		return cqlType(c)
+	}
+	return "blob"
+}
+
+// keyType is the CQL type of the key column of a 19.x table: the key
+// validator's, where the stored key is the row key itself (keyBlob is the
+// identity), else blob.
+func (st *Store) keyType(def *schema.ColumnFamily) string {
+	if st.keyIsTransformed() {
+		return "blob"
+	}
+	t := cqlType(def.KeyValidator)
+	if t == "counter" {
+		return "blob"
+	}
+	return t
+}
+
+// keyIsTransformed reports whether keyBlob stores another form of the key
+// than its bytes (Collating and OrderPreserving partitioners).
+func (st *Store) keyIsTransformed() bool {
+	return (st.ordered && !st.rawKeyOrder()) || st.javaOrder()
+}
+
+// typedTable is the CREATE TABLE of a 19.x Standard column family.
+func (st *Store) typedTable(cqlKS string, def *schema.ColumnFamily) string {
+	value := cqlType(def.DefaultValidator)
+	return `CREATE TABLE IF NOT EXISTS ` + quote(cqlKS) + `.` + quote(def.Name) +
+		` (key ` + st.keyType(def) + `, column1 ` + nameType(def.Comparator) + `, value ` + value +
+		`, PRIMARY KEY (key, column1)) WITH gc_grace_seconds = ` + itoa(st.gcGrace(def)) +
+		` AND comment = ` + quoteString("thriftd: 19.x "+def.Type()+" column family "+def.Keyspace+"."+def.Name)
+}
+
+// gcGrace is a family's gc_grace_seconds: its own, else the store's.
+func (st *Store) gcGrace(def *schema.ColumnFamily) int {
+	if def.GCGraceSeconds > 0 {
+		return int(def.GCGraceSeconds)
+	}
+	return st.opts.GCGraceSeconds
+}
+
+// raw is a name, key or value bound and read as its bytes, whatever the
+// column's CQL type. nil is CQL null; an empty non-nil raw is the empty
+// value.
+type raw []byte
+
+// MarshalCQL implements gocql.Marshaler.
+func (r raw) MarshalCQL(gocql.TypeInfo) ([]byte, error) { return []byte(r), nil }
+
+// UnmarshalCQL implements gocql.Unmarshaler with a copy of data.
+func (r *raw) UnmarshalCQL(_ gocql.TypeInfo, data []byte) error {
+	if data == nil {
+		*r = nil
+		return nil
+	}
+	*r = append(make(raw, 0, len(data)), data...)
+	return nil
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,197 @@
+package cqlstore
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+
+	"github.com/thriftd/thriftd/engine"
+	"github.com/thriftd/thriftd/engine/storetest"
+)
+
+// columnTypes reads a table's columns as CQL describes them: name type
+// kind [order], sorted by name.
+func columnTypes(t *testing.T, s *gocql.Session, ks, table string) string {
+	t.Helper()
+	iter := s.Query(`SELECT column_name, type, kind, clustering_order FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ?`, ks, table).Iter()
+	var name, typ, kind, order string
+	var out []string
+	for iter.Scan(&name, &typ, &kind, &order) {
+		col := name + " " + typ + " " + kind
+		if order != "none" {
+			col += " " + order
+		}
+		out = append(out, col)
+	}
+	if err := iter.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(out, ", ")
+}
+
+// TestTypedLayoutReadByCQL creates 19.x column families through
+// ChangeSchema, writes through the store and reads the same rows with
+// plain CQL in their CQL types, then writes with plain CQL and reads
+// through the store.
+func TestTypedLayoutReadByCQL(t *testing.T) {
+	base := storetest.TestSchema(t, "RandomPartitioner")
+	st, o := openFresh(t, base, 864000)
+	sup := dynamic(t, "Sup", "BytesType", "UTF8Type", "BytesType")
+	sup.Super, sup.SubComparator = true, cmp(t, "LongType")
+	next := with19(base, "T",
+		dynamic(t, "Utf8Long", "UTF8Type", "UTF8Type", "LongType"),
+		dynamic(t, "LongBytes", "LongType", "LongType", "BytesType"),
+		dynamic(t, "Lex", "BytesType", "LexicalUUIDType", "AsciiType"),
+		dynamic(t, "Time", "AsciiType", "TimeUUIDType", "UTF8Type"),
+		sup)
+	change(t, st, next, "1")
+	ks := keyspaceName(o.Prefix, "T")
+	for table, want := range map[string]string{
+		"Utf8Long":  "column1 text clustering asc, key text partition_key, value bigint regular",
+		"LongBytes": "column1 bigint clustering asc, key bigint partition_key, value blob regular",
+		"Lex":       "column1 'org.apache.cassandra.db.marshal.LexicalUUIDType' clustering asc, key blob partition_key, value ascii regular",
+		"Time":      "column1 blob clustering asc, key ascii partition_key, value text regular",
+		"Sup":       "column1 blob clustering asc, ghost blob static, key blob partition_key, super_column blob clustering asc, value blob regular",
+	} {
+		if got := columnTypes(t, st.session, ks, table); got != want {
+			t.Errorf("%s: columns\n %s\nwant\n %s", table, got, want)
+		}
+	}
+
+	ctx := context.Background()
+	put := func(cf, key string, name, value []byte, ts int64, ttl int32) {
+		t.Helper()
+		apply(t, st, "T", engine.RowMutation{Key: key, Mutations: []engine.Mutation{
+			{ColumnFamily: cf, Name: name, Value: value, Timestamp: ts, TTL: ttl}}})
+	}
+	// Through the store, read by CQL.
+	put("Utf8Long", "row é", []byte("b"), storetest.Long(-5), 10, 0)
+	put("Utf8Long", "row é", []byte("a"), storetest.Long(7), 11, 3600)
+	iter := st.session.Query(`SELECT key, column1, value, writetime(value), ttl(value) FROM ` + quote(ks) + `."Utf8Long"`).Iter()
+	var got []string
+	var key, name string
+	var value, wt int64
+	var ttl *int
+	for iter.Scan(&key, &name, &value, &wt, &ttl) {
+		line := fmt.Sprintf("%s/%s=%d@%d", key, name, value, wt)
+		if ttl != nil && *ttl > 3500 && *ttl <= 3600 {
+			line += " ttl"
+		}
+		got = append(got, line)
+		ttl = nil
+	}
+	if err := iter.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if g := strings.Join(got, " "); g != "row é/a=7@11 ttl row é/b=-5@10" {
+		t.Errorf("CQL reads %q", g)
+	}
+
+	// LongType names in signed order, written by CQL, read by the store.
+	for i, n := range []int64{5, -3, 1 << 40, -(1 << 40), 0} {
+		err := st.session.Query(`INSERT INTO `+quote(ks)+`."LongBytes" (key, column1, value) VALUES (?, ?, ?) USING TIMESTAMP ?`,
+			int64(42), n, []byte(fmt.Sprint("v", n)), int64(100+i)).Exec()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	rowKey := string(storetest.Long(42))
+	read := func(p engine.Predicate) string {
+		t.Helper()
+		row, err := st.Get(ctx, "T", rowKey, engine.Query{ColumnFamily: "LongBytes", Predicate: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, c := range row.Columns {
+			out = append(out, fmt.Sprintf("%d=%s@%d", int64(beUint64(c.Name)), c.Value, c.Timestamp))
+		}
+		return strings.Join(out, " ")
+	}
+	if g := read(storetest.All(10)); g != "-1099511627776=v-1099511627776@103 -3=v-3@101 0=v0@104 5=v5@100 1099511627776=v1099511627776@102" {
+		t.Errorf("the store reads %q", g)
+	}
+	if g := read(engine.Predicate{Start: storetest.Long(5), Finish: storetest.Long(-3), Reversed: true, Count: 10}); g != "5=v5@100 0=v0@104 -3=v-3@101" {
+		t.Errorf("reversed slice: %q", g)
+	}
+	if g := read(engine.Predicate{Names: [][]byte{storetest.Long(0), storetest.Long(-3), storetest.Long(9)}}); g != "-3=v-3@101 0=v0@104" {
+		t.Errorf("names: %q", g)
+	}
+	n, err := st.Count(ctx, "T", rowKey, "LongBytes", nil)
+	if err != nil || n != 5 {
+		t.Errorf("count %d, %v", n, err)
+	}
+	// A range read walks the typed keys.
+	rows, err := st.Range(ctx, "T", engine.Bounds{}, engine.Query{ColumnFamily: "LongBytes", Predicate: storetest.All(1)}, 10)
+	if err != nil || len(rows) != 1 || rows[0].Key != rowKey || len(rows[0].Columns) != 1 {
+		t.Errorf("range: %+v, %v", rows, err)
+	}
+
+	// LexicalUUIDType names by CQL's custom type; TimeUUIDType names as
+	// encoded blobs; both read back through the store in order.
+	lo := []byte{0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1} // negative msb: first
+	hi := []byte{0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}
+	put("Lex", "k", hi, []byte("high"), 1, 0)
+	put("Lex", "k", lo, []byte("low"), 1, 0)
+	var lex []string
+	iter = st.session.Query(`SELECT column1, value FROM `+quote(ks)+`."Lex" WHERE key = ?`, []byte("k")).Iter()
+	var lexName raw
+	var lexValue string
+	for iter.Scan(&lexName, &lexValue) {
+		lex = append(lex, fmt.Sprintf("%x=%s", []byte(lexName), lexValue))
+	}
+	if err := iter.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if g := strings.Join(lex, " "); g != fmt.Sprintf("%x=low %x=high", lo, hi) {
+		t.Errorf("CQL reads Lex %q", g)
+	}
+	u1 := []byte{0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x11, 0x08, 0x80, 0x00, 0x80, 0, 0, 0, 0, 0}
+	u2 := []byte{0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x11, 0x08, 0x80, 0x00, 0x00, 0, 0, 0, 0, 0}
+	put("Time", "k", u1, []byte("one"), 1, 0)
+	put("Time", "k", u2, []byte("two"), 1, 0)
+	row, err := st.Get(ctx, "T", "k", engine.Query{ColumnFamily: "Time", Predicate: storetest.All(10)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(row.Columns) != 2 || string(row.Columns[0].Value) != "two" || string(row.Columns[1].Value) != "one" {
+		t.Errorf("Time reads %+v", row.Columns)
+	}
+	var v string
+	if err := st.session.Query(`SELECT value FROM ` + quote(ks) + `."Time" WHERE key = 'k' LIMIT 1`).Scan(&v); err != nil || v != "two" {
+		t.Errorf("CQL reads Time's value %q, %v", v, err)
+	}
+
+	// A super family keeps the 0.6 layout, and works.
+	apply(t, st, "T", engine.RowMutation{Key: "k", Mutations: []engine.Mutation{
+		{ColumnFamily: "Sup", SuperColumn: []byte("sc"), Name: storetest.Long(1), Value: []byte("x"), Timestamp: 1}}})
+	row, err = st.Get(ctx, "T", "k", engine.Query{ColumnFamily: "Sup", Predicate: storetest.All(10)})
+	if err != nil || len(row.SuperColumns) != 1 || len(row.SuperColumns[0].Columns) != 1 {
+		t.Errorf("super: %+v, %v", row, err)
+	}
+
+	// A second store opened on the prefix serves each family in the
+	// layout its table has.
+	other := openAnother(t, base, o)
+	change(t, other, next, "1")
+	if g := func() string {
+		row, err := other.Get(ctx, "T", rowKey, engine.Query{ColumnFamily: "LongBytes", Predicate: storetest.All(2)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprintf("%d", len(row.Columns))
+	}(); g != "2" {
+		t.Errorf("the second store reads %s columns", g)
+	}
+}
+
+func beUint64(b []byte) uint64 {
+	var v uint64
+	for _, c := range b {
+		v = v<<8 | uint64(c)
+	}
+	return v
+}
