@@ -309,3 +309,58 @@ func TestCopyFromCassandra12OntoCassandraStore(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCopyFromCassandra12 loads the real Cassandra 1.2.19 node with
+// rows of 100 columns of 32-byte values (THRIFTD_COPY_BENCH_ROWS rows,
+// 2,000 by default) and times thriftd-tool copy from it into thriftd on
+// LevelDB, reporting rows/s and columns/s (docs/migration.md#speed).
+func BenchmarkCopyFromCassandra12(b *testing.B) {
+	rows := 2000
+	if v := os.Getenv("THRIFTD_COPY_BENCH_ROWS"); v != "" {
+		fmt.Sscan(v, &rows)
+	}
+	ref := testenv.Reference(b, "1.2", "random")
+	ks := fmt.Sprintf("CopyBench_%d", time.Now().UnixNano()%1e12)
+	c := transfertest.Dial19(b, ref)
+	str := func(s string) *string { return &s }
+	def := &cassandra19.CfDef{Keyspace: ks, Name: "Data", ColumnType: "Standard", ComparatorType: "BytesType", DefaultValidationClass: str("BytesType"), Caching: "KEYS_ONLY"}
+	if _, err := c.SystemAddKeyspace(context.Background(), &cassandra19.KsDef{Name: ks, StrategyClass: "SimpleStrategy", StrategyOptions: map[string]string{"replication_factor": "1"}, CfDefs: []*cassandra19.CfDef{def}}); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { transfertest.Dial19(b, ref).SystemDropKeyspace(context.Background(), ks) })
+	if err := c.SetKeyspace(context.Background(), ks); err != nil {
+		b.Fatal(err)
+	}
+	value := bytes.Repeat([]byte("x"), 32)
+	ts := time.Now().UnixMicro()
+	for i := 0; i < rows; i += 10 {
+		m := map[string]map[string][]*cassandra19.Mutation{}
+		for r := i; r < min(i+10, rows); r++ {
+			var muts []*cassandra19.Mutation
+			for j := range 100 {
+				muts = append(muts, &cassandra19.Mutation{ColumnOrSupercolumn: &cassandra19.ColumnOrSuperColumn{Column: &cassandra19.Column{Name: fmt.Appendf(nil, "c%03d", j), Value: value, Timestamp: &ts}}})
+			}
+			m[fmt.Sprintf("row%08d", r)] = map[string][]*cassandra19.Mutation{"Data": muts}
+		}
+		if err := c.BatchMutate(context.Background(), m, cassandra19.ConsistencyLevel_ONE); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	var elapsed time.Duration
+	for range b.N {
+		b.StopTimer()
+		dst := testenv.NewNode(b, thriftdBin, transfertest.Config(b, b.TempDir(), "RandomPartitioner"), "-api", "auto")
+		dst.Start()
+		b.StartTimer()
+		t0 := time.Now()
+		cmd := exec.Command(toolBin, "copy", "--from", ref, "--to", dst.Addr, "--keyspace", ks, "--progress", "off")
+		cmd.Dir = b.TempDir()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("%v\n%s", err, out)
+		}
+		elapsed += time.Since(t0)
+	}
+	b.ReportMetric(float64(rows*b.N)/elapsed.Seconds(), "rows/s")
+	b.ReportMetric(float64(rows*100*b.N)/elapsed.Seconds(), "columns/s")
+}
