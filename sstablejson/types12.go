@@ -22,11 +22,20 @@ import (
 // fromString. TypeString and TypeFromString are those two for 1.2's
 // types, by class name as describe_keyspace gives it.
 
-// TypeString is 1.2's getString of b under the type named class.
+// TypeString is 1.2's getString of b under the type named class, but
+// for DateType and TimestampType, whose getString drops the milliseconds:
+// their values are written as milliseconds since the epoch, which 1.2's
+// fromString reads as well.
 func TypeString(class string, b []byte) (string, error) {
 	t, err := comparator.Parse(class)
 	if err != nil {
 		return "", err
+	}
+	switch strings.TrimPrefix(t.Name(), marshal) {
+	case "DateType", "TimestampType":
+		if len(b) == 8 {
+			return strconv.FormatInt(int64(binary.BigEndian.Uint64(b)), 10), nil
+		}
 	}
 	if s, ok := t.(interface{ String([]byte) string }); ok {
 		return s.String(b), nil

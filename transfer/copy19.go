@@ -259,11 +259,14 @@ func sameShape19(src, dst *cassandra19.CfDef, dstAddr string) error {
 // paged with get_range_slices from the last key read (start keys compare
 // by token, so this walks the ring in order under every partitioner);
 // rows that fill a page are read on with get_slice from their last name.
-func scan19(stop context.Context, c *conn19, o *Options, fam family19, after []byte, skip bool, sink *copySink19) error {
+func scan19(stop context.Context, c *conn19, o *Options, fam family19, after []byte, skip bool, sink rowSink19) error {
 	ctx := context.Background()
 	parent := &cassandra19.ColumnParent{ColumnFamily: fam.def.Name}
 	cl := cassandra19.ConsistencyLevel(o.Consistency)
 	start := after
+	if start == nil {
+		start = []byte{} // set: the range starts at the first key
+	}
 	for {
 		count := int32(o.PageRows)
 		if skip {
@@ -307,8 +310,15 @@ func itemName19(c *cassandra19.ColumnOrSuperColumn) []byte {
 	return nil
 }
 
-func readRow19(ctx context.Context, c *conn19, o *Options, fam family19, ks *cassandra19.KeySlice, sink *copySink19) error {
-	if err := sink.w.beginRow(string(ks.Key)); err != nil {
+// rowSink19 is rowSink for the 19.x API, whose keys are bytes.
+type rowSink19 interface {
+	beginRow(key []byte) error
+	items(page []*cassandra19.ColumnOrSuperColumn) error
+	endRow() error
+}
+
+func readRow19(ctx context.Context, c *conn19, o *Options, fam family19, ks *cassandra19.KeySlice, sink rowSink19) error {
+	if err := sink.beginRow(ks.Key); err != nil {
 		return err
 	}
 	page := ks.Columns
@@ -337,7 +347,7 @@ func readRow19(ctx context.Context, c *conn19, o *Options, fam family19, ks *cas
 		}
 		page = next
 	}
-	return sink.w.endRow()
+	return sink.endRow()
 }
 
 // copySink19 turns what a 19.x read returns into mutations of a 19.x
@@ -389,6 +399,9 @@ func remainingTTL(ttl int32, ts int64, now time.Time) int32 {
 	return int32(max(1, min(left, int64(ttl))))
 }
 
+func (s *copySink19) beginRow(key []byte) error { return s.w.beginRow(string(key)) }
+func (s *copySink19) endRow() error             { return s.w.endRow() }
+
 func (s *copySink19) column(c *cassandra19.Column, now time.Time) *cassandra19.Column {
 	if c.TTL == nil || *c.TTL <= 0 {
 		return c
@@ -432,3 +445,5 @@ func (s *copySink19) items(page []*cassandra19.ColumnOrSuperColumn) error {
 	}
 	return nil
 }
+
+func (f family19) super() bool { return f.def.ColumnType == "Super" }
