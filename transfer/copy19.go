@@ -13,7 +13,7 @@ import (
 	"github.com/thriftd/thriftd/gen-go/cassandra19"
 )
 
-// Family19 is a column family of a 19.x source, as describe_keyspace
+// family19 is a column family of a 19.x source, as describe_keyspace
 // reports it.
 type family19 struct {
 	def *cassandra19.CfDef
