@@ -1,12 +1,17 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -173,5 +178,81 @@ func TestExportImport12FromCassandra12(t *testing.T) {
 	}
 	if n < 15 {
 		t.Fatalf("only %d families compared", n)
+	}
+}
+
+// An import of a 1.x file stopped by SIGINT resumes where it stopped and
+// ends with every column of the file.
+func TestImport12InterruptedResumes(t *testing.T) {
+	dst := node19(t)
+	c := transfertest.Dial19(t, dst.Addr)
+	str := func(s string) *string { return &s }
+	ks := &cassandra19.KsDef{Name: "Imp12", StrategyClass: "SimpleStrategy", StrategyOptions: map[string]string{"replication_factor": "1"},
+		CfDefs: []*cassandra19.CfDef{{Keyspace: "Imp12", Name: "Data", ColumnType: "Standard", ComparatorType: "LongType", DefaultValidationClass: str("UTF8Type"), Caching: "KEYS_ONLY"}}}
+	if _, err := c.SystemAddKeyspace(context.Background(), ks); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "Data.json")
+	fh, err := os.Create(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := sstablejson.NewWriter12(fh, false)
+	const rows, cols = 3000, 5
+	for i := range rows {
+		w.BeginRow([]byte(transfertest.Key(i)))
+		for j := range cols {
+			w.Column(strconv.Itoa(j-2), "é "+strconv.Itoa(i*j), int64(i), 0, 0)
+		}
+		w.EndRow()
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	fh.Close()
+	args := []string{"import", "--server", dst.Addr, "--keyspace", "Imp12", "--cf", "Data", "--workers", "1", "--batch-size", "5",
+		"--progress", "log", "--progress-interval", "50ms", file}
+	cmd := exec.Command(toolBin, args...)
+	cmd.Dir = dir
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	sc := bufio.NewScanner(stderr)
+	signalled := false
+	for sc.Scan() {
+		line := sc.Text()
+		log.WriteString(line + "\n")
+		if !signalled && strings.Contains(line, "msg=progress") && !strings.Contains(line, " rows=0 ") {
+			cmd.Process.Signal(syscall.SIGINT)
+			signalled = true
+		}
+	}
+	cmd.Wait()
+	if !signalled || cmd.ProcessState.ExitCode() != 130 {
+		t.Fatalf("exit %d, signalled %v:\n%s", cmd.ProcessState.ExitCode(), signalled, log.String())
+	}
+	out, errOut, code := tool(t, dir, append(args, "--resume")...)
+	if code != 0 || !strings.Contains(out, "(resumed)") {
+		t.Fatalf("resume: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if err := c.SetKeyspace(context.Background(), "Imp12"); err != nil {
+		t.Fatal(err)
+	}
+	got := transfertest.Dump19(t, c, "Data")
+	if len(got) != rows*cols {
+		t.Fatalf("%d columns after resuming, want %d", len(got), rows*cols)
+	}
+	for _, cell := range got {
+		i := int(cell.Timestamp)
+		j := int(int64(binary.BigEndian.Uint64(cell.Name))) + 2
+		if string(cell.Key) != transfertest.Key(i) || string(cell.Value) != "é "+strconv.Itoa(i*j) {
+			t.Fatalf("imported %v", cell)
+		}
 	}
 }
