@@ -367,3 +367,30 @@ func BenchmarkCopyFromCassandra12(b *testing.B) {
 	b.ReportMetric(float64(rows*b.N)/elapsed.Seconds(), "rows/s")
 	b.ReportMetric(float64(rows*100*b.N)/elapsed.Seconds(), "columns/s")
 }
+
+// A thriftd that answers the 19.x API on fresh framed connections (its
+// default) is copied through that API: the keyspace of its
+// storage-conf.xml, every comparator and super family, arrives whole on
+// another thriftd, as 0.6 clients read it.
+func TestCopyThriftdThrough19(t *testing.T) {
+	src, dst := node19(t), node19(t)
+	var names []string
+	for _, f := range transfertest.Families {
+		transfertest.Fill(t, src.Client(false), f, 40, 10, 5)
+		names = append(names, f.Name)
+	}
+	_, errOut, code := tool(t, t.TempDir(), "copy", "--from", src.Addr, "--to", dst.Addr, "--keyspace", transfertest.Keyspace, "--progress", "off")
+	if code != 0 {
+		t.Fatalf("copy: exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(errOut, "the source serves the 19.x API") {
+		t.Fatalf("the copy did not read through the 19.x API:\n%s", errOut)
+	}
+	for _, name := range names {
+		want := transfertest.Dump(t, src.Client(false), name)
+		if len(want) == 0 {
+			t.Fatalf("%s: nothing was written to the source", name)
+		}
+		transfertest.Same(t, name, transfertest.Dump(t, dst.Client(false), name), want)
+	}
+}
