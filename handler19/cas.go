@@ -54,8 +54,8 @@ func (c *conn) cas(ctx context.Context, key []byte, cf string, expected, updates
 	case cassandra19.ConsistencyLevel_SERIAL, cassandra19.ConsistencyLevel_LOCAL_SERIAL:
 		return nil, invalid("%s is not supported as conditional update commit consistency. Use ANY if you mean \"make sure it is accepted but I don't care how many replicas commit it for non-SERIAL reads\"", commit)
 	}
-	store, ok := c.s.store.(engine.CASStore)
-	if !ok {
+	store := c.s.cas
+	if store == nil {
 		return nil, invalid("this store does not serve cas")
 	}
 	if err := c.assureReplicas(ks, commit); err != nil {
@@ -137,4 +137,11 @@ func serialOneRow(cl cassandra19.ConsistencyLevel, keys int) error {
 		return invalid("SERIAL/LOCAL_SERIAL consistency may only be requested for one row at a time")
 	}
 	return nil
+}
+
+// casStore is the store's compare-and-set, taken before the store is
+// wrapped for metrics.
+func casStore(s engine.Store) engine.CASStore {
+	cs, _ := s.(engine.CASStore)
+	return cs
 }
