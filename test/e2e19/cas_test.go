@@ -90,12 +90,7 @@ func TestCASCreateRace(t *testing.T) {
 // N clients increment one value by cas, each retrying with the current
 // value the failed cas returned: no increment is lost.
 func TestCASIncrementRace(t *testing.T) {
-	n, iterations := 32, 10
-	if testenv.Backend() == testenv.CassandraBackend {
-		// Each round is a Paxos round trip of the cluster, and contended
-		// rounds back off: fewer clients keep the test's time reasonable.
-		n, iterations = 8, 10
-	}
+	const n, iterations = 32, 10
 	node := start(t)
 	cs := casClients(t, node, n)
 	key := []byte(fmt.Sprintf("cas-incr-%d", time.Now().UnixNano()))
