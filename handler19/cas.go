@@ -13,9 +13,10 @@ import (
 // its order, then StorageProxy.cas's checks of the consistency levels,
 // then the store's compare-and-set.
 func (c *conn) cas(ctx context.Context, key []byte, cf string, expected, updates []*cassandra19.Column, serial, commit cassandra19.ConsistencyLevel) (*cassandra19.CASResult_, error) {
-	ks, err := c.keyspaceOf()
-	if err != nil {
-		return nil, err
+	// ClientState.getKeyspace, with 2.1's message.
+	ks := c.keyspace
+	if ks == "" {
+		return nil, invalid("No keyspace has been specified. USE a keyspace, or explicitly specify keyspace.tablename")
 	}
 	if err := c.checkAccess(ks); err != nil {
 		return nil, err
