@@ -38,13 +38,22 @@ func (st *Store) CompareAndSet(ctx context.Context, keyspace, key string, c engi
 	if c.LocalSerial {
 		readCtx = engine.WithConsistency(ctx, engine.ConsistencyLevel(10))
 	}
+	f, err := st.family(keyspace, c.ColumnFamily)
+	if err != nil {
+		return false, nil, err
+	}
 	q := engine.Query{ColumnFamily: c.ColumnFamily}
 	if len(c.Expected) == 0 {
 		q.Count = 1
 	} else {
-		q.Names = make([][]byte, len(c.Expected))
-		for i, e := range c.Expected {
-			q.Names[i] = e.Name
+		// A name the comparator refuses is never stored (2.1 did not
+		// check expected names, and such a condition fails), and a typed
+		// table could not even be asked for it.
+		q.Names = make([][]byte, 0, len(c.Expected))
+		for _, e := range c.Expected {
+			if f.def.Comparator == nil || f.def.Comparator.Validate(e.Name) == nil {
+				q.Names = append(q.Names, e.Name)
+			}
 		}
 	}
 	for round := 0; ; round++ {
