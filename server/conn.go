@@ -160,6 +160,14 @@ func (c *conn) setup() error {
 // err in the result ends the connection.
 func (c *conn) serveRequest() closeReason {
 	if !c.sniffed {
+		if b, err := c.t.br.Peek(4); err == nil && [4]byte(b) == [4]byte{} {
+			// An empty frame before any request: a framed client
+			// (Hector, Astyanax) saying goodbye on a connection it never
+			// used. The framing is still unknown; the next request, if
+			// any, shows it.
+			c.t.br.Discard(4)
+			return closeReason{}
+		}
 		if err := c.setup(); err != nil {
 			return closeReason{phase: phaseRequest, err: err}
 		}
@@ -253,6 +261,11 @@ func (c *conn) process(fn thrift.TProcessorFunction, name string, seq int32) (r 
 		}
 	}()
 	_, err := fn.Process(c.ctx, seq, c.in, c.out)
+	if !c.t.framed && len(c.in.open) > 0 && c.readFailure() == nil {
+		// Decoding stopped inside the arguments of an unframed request
+		// (drain.go). A framed one's rest is discarded with its frame.
+		c.in.drainArgs(c.ctx)
+	}
 	switch {
 	case c.readFailure() != nil:
 		return closeReason{phase: phaseRequest, err: c.readFailure(), method: name}

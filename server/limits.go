@@ -35,6 +35,9 @@ type checkedProtocol struct {
 	maxMessage int64
 	compact    bool
 	err        error // first error returned by any read of the current request
+	// open is the structs and containers of the current request begun and
+	// not yet ended (drain.go).
+	open []argFrame
 }
 
 func (p *checkedProtocol) note(err error) error {
@@ -57,6 +60,7 @@ func (p *checkedProtocol) ReadMessageBegin(ctx context.Context) (string, thrift.
 			}
 		}
 	}
+	p.open = p.open[:0]
 	name, typ, seq, err := p.TProtocol.ReadMessageBegin(ctx)
 	return name, typ, seq, p.note(err)
 }
@@ -121,25 +125,37 @@ func (p *checkedProtocol) minWireSize(t thrift.TType) int64 {
 }
 
 func (p *checkedProtocol) ReadListBegin(ctx context.Context) (thrift.TType, int, error) {
+	p.began()
 	et, n, err := p.TProtocol.ReadListBegin(ctx)
 	if err == nil {
 		err = p.checkCount("list", n, p.minWireSize(et))
+	}
+	if err == nil {
+		p.push(argFrame{container: thrift.LIST, vt: et, items: n})
 	}
 	return et, n, p.note(err)
 }
 
 func (p *checkedProtocol) ReadSetBegin(ctx context.Context) (thrift.TType, int, error) {
+	p.began()
 	et, n, err := p.TProtocol.ReadSetBegin(ctx)
 	if err == nil {
 		err = p.checkCount("set", n, p.minWireSize(et))
+	}
+	if err == nil {
+		p.push(argFrame{container: thrift.SET, vt: et, items: n})
 	}
 	return et, n, p.note(err)
 }
 
 func (p *checkedProtocol) ReadMapBegin(ctx context.Context) (thrift.TType, thrift.TType, int, error) {
+	p.began()
 	kt, vt, n, err := p.TProtocol.ReadMapBegin(ctx)
 	if err == nil {
 		err = p.checkCount("map", n, p.minWireSize(kt)+p.minWireSize(vt))
+	}
+	if err == nil {
+		p.push(argFrame{container: thrift.MAP, kt: kt, vt: vt, items: 2 * n})
 	}
 	return kt, vt, n, p.note(err)
 }
@@ -156,10 +172,14 @@ func (p *checkedProtocol) Skip(ctx context.Context, t thrift.TType) error {
 
 func (p *checkedProtocol) ReadFieldBegin(ctx context.Context) (string, thrift.TType, int16, error) {
 	name, t, id, err := p.TProtocol.ReadFieldBegin(ctx)
+	if n := len(p.open); err == nil && t == thrift.STOP && n > 0 {
+		p.open[n-1].stopped = true
+	}
 	return name, t, id, p.note(err)
 }
 
 func (p *checkedProtocol) ReadString(ctx context.Context) (string, error) {
+	p.began()
 	if b, ok, err := p.readBody(ctx); ok {
 		return string(b), err
 	}
@@ -168,6 +188,7 @@ func (p *checkedProtocol) ReadString(ctx context.Context) (string, error) {
 }
 
 func (p *checkedProtocol) ReadBinary(ctx context.Context) ([]byte, error) {
+	p.began()
 	if b, ok, err := p.readBody(ctx); ok {
 		return b, err
 	}

@@ -827,3 +827,28 @@ func TestEmptyFrameIsAGoodbye(t *testing.T) {
 		t.Fatalf("close logged as %v", rec)
 	}
 }
+
+// A connection that sends nothing but the empty frame (a pool's connection
+// closed unused) ends as an ordinary close too, and a connection that
+// starts with one goes on to serve the requests that follow.
+func TestEmptyFrameOnAnUnusedConnection(t *testing.T) {
+	ts := startServer(t, Options{}, nil)
+	c := dialRaw(t, ts.addr)
+	c.send(t, []byte{0, 0, 0, 0})
+	c.Close()
+	rec := ts.logs.waitRecord(t, map[string]string{"msg": "connection closed"})
+	if rec["reason"] != "client closed" || rec["level"] != "DEBUG" {
+		t.Fatalf("close logged as %v", rec)
+	}
+	for _, k := range clientKinds {
+		if !k.framed {
+			continue
+		}
+		c := dialRaw(t, ts.addr)
+		c.send(t, cat([]byte{0, 0, 0, 0}, encodeCall(t, k, "describe_version", 1, &cassandra.CassandraDescribeVersionArgs{})))
+		var res cassandra.CassandraDescribeVersionResult
+		if r := c.readReply(t, k, &res); r.seq != 1 || res.GetSuccess() != "2.2.0" {
+			t.Fatalf("%s after a leading empty frame: seq %d %q", k.name, r.seq, res.GetSuccess())
+		}
+	}
+}

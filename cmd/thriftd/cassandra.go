@@ -60,8 +60,9 @@ func cluster(c settings.Cassandra) (cqlstore.Cluster, error) {
 // startTimeout bounds connecting and creating the schema at start.
 const startTimeout = 5 * time.Minute
 
-// openCassandra opens the Cassandra store for s.
-func openCassandra(c settings.Cassandra, cfg *config.Config, s *schema.Schema, log *slog.Logger) (*cqlstore.Store, error) {
+// openCassandra opens the Cassandra store for s, serving instead the
+// schema resolve returns from the one the cluster records.
+func openCassandra(c settings.Cassandra, cfg *config.Config, s *schema.Schema, log *slog.Logger, resolve func([]byte) (*schema.Schema, error)) (*cqlstore.Store, error) {
 	cl, err := cluster(c)
 	if err != nil {
 		return nil, err
@@ -69,7 +70,7 @@ func openCassandra(c settings.Cassandra, cfg *config.Config, s *schema.Schema, l
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
 	start := time.Now()
-	st, err := cqlstore.Open(ctx, s, cqlstore.Options{Cluster: cl, Prefix: c.KeyspacePrefix, GCGraceSeconds: cfg.GCGraceSeconds, Logger: log})
+	st, err := cqlstore.Open(ctx, s, cqlstore.Options{Cluster: cl, Prefix: c.KeyspacePrefix, GCGraceSeconds: cfg.GCGraceSeconds, Logger: log, Schema: resolve})
 	if err != nil {
 		return nil, err
 	}

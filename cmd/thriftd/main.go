@@ -24,6 +24,7 @@ import (
 	"github.com/thriftd/thriftd/dialect"
 	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/engine/comparator"
+	"github.com/thriftd/thriftd/engine/cqlstore"
 	"github.com/thriftd/thriftd/engine/ldbstore"
 	"github.com/thriftd/thriftd/engine/partitioner"
 	"github.com/thriftd/thriftd/handler"
@@ -278,19 +279,40 @@ const schemaPoll = 2 * time.Second
 func openStore(eff *settings.Effective, s *schema.Schema, log *slog.Logger) (store, slog.Attr, *catalog.Catalog, error) {
 	catOpts := catalog.Options{ParseType: parseType, File: eff.Storage.Path, Logger: log}
 	if c := eff.Cassandra; len(c.Hosts) > 0 {
-		st, err := openCassandra(c, eff.Storage, s, log)
+		catOpts.Poll = schemaPoll
+		var start *catalog.Start
+		// The store serves the schema the catalog resolves from what the
+		// cluster records, as the LevelDB store does.
+		st, err := openCassandra(c, eff.Storage, s, log, func(recorded []byte) (*schema.Schema, error) {
+			var err error
+			if start, err = catalog.Resolve(s, recorded, catOpts); err != nil {
+				return nil, err
+			}
+			return start.Schema, nil
+		})
 		if err != nil {
 			return nil, slog.Attr{}, nil, err
 		}
 		where := slog.String("cassandra", strings.Join(c.Hosts, ","))
-		ss, ok := any(st).(engine.SchemaStore)
-		if !ok {
-			return st, where, nil, nil
-		}
-		catOpts.Poll = schemaPoll
 		ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 		defer cancel()
-		cat, err := catalog.Open(ctx, ss, s, catOpts)
+		cat, err := catalog.New(ctx, st, start, catOpts)
+		for i := 0; errors.Is(err, cqlstore.ErrSchemaChanged) && i < 5; i++ {
+			// Another thriftd recorded its schema first (both started at
+			// once): resolve the file against its record and serve that.
+			log.Info("another thriftd recorded the schema first; reading it", "err", err)
+			var rec []byte
+			if rec, err = st.StoredSchema(ctx); err != nil {
+				break
+			}
+			if start, err = catalog.Resolve(s, rec, catOpts); err != nil {
+				break
+			}
+			if err = st.FollowSchema(ctx, start.Schema); err != nil {
+				break
+			}
+			cat, err = catalog.New(ctx, st, start, catOpts)
+		}
 		if err != nil {
 			st.Close()
 			return nil, slog.Attr{}, nil, err

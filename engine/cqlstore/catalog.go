@@ -128,11 +128,15 @@ func (st *Store) StoredSchema(ctx context.Context) ([]byte, error) {
 
 // readRecord brings st.catalog up to the recorded schema.
 func (st *Store) readRecord(ctx context.Context) error {
+	return st.settled(ctx, func() error { return st.readRecordOnce(ctx) })
+}
+
+func (st *Store) readRecordOnce(ctx context.Context) error {
 	if err := st.ensureCatalog(ctx); err != nil {
 		return err
 	}
 	var version int64
-	err := st.session.Query(`SELECT version FROM `+st.catalogName(catalogTable)+` WHERE id = ?`, recordID).
+	err := st.schemaQuery(`SELECT version FROM `+st.catalogName(catalogTable)+` WHERE id = ?`, recordID).
 		WithContext(ctx).Consistency(gocql.Quorum).Idempotent(true).RetryPolicy(readRetry{}).Scan(&version)
 	switch {
 	case errors.Is(err, gocql.ErrNotFound):
@@ -144,7 +148,7 @@ func (st *Store) readRecord(ctx context.Context) error {
 		return nil
 	}
 	var encoded []byte
-	err = st.session.Query(`SELECT version, encoded FROM `+st.catalogName(catalogTable)+` WHERE id = ?`, recordID).
+	err = st.schemaQuery(`SELECT version, encoded FROM `+st.catalogName(catalogTable)+` WHERE id = ?`, recordID).
 		WithContext(ctx).Consistency(gocql.Quorum).Idempotent(true).RetryPolicy(readRetry{}).Scan(&version, &encoded)
 	if err != nil {
 		return clusterError(ctx, "read the recorded schema", err)
@@ -185,9 +189,27 @@ func (st *Store) ChangeSchema(ctx context.Context, next *schema.Schema, encoded 
 			return err
 		}
 	}
-	if err := st.applySchema(ctx, next, author); err != nil {
+	if err := st.settled(ctx, func() error { return st.applySchema(ctx, next, author) }); err != nil {
 		return err
 	}
+	if err := st.waitAgreement(ctx); err != nil {
+		return err
+	}
+	return st.serve(ctx, next)
+}
+
+// FollowSchema serves next, a schema another thriftd recorded and this
+// process's catalog read (schema/catalog's Follower): it waits until the
+// nodes agree, creates nothing and drops nothing, and serves each family
+// in the layout its table has (or, for a table the other process has not
+// created yet, the layout it will have).
+func (st *Store) FollowSchema(ctx context.Context, next *schema.Schema) error {
+	if err := st.enter(); err != nil {
+		return err
+	}
+	defer st.leave()
+	st.schemaMu.Lock()
+	defer st.schemaMu.Unlock()
 	if err := st.waitAgreement(ctx); err != nil {
 		return err
 	}
@@ -217,14 +239,22 @@ func (st *Store) record(ctx context.Context, encoded []byte) (author bool, err e
 	next := st.catalog.version + 1
 	var q *gocql.Query
 	if st.catalog.version == 0 {
-		q = st.session.Query(`INSERT INTO `+st.catalogName(catalogTable)+` (id, version, encoded) VALUES (?, ?, ?) IF NOT EXISTS`,
+		q = st.schemaQuery(`INSERT INTO `+st.catalogName(catalogTable)+` (id, version, encoded) VALUES (?, ?, ?) IF NOT EXISTS`,
 			recordID, next, nonNil(encoded))
 	} else {
-		q = st.session.Query(`UPDATE `+st.catalogName(catalogTable)+` SET version = ?, encoded = ? WHERE id = ? IF version = ?`,
+		q = st.schemaQuery(`UPDATE `+st.catalogName(catalogTable)+` SET version = ?, encoded = ? WHERE id = ? IF version = ?`,
 			next, nonNil(encoded), recordID, st.catalog.version)
 	}
 	row := map[string]any{}
 	applied, err := q.WithContext(ctx).Consistency(gocql.Quorum).SerialConsistency(gocql.Serial).MapScanCAS(row)
+	if casContended(err) {
+		// The outcome is unknown: the record tells it. These bytes at
+		// the next version are this change (or the same change by
+		// another process: both make the same schema).
+		if rerr := st.readRecord(ctx); rerr == nil && st.catalog.version == next && bytes.Equal(st.catalog.encoded, encoded) {
+			return true, nil
+		}
+	}
 	if err != nil {
 		return false, clusterError(ctx, "record the schema", err)
 	}
@@ -238,8 +268,13 @@ func (st *Store) record(ctx context.Context, encoded []byte) (author bool, err e
 	if bytes.Equal(st.catalog.encoded, encoded) {
 		return false, nil
 	}
-	return false, fmt.Errorf("cqlstore: the schema was changed by another thriftd (now version %d) since this one read it; read it again and retry", st.catalog.version)
+	return false, fmt.Errorf("cqlstore: %w (now version %d) since this one read it; read it again and retry", ErrSchemaChanged, st.catalog.version)
 }
+
+// ErrSchemaChanged is wrapped by ChangeSchema's error when another
+// process recorded a schema since this store last read it: the change was
+// not made, and the caller should read the recorded schema again.
+var ErrSchemaChanged = errors.New("the schema was changed by another thriftd")
 
 // applySchema makes the keyspaces and tables under the prefix those of
 // next. Only the author of the change drops anything.
@@ -306,7 +341,7 @@ func (st *Store) applySchema(ctx context.Context, next *schema.Schema, author bo
 	sort.Strings(drops)
 	for _, stmt := range drops {
 		if strings.HasPrefix(stmt, "DELETE") {
-			if err := st.session.Query(stmt).WithContext(ctx).Consistency(gocql.Quorum).Exec(); err != nil {
+			if err := st.schemaQuery(stmt).WithContext(ctx).Consistency(gocql.Quorum).Exec(); err != nil {
 				return clusterError(ctx, stmt, err)
 			}
 			continue
@@ -319,7 +354,7 @@ func (st *Store) applySchema(ctx context.Context, next *schema.Schema, author bo
 		st.logger().Info("schema change", "cql", stmt)
 	}
 	for _, u := range unregister {
-		if err := st.session.Query(`DELETE FROM `+st.catalogName(familiesTable)+` WHERE keyspace_name = ? AND column_family = ?`, u[0], u[1]).
+		if err := st.schemaQuery(`DELETE FROM `+st.catalogName(familiesTable)+` WHERE keyspace_name = ? AND column_family = ?`, u[0], u[1]).
 			WithContext(ctx).Consistency(gocql.Quorum).Exec(); err != nil {
 			return clusterError(ctx, "unregister "+u[0]+"."+u[1], err)
 		}
@@ -404,7 +439,7 @@ func (st *Store) applySchema(ctx context.Context, next *schema.Schema, author bo
 				continue
 			}
 			d := describe(next.Partitioner.Name(), ks.ColumnFamilies[cf])
-			err := st.session.Query(fmt.Sprintf(`INSERT INTO %s.%s (column_family, partitioner, column_type, compare_with, compare_subcolumns_with) VALUES (?, ?, ?, ?, ?)`, quote(cqlKS), schemaTable),
+			err := st.schemaQuery(fmt.Sprintf(`INSERT INTO %s.%s (column_family, partitioner, column_type, compare_with, compare_subcolumns_with) VALUES (?, ?, ?, ?, ?)`, quote(cqlKS), schemaTable),
 				d.name, d.partitioner, d.typ, d.comparator, d.subComparator).WithContext(ctx).Consistency(gocql.Quorum).Exec()
 			if err != nil {
 				return clusterError(ctx, "record column family "+name+"."+cf, err)
@@ -426,7 +461,7 @@ func sortedFamilies(ks *schema.Keyspace) []string {
 // register notes in the catalog that thriftd created keyspace ks (cf
 // empty) or its column family cf.
 func (st *Store) register(ctx context.Context, ks, cf string) error {
-	err := st.session.Query(`INSERT INTO `+st.catalogName(familiesTable)+` (keyspace_name, column_family) VALUES (?, ?)`, ks, cf).
+	err := st.schemaQuery(`INSERT INTO `+st.catalogName(familiesTable)+` (keyspace_name, column_family) VALUES (?, ?)`, ks, cf).
 		WithContext(ctx).Consistency(gocql.Quorum).Exec()
 	return clusterError(ctx, "register "+ks+"."+cf, err)
 }
@@ -434,7 +469,7 @@ func (st *Store) register(ctx context.Context, ks, cf string) error {
 // createdFamilies reads what the catalog says thriftd created.
 func (st *Store) createdFamilies(ctx context.Context) (map[string]map[string]bool, error) {
 	out := map[string]map[string]bool{}
-	iter := st.session.Query(`SELECT keyspace_name, column_family FROM ` + st.catalogName(familiesTable)).
+	iter := st.schemaQuery(`SELECT keyspace_name, column_family FROM ` + st.catalogName(familiesTable)).
 		WithContext(ctx).Consistency(gocql.Quorum).PageSize(pageSize).Iter()
 	var ks, cf string
 	for iter.Scan(&ks, &cf) {
@@ -504,7 +539,7 @@ func (st *Store) replicationOf(ks *schema.Keyspace) (replication, error) {
 // replications reads every keyspace's replication map.
 func (st *Store) replications(ctx context.Context) (map[string]replication, error) {
 	out := map[string]replication{}
-	iter := st.session.Query(`SELECT keyspace_name, replication FROM system_schema.keyspaces`).WithContext(ctx).Iter()
+	iter := st.schemaQuery(`SELECT keyspace_name, replication FROM system_schema.keyspaces`).WithContext(ctx).Iter()
 	var ks string
 	var r map[string]string
 	for iter.Scan(&ks, &r) {
@@ -534,7 +569,13 @@ func (st *Store) serve(ctx context.Context, next *schema.Schema) error {
 				fams[cfName{name, cf}] = newFamily(def, table, true)
 				continue
 			}
-			fams[cfName{name, cf}] = familyOf(def, table, cols[cf])
+			c, ok := cols[cf]
+			if !ok {
+				// Not created yet (by another process): the layout
+				// ChangeSchema creates.
+				c = tableColumns{"key": st.keyType(def), "column1": nameType(def.Comparator)}
+			}
+			fams[cfName{name, cf}] = familyOf(def, table, c)
 		}
 	}
 	st.cfs.Store(&fams)
@@ -545,7 +586,7 @@ func (st *Store) serve(ctx context.Context, next *schema.Schema) error {
 // columnsOf reads the column types of every table of a keyspace.
 func (st *Store) columnsOf(ctx context.Context, cqlKS string) (map[string]tableColumns, error) {
 	out := map[string]tableColumns{}
-	iter := st.session.Query(`SELECT table_name, column_name, type FROM system_schema.columns WHERE keyspace_name = ?`, cqlKS).
+	iter := st.schemaQuery(`SELECT table_name, column_name, type FROM system_schema.columns WHERE keyspace_name = ?`, cqlKS).
 		WithContext(ctx).PageSize(pageSize).Iter()
 	var table, col, typ string
 	for iter.Scan(&table, &col, &typ) {
@@ -565,17 +606,51 @@ const unreachable = "UNREACHABLE"
 // driver knows for its own schema version (system.local, each node
 // directly), at once; a node that does not answer within 5 seconds is
 // UNREACHABLE. Nodes are named by their address, as the real server's
-// describe_schema_versions names them.
+// describe_schema_versions names them. The nodes that hold the same
+// cluster schema as the node schema statements go to (ddlHost, which
+// applied the last change first) are listed under the version of the
+// schema this store serves; a node that has not caught up is listed under
+// its own cluster schema version, so that more than one entry (besides
+// UNREACHABLE) means disagreement, as in Cassandra.
 func (st *Store) SchemaVersions(ctx context.Context) (map[string][]string, error) {
 	if err := st.enter(); err != nil {
 		return nil, err
 	}
 	defer st.leave()
-	return st.schemaVersions(ctx)
+	byNode, err := st.nodeSchemas(ctx)
+	if err != nil {
+		return nil, err
+	}
+	st.schemaMu.Lock()
+	served := ""
+	if st.current != nil {
+		served = st.current.Version
+	}
+	st.schemaMu.Unlock()
+	ref := byNode[st.ddlHost()].version
+	out := map[string][]string{}
+	for _, n := range byNode {
+		v := n.version
+		if v == ref && v != unreachable && served != "" {
+			v = served
+		}
+		out[v] = append(out[v], n.addr)
+	}
+	for _, nodes := range out {
+		sort.Strings(nodes)
+	}
+	return out, nil
 }
 
-func (st *Store) schemaVersions(ctx context.Context) (map[string][]string, error) {
+// nodeSchema is one node's cluster schema version.
+type nodeSchema struct{ addr, version string }
+
+// nodeSchemas asks every node for its schema version, by host id.
+func (st *Store) nodeSchemas(ctx context.Context) (map[string]nodeSchema, error) {
 	hosts := st.session.GetHosts()
+	if len(hosts) == 0 {
+		return nil, fmt.Errorf("cassandra: the driver knows no node of the cluster")
+	}
 	versions := make([]string, len(hosts))
 	var wg sync.WaitGroup
 	for i, h := range hosts {
@@ -598,20 +673,25 @@ func (st *Store) schemaVersions(ctx context.Context) (map[string][]string, error
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	out := map[string][]string{}
+	out := map[string]nodeSchema{}
 	for i, h := range hosts {
-		out[versions[i]] = append(out[versions[i]], hostName(h))
-	}
-	for _, nodes := range out {
-		sort.Strings(nodes)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("cassandra: the driver knows no node of the cluster")
+		out[h.HostID()] = nodeSchema{addr: h.ConnectAddress().String(), version: versions[i]}
 	}
 	return out, nil
 }
 
-func hostName(h *gocql.HostInfo) string { return h.ConnectAddress().String() }
+// schemaVersions groups the nodes by their cluster schema version.
+func (st *Store) schemaVersions(ctx context.Context) (map[string][]string, error) {
+	byNode, err := st.nodeSchemas(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]string{}
+	for _, n := range byNode {
+		out[n.version] = append(out[n.version], n.addr)
+	}
+	return out, nil
+}
 
 // waitAgreement waits until every node that answers holds one schema
 // version (nodes down pull the schema when they return, as Cassandra's
@@ -659,6 +739,52 @@ func formatVersions(v map[string][]string) string {
 	return strings.Join(parts, "; ")
 }
 
+// awaitHosts waits, for at most 20 seconds, until the driver knows every
+// node the cluster lists (system.local and system.peers) and holds them
+// up, so that ddlHost picks the same node in every process from the start
+// (the driver discovers the ring after connecting).
+func (st *Store) awaitHosts(ctx context.Context) error {
+	var ids []string
+	var id gocql.UUID
+	if err := st.session.Query(`SELECT host_id FROM system.local WHERE key = 'local'`).WithContext(ctx).Scan(&id); err != nil {
+		return clusterError(ctx, "read system.local", err)
+	}
+	ids = append(ids, id.String())
+	iter := st.session.Query(`SELECT host_id FROM system.peers`).WithContext(ctx).Iter()
+	for iter.Scan(&id) {
+		ids = append(ids, id.String())
+	}
+	if err := iter.Close(); err != nil {
+		return clusterError(ctx, "read system.peers", err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		up := map[string]bool{}
+		for _, h := range st.session.GetHosts() {
+			if h.IsUp() {
+				up[h.HostID()] = true
+			}
+		}
+		missing := 0
+		for _, id := range ids {
+			if !up[id] {
+				missing++
+			}
+		}
+		if missing == 0 || time.Now().After(deadline) {
+			if missing > 0 {
+				st.logger().Warn("the driver does not hold every node of the cluster up; schema statements go to the lowest host id it holds up", "nodes", len(ids), "missing", missing)
+			}
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
 // ddlHost is the host id every schema statement is sent to: the live
 // node with the lowest host id, the same in every thriftd process.
 func (st *Store) ddlHost() string {
@@ -669,6 +795,17 @@ func (st *Store) ddlHost() string {
 		}
 	}
 	return best
+}
+
+// schemaQuery is a query of the schema or of thriftd's own tables, sent
+// to ddlHost: the node that applied every schema change first, so that a
+// table just created by this or another process is known there.
+func (st *Store) schemaQuery(stmt string, args ...any) *gocql.Query {
+	q := st.session.Query(stmt, args...)
+	if id := st.ddlHost(); id != "" {
+		q = q.SetHostID(id)
+	}
+	return q
 }
 
 // ddlAttempts is how many times a schema statement is sent before its
@@ -698,6 +835,38 @@ func (st *Store) ddl(ctx context.Context, stmt string) error {
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("%s: %w", stmt, err)
+		case <-time.After(time.Duration(attempt) * 250 * time.Millisecond):
+		}
+	}
+}
+
+// schemaSettling reports whether err is a node's refusal of a request
+// about a table or keyspace whose creation it is still applying: Cassandra
+// 5 can answer a concurrent CREATE ... IF NOT EXISTS before the table it
+// found is usable, so a read right after it may be refused for a moment.
+func schemaSettling(err error) bool {
+	if err == nil {
+		return false
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "does not exist") || strings.Contains(msg, "unconfigured table") ||
+		strings.Contains(msg, "Unknown CF") || strings.Contains(msg, "Keyspace") && strings.Contains(msg, "doesn't exist")
+}
+
+// settled runs fn, an idempotent sequence of schema steps, again while it
+// fails because the schema is still settling (schemaSettling), up to
+// ddlAttempts times, once the nodes agree.
+func (st *Store) settled(ctx context.Context, fn func() error) error {
+	for attempt := 1; ; attempt++ {
+		err := fn()
+		if !schemaSettling(err) || attempt == ddlAttempts || ctx.Err() != nil {
+			return err
+		}
+		st.logger().Warn("the cluster is still applying a schema change; trying again", "attempt", attempt, "err", err)
+		_ = st.waitAgreement(ctx)
+		select {
+		case <-ctx.Done():
+			return err
 		case <-time.After(time.Duration(attempt) * 250 * time.Millisecond):
 		}
 	}

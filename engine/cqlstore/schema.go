@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
@@ -56,6 +57,11 @@ func (st *Store) ensureSchema(ctx context.Context, s *schema.Schema) error {
 	// prefix sends no schema statement at all.
 	existing, err := st.existingTables(ctx)
 	if err != nil {
+		return err
+	}
+	// Another process may have just created some of them: what is read
+	// next must be on every node.
+	if err := st.waitAgreement(ctx); err != nil {
 		return err
 	}
 	var drift []string
@@ -118,7 +124,7 @@ func (st *Store) ensureSchema(ctx context.Context, s *schema.Schema) error {
 // keyspace without tables is missing from it.
 func (st *Store) existingTables(ctx context.Context) (map[string]map[string]bool, error) {
 	out := map[string]map[string]bool{}
-	iter := st.session.Query(`SELECT keyspace_name, table_name FROM system_schema.tables`).WithContext(ctx).PageSize(pageSize).Iter()
+	iter := st.schemaQuery(`SELECT keyspace_name, table_name FROM system_schema.tables`).WithContext(ctx).PageSize(pageSize).Iter()
 	var ks, table string
 	for iter.Scan(&ks, &table) {
 		if out[ks] == nil {
@@ -184,9 +190,24 @@ func (st *Store) recordFamilies(ctx context.Context, s *schema.Schema, ks *schem
 		row := map[string]any{}
 		insert := fmt.Sprintf(`INSERT INTO %s.%s (column_family, partitioner, column_type, compare_with, compare_subcolumns_with) VALUES (?, ?, ?, ?, ?)`, quote(cqlKS), schemaTable)
 		args := []any{want.name, want.partitioner, want.typ, want.comparator, want.subComparator}
-		applied, err := st.session.Query(insert+` IF NOT EXISTS`, args...).
-			WithContext(ctx).Consistency(gocql.Quorum).SerialConsistency(gocql.Serial).
-			MapScanCAS(row)
+		var applied bool
+		for attempt := 1; ; attempt++ {
+			clear(row)
+			applied, err = st.schemaQuery(insert+` IF NOT EXISTS`, args...).
+				WithContext(ctx).Consistency(gocql.Quorum).SerialConsistency(gocql.Serial).
+				MapScanCAS(row)
+			// Two processes recording the same family at once contend:
+			// the outcome is unknown, and asking again tells it (the
+			// insert is IF NOT EXISTS).
+			if !casContended(err) || attempt == ddlAttempts {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(time.Duration(attempt) * 200 * time.Millisecond):
+			}
+		}
 		var unavailable *gocql.RequestErrUnavailable
 		if errors.As(err, &unavailable) {
 			// A lightweight transaction needs a quorum of the keyspace's
@@ -213,7 +234,7 @@ func (st *Store) recordFamilies(ctx context.Context, s *schema.Schema, ks *schem
 // recordPlainly reads a column family's record at ONE and writes it when
 // missing; applied reports whether it wrote.
 func (st *Store) recordPlainly(ctx context.Context, cqlKS, insert string, args []any, row map[string]any) (bool, error) {
-	err := st.session.Query(fmt.Sprintf(`SELECT partitioner, column_type, compare_with, compare_subcolumns_with FROM %s.%s WHERE column_family = ?`, quote(cqlKS), schemaTable), args[0]).
+	err := st.schemaQuery(fmt.Sprintf(`SELECT partitioner, column_type, compare_with, compare_subcolumns_with FROM %s.%s WHERE column_family = ?`, quote(cqlKS), schemaTable), args[0]).
 		WithContext(ctx).Consistency(gocql.One).MapScan(row)
 	switch {
 	case err == nil:
@@ -221,13 +242,13 @@ func (st *Store) recordPlainly(ctx context.Context, cqlKS, insert string, args [
 	case !errors.Is(err, gocql.ErrNotFound):
 		return false, err
 	}
-	return true, st.session.Query(insert, args...).WithContext(ctx).Consistency(gocql.One).Exec()
+	return true, st.schemaQuery(insert, args...).WithContext(ctx).Consistency(gocql.One).Exec()
 }
 
 // recorded reads every record of a keyspace's thriftd_schema.
 func (st *Store) recorded(ctx context.Context, cqlKS string) (map[string]storedFamily, error) {
 	out := map[string]storedFamily{}
-	iter := st.session.Query(fmt.Sprintf(`SELECT column_family, partitioner, column_type, compare_with, compare_subcolumns_with FROM %s.%s`, quote(cqlKS), schemaTable)).
+	iter := st.schemaQuery(fmt.Sprintf(`SELECT column_family, partitioner, column_type, compare_with, compare_subcolumns_with FROM %s.%s`, quote(cqlKS), schemaTable)).
 		WithContext(ctx).Consistency(gocql.One).PageSize(pageSize).Iter()
 	var f storedFamily
 	for iter.Scan(&f.name, &f.partitioner, &f.typ, &f.comparator, &f.subComparator) {
@@ -332,4 +353,13 @@ func DropPrefix(ctx context.Context, c Cluster, prefix string) ([]string, error)
 		return nil, err
 	}
 	return drop, st.waitAgreement(ctx)
+}
+
+// casContended reports whether a lightweight transaction's outcome is
+// unknown because it contended with another (a timeout or an unknown
+// result of the Paxos round).
+func casContended(err error) bool {
+	var unknown *gocql.RequestErrCASWriteUnknown
+	var timeout *gocql.RequestErrWriteTimeout
+	return errors.As(err, &unknown) || (errors.As(err, &timeout) && (timeout.WriteType == "CAS" || timeout.WriteType == "CAS_WRITE_UNKNOWN"))
 }

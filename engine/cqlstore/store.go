@@ -6,6 +6,7 @@
 package cqlstore
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -174,6 +175,11 @@ type Options struct {
 	// Concurrency bounds the requests one call sends at once (GetMany,
 	// Apply of several rows, Range). Default 16.
 	Concurrency int
+	// Schema, when set, gives the schema to serve from the encoded schema
+	// the cluster records under the prefix (nil when none): Open serves
+	// what it returns instead of the schema it is given, so that a
+	// restarted thriftd serves the column families created at run time.
+	Schema func(recorded []byte) (*schema.Schema, error)
 }
 
 // Store is an engine.Store on a Cassandra cluster.
@@ -239,12 +245,30 @@ func (st *Store) open(ctx context.Context, s *schema.Schema) error {
 		return fmt.Errorf("the Cassandra cluster at %s uses %s, which cannot keep rows in the order storage-conf.xml's Partitioner %s promises (that needs %s); use a cluster with %s or change the Partitioner",
 			strings.Join(st.opts.Cluster.Hosts, ","), local.partitioner, s.Partitioner.Name(), want, want)
 	}
+	if err := st.awaitHosts(ctx); err != nil {
+		return err
+	}
 	st.ordered = want == byteOrderedCluster
 	st.token = st.nodeToken(local.tokens)
 	if st.opts.Cluster.LocalDC == "" {
 		st.opts.Cluster.LocalDC = local.dataCenter
 	}
-	return st.ensureSchema(ctx, s)
+	if st.opts.Schema != nil {
+		st.schemaMu.Lock()
+		err := st.readRecord(ctx)
+		recorded := bytes.Clone(st.catalog.encoded)
+		st.schemaMu.Unlock()
+		if err != nil {
+			return err
+		}
+		if s, err = st.opts.Schema(recorded); err != nil {
+			return err
+		}
+		if err := checkNames(s, st.opts.Prefix); err != nil {
+			return err
+		}
+	}
+	return st.settled(ctx, func() error { return st.ensureSchema(ctx, s) })
 }
 
 // Token is a ring token for describe_ring: the contacted node's first

@@ -61,6 +61,24 @@ func TestConformance(t *testing.T) {
 	})
 }
 
+// TestSchemaConformance runs the conformance suite of engine.SchemaStore
+// and engine.Truncater on a real node.
+func TestSchemaConformance(t *testing.T) {
+	storetest.RunSchema(t, storetest.Harness{
+		Open: func(t *testing.T, s *schema.Schema) engine.Store {
+			st, _ := openFresh(t, s, 864000)
+			return st
+		},
+		Reopen: func(t *testing.T, st engine.Store, s *schema.Schema) engine.Store {
+			o := st.(*Store).opts
+			if err := st.Close(); err != nil {
+				t.Fatal(err)
+			}
+			return openAnother(t, s, o)
+		},
+	})
+}
+
 var ctx = context.Background()
 
 func TestRefusesAClusterOfAnotherPartitioner(t *testing.T) {

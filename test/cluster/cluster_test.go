@@ -1,15 +1,21 @@
 package cluster
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+
 	"github.com/thriftd/thriftd/gen-go/cassandra"
+	"github.com/thriftd/thriftd/gen-go/cassandra19"
 	"github.com/thriftd/thriftd/internal/testenv"
 )
 
@@ -316,9 +322,10 @@ func TestTwoThriftdsShareACluster(t *testing.T) {
 	points := testenv.CassandraCluster(t, "ring3")
 	conf := ring3Config(t)
 	prefix := freshPrefix(t, points)
-	// One after the other: the first creates the schema, the second finds it.
-	a := startOnRing3(t, conf, points, prefix)
-	b := startOnRing3(t, conf, points, prefix)
+	// Both at once, as on a busy machine's test run: each creates what is
+	// missing, and neither may be refused by a node that has not caught up
+	// with the other's statements.
+	a, b := startTogether(t, conf, points, prefix)
 	ca, cb := a.Client(false).CassandraClient, b.Client(true).CassandraClient
 	ts := time.Now().UnixMicro()
 	next := func() int64 { ts++; return ts }
@@ -374,3 +381,96 @@ func TestTwoThriftdsShareACluster(t *testing.T) {
 		})
 	}
 }
+
+// startTogether starts two thriftd processes on one prefix at the same
+// moment.
+func startTogether(t *testing.T, conf, points, prefix string) (*testenv.Node, *testenv.Node) {
+	t.Helper()
+	nodes := [2]*testenv.Node{}
+	errs := [2]error{}
+	var wg sync.WaitGroup
+	for i := range nodes {
+		nodes[i] = testenv.NewNode(t, thriftdBin, conf, "-cassandra", points, "-cassandra-prefix", prefix)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = nodes[i].TryStart()
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("thriftd %d: %v\n%s", i+1, err, nodes[i].Logs())
+		}
+	}
+	return nodes[0], nodes[1]
+}
+
+// TestFamilyCreatedThroughOneThriftdIsServedByAnother creates a keyspace
+// through one thriftd's 19.x API and uses it through another on the same
+// cluster and prefix, which learns of it from the recorded schema (read
+// every 2 s); a CQL application reads the same rows from the typed table.
+func TestFamilyCreatedThroughOneThriftdIsServedByAnother(t *testing.T) {
+	points := testenv.CassandraCluster(t, "ring3")
+	conf := ring3Config(t)
+	prefix := freshPrefix(t, points)
+	a, b := startTogether(t, conf, points, prefix)
+	ca, cb := a.Client19(true), b.Client19(true)
+	cf := cassandra19.NewCfDef()
+	cf.Keyspace, cf.Name, cf.ComparatorType = "Blog", "Posts", "UTF8Type"
+	keyValidation, defaultValidation := "UTF8Type", "LongType"
+	cf.KeyValidationClass, cf.DefaultValidationClass = &keyValidation, &defaultValidation
+	ksDef := &cassandra19.KsDef{Name: "Blog", StrategyClass: "SimpleStrategy",
+		StrategyOptions: map[string]string{"replication_factor": "3"}, CfDefs: []*cassandra19.CfDef{cf}}
+	began := time.Now()
+	version, err := ca.SystemAddKeyspace(ctx, ksDef)
+	must(t, err)
+	created := time.Now()
+	t.Logf("system_add_keyspace took %v (recording, creating, agreement of the 3 nodes)", created.Sub(began).Round(10*time.Millisecond))
+
+	// b serves it within a few polls.
+	var served time.Duration
+	for {
+		err := cb.SetKeyspace(ctx, "Blog")
+		if err == nil {
+			served = time.Since(created)
+			break
+		}
+		if time.Since(created) > time.Minute {
+			t.Fatalf("a minute after it was created through one thriftd, another still refuses the keyspace: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Logf("the other thriftd served the new keyspace %v after system_add_keyspace returned (schema version %s)", served.Round(10*time.Millisecond), version)
+	versions, err := cb.DescribeSchemaVersions(ctx)
+	must(t, err)
+	if len(versions) != 1 || len(versions[version]) != 3 {
+		t.Errorf("describe_schema_versions through the other thriftd: %v, want the 3 nodes under %s", versions, version)
+	}
+	value := make([]byte, 8)
+	binary.BigEndian.PutUint64(value, 42)
+	must(t, cb.Insert(ctx, []byte("post é"), &cassandra19.ColumnParent{ColumnFamily: "Posts"},
+		&cassandra19.Column{Name: []byte("views"), Value: value, Timestamp: ptr(time.Now().UnixMicro())}, cassandra19.ConsistencyLevel_QUORUM))
+	must(t, ca.SetKeyspace(ctx, "Blog"))
+	cols, err := ca.GetSlice(ctx, []byte("post é"), &cassandra19.ColumnParent{ColumnFamily: "Posts"},
+		&cassandra19.SlicePredicate{SliceRange: &cassandra19.SliceRange{Count: 10}}, cassandra19.ConsistencyLevel_QUORUM)
+	must(t, err)
+	if len(cols) != 1 || string(cols[0].Column.Name) != "views" || !bytes.Equal(cols[0].Column.Value, value) {
+		t.Fatalf("the creating thriftd reads %v", cols)
+	}
+
+	// A CQL application reads the row in the table's own types.
+	cc := gocql.NewCluster(strings.Split(points, ",")...)
+	cc.Timeout = 30 * time.Second
+	s, err := cc.CreateSession()
+	must(t, err)
+	defer s.Close()
+	var key, name string
+	var views int64
+	must(t, s.Query(`SELECT key, column1, value FROM "`+prefix+`Blog"."Posts"`).Consistency(gocql.Quorum).Scan(&key, &name, &views))
+	if key != "post é" || name != "views" || views != 42 {
+		t.Errorf("CQL reads %q %q %d", key, name, views)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

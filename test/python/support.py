@@ -57,9 +57,10 @@ def backend():
     return b
 
 
-def leveldb_only():
-    """The python entries of test/cassandra/leveldb-only: pytest node id
-    (file::function) to the reason it does not run on Cassandra."""
+def leveldb_only(suite='python'):
+    """The entries of suite ('python', or 'python19' for test/python19) of
+    test/cassandra/leveldb-only: pytest node id (file::function) to the
+    reason it does not run on Cassandra."""
     out = {}
     with open(LEVELDB_ONLY, encoding='utf-8') as f:
         for line in f:
@@ -67,7 +68,7 @@ def leveldb_only():
             if not line or line.startswith('#'):
                 continue
             fields = line.split(None, 2)
-            if len(fields) == 3 and fields[0] == 'python':
+            if len(fields) == 3 and fields[0] == suite:
                 out[fields[1]] = fields[2]
     return out
 
@@ -252,7 +253,8 @@ class Thriftd(object):
         self.extra = list(extra)
         # The suites here are 0.6 clients, framed as well as unframed, as
         # against a 0.6 server configured with ThriftFramedTransport; the
-        # 19.x suites pass api='auto'.
+        # 19.x suites pass api='auto', or None to leave it to the
+        # configuration.
         self.api = api
         self.workdir = workdir or data
         self.proc = None
@@ -274,7 +276,8 @@ class Thriftd(object):
         # refuses -data beside -cassandra.
         data = [] if store else ['-data', self.data]
         args = [self.binary, '-config', self.config, '-listen', '127.0.0.1:0'] + data + \
-            ['-log-format', 'json', '-admin', '127.0.0.1:0', '-api', self.api] + store + self.extra
+            ['-log-format', 'json', '-admin', '127.0.0.1:0'] + (['-api', self.api] if self.api else []) + \
+            store + self.extra
         os.makedirs(self.workdir, exist_ok=True)
         self.proc = subprocess.Popen(args, cwd=self.workdir, stdin=subprocess.DEVNULL,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The 19.x Python suite (test/python19, pytest): the generated 19.x
+# bindings (clients/python/cassandra19) used as pycassa 1.x uses them,
+# against the real thriftd serving the 19.x API. Uses Debian's
+# /usr/bin/python3 with python3-thrift and python3-pytest; thriftd is
+# $THRIFTD_BIN, else built here. THRIFTD_TEST_BACKEND=cassandra runs it on
+# the Cassandra store (test/suites/cassandra.sh does);
+# THRIFTD19_TARGET=host:port runs it against another 19.x server instead,
+# such as the real Cassandra 1.2.19 of test/cassandra/reference.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+python=/usr/bin/python3
+if ! "$python" -c 'import thrift, pytest' 2>/dev/null; then
+	echo "the Python 19.x suite needs Debian's python3-thrift and python3-pytest (apt-get install python3-thrift python3-pytest)" >&2
+	exit 1
+fi
+
+if [ -z "${THRIFTD_BIN:-}" ]; then
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+	go build -o "$tmp/thriftd" ./cmd/thriftd
+	export THRIFTD_BIN="$tmp/thriftd"
+fi
+
+export PYTHONDONTWRITEBYTECODE=1
+# When test/run-all has started the reference node ($THRIFTD_REFERENCE_12),
+# the suite runs against it first, so that a failure on thriftd is known
+# not to be the suite's own expectation (once, not again on the Cassandra
+# store).
+if [ -n "${THRIFTD_REFERENCE_12:-}" ] && [ -z "${THRIFTD19_TARGET:-}" ] && [ "${THRIFTD_TEST_BACKEND:-leveldb}" = leveldb ]; then
+	# A start reuses the node test/run-all started.
+	addr=$(test/cassandra/reference start 1.2 | tail -n 1)
+	echo "against Cassandra 1.2.19 at $addr"
+	# The transport tests are about thriftd's own rules and start thriftd.
+	THRIFTD19_TARGET=$addr "$python" -m pytest -p no:cacheprovider -q -ra test/python19 \
+		--ignore=test/python19/test_transport19.py "$@"
+	echo "against thriftd"
+fi
+"$python" -m pytest -p no:cacheprovider -q -ra test/python19 "$@"
