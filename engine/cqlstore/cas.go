@@ -2,6 +2,7 @@ package cqlstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"time"
@@ -58,6 +59,14 @@ func (st *Store) CompareAndSet(ctx context.Context, keyspace, key string, c engi
 	}
 	for round := 0; ; round++ {
 		row, err := st.Get(readCtx, keyspace, key, q)
+		if errors.Is(err, engine.ErrTimedOut) && round < maxSerialReadRetries && ctx.Err() == nil {
+			// A serial read is a Paxos round: under contention the
+			// cluster gives up on it (a read timeout with no answers).
+			// It changes nothing, so it is tried again; a conditional
+			// batch that times out is not, its outcome being unknown.
+			casBackOff(ctx, round)
+			continue
+		}
 		if err != nil {
 			return false, nil, err
 		}
@@ -72,11 +81,24 @@ func (st *Store) CompareAndSet(ctx context.Context, keyspace, key string, c engi
 			return applied, nil, err
 		}
 		// Contention: back off a little, as Cassandra's own rounds do.
-		select {
-		case <-ctx.Done():
-			return false, nil, clusterError(ctx, "cas", ctx.Err())
-		case <-time.After(time.Duration(rand.IntN(10*min(round+1, 10))) * time.Millisecond):
+		if err := casBackOff(ctx, round); err != nil {
+			return false, nil, err
 		}
+	}
+}
+
+// maxSerialReadRetries bounds the serial reads of one compare-and-set
+// that the cluster may give up on under contention.
+const maxSerialReadRetries = 20
+
+// casBackOff waits a random while that grows with round, up to 100 ms,
+// or until ctx is done.
+func casBackOff(ctx context.Context, round int) error {
+	select {
+	case <-ctx.Done():
+		return clusterError(ctx, "cas", ctx.Err())
+	case <-time.After(time.Duration(1+rand.IntN(10*min(round+1, 10))) * time.Millisecond):
+		return nil
 	}
 }
 
