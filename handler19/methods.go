@@ -100,7 +100,12 @@ func (c *conn) Add(ctx context.Context, key []byte, parent *cassandra19.ColumnPa
 }
 
 func (c *conn) Cas(ctx context.Context, key []byte, cf string, expected, updates []*cassandra19.Column, serial, commit cassandra19.ConsistencyLevel) (r *cassandra19.CASResult_, err error) {
-	return nil, c.s.reply(ctx, "cas", invalid("thriftd does not serve cas yet"))
+	defer c.s.recoverPanic("cas", &err)
+	ctx = withConsistency(ctx, commit)
+	ctx, cancel := c.s.withTimeout(ctx)
+	defer cancel()
+	r, err = c.cas(ctx, key, cf, expected, updates, serial, commit)
+	return r, c.s.reply(ctx, "cas", err)
 }
 
 func (c *conn) Remove(ctx context.Context, key []byte, path *cassandra19.ColumnPath, timestamp int64, cl cassandra19.ConsistencyLevel) (err error) {

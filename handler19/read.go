@@ -97,6 +97,9 @@ func (c *conn) multigetSlice(ctx context.Context, keys [][]byte, parent *cassand
 	if err := c.assureReplicas(ks, cl); err != nil {
 		return nil, err
 	}
+	if err := serialOneRow(cl, len(keys)); err != nil {
+		return nil, err
+	}
 	rows, err := c.s.store.GetMany(ctx, ks, strs, sliceQuery(f, parent.SuperColumn, pred))
 	if err != nil {
 		return nil, err

@@ -88,6 +88,7 @@ type Authenticator interface {
 type Service struct {
 	schema      func() *schema.Schema
 	store       engine.Store
+	cas         engine.CASStore // the store's compare-and-set, nil without one (cas.go)
 	clusterName string
 	parseType   func(string) (comparator.Comparator, error)
 	auth        Authenticator
@@ -129,6 +130,7 @@ func New(o Options) *Service {
 		changer:        o.Changer,
 		schemaVersions: o.SchemaVersions,
 		nodeAddress:    o.NodeAddress,
+		cas:            casStore(o.Store),
 		nodeToken:      o.NodeToken,
 		timeout:        o.Timeout,
 		errCQL:         cqlRefusal(o.CQLHosts),

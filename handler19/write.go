@@ -37,6 +37,9 @@ func (c *conn) insert(ctx context.Context, key []byte, parent *cassandra19.Colum
 		return err
 	}
 	m := write(f, parent.SuperColumn, col)
+	if err := validateForWrite(cl); err != nil {
+		return err
+	}
 	if err := c.assureReplicas(ks, cl); err != nil {
 		return err
 	}
@@ -76,6 +79,9 @@ func (c *conn) remove(ctx context.Context, key []byte, path *cassandra19.ColumnP
 		return err
 	}
 	m := engine.Mutation{ColumnFamily: f.Name, Timestamp: timestamp, Delete: true, SuperColumn: path.SuperColumn, Name: path.Column}
+	if err := validateForWrite(cl); err != nil {
+		return err
+	}
 	if err := c.assureReplicas(ks, cl); err != nil {
 		return err
 	}
@@ -142,6 +148,9 @@ func (c *conn) batchMutate(ctx context.Context, mutations map[string]map[string]
 			}
 			counterRows = append(counterRows, counterRow)
 		}
+	}
+	if err := validateForWrite(cl); err != nil {
+		return err
 	}
 	if len(rows) == 0 && len(counterRows) == 0 {
 		return nil

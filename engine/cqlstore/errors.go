@@ -26,6 +26,8 @@ func readConsistency(l engine.ConsistencyLevel) gocql.Consistency {
 		return gocql.EachQuorum
 	case engine.All:
 		return gocql.All
+	case 9, 10: // SERIAL, LOCAL_SERIAL of the 19.x API (cas.go)
+		return serialConsistency(l)
 	}
 	return gocql.One
 }

@@ -20,6 +20,7 @@ func (st *Store) Range(ctx context.Context, keyspace string, b engine.Bounds, q 
 		return nil, err
 	}
 	defer st.leave()
+	ctx = nonSerial(ctx)
 	f, err := st.family(keyspace, q.ColumnFamily)
 	if err != nil {
 		return nil, err

@@ -50,8 +50,10 @@ t=$SECONDS
 $cluster stop murmur3 &
 $cluster stop random &
 $cluster stop byteordered &
+# The 2.1.21 reference node is needed by test/diff19 only (cas).
+test/cassandra/reference stop 2.1 &
 wait
-unset THRIFTD_CASSANDRA_MURMUR3 THRIFTD_CASSANDRA_RANDOM THRIFTD_CASSANDRA_BYTEORDERED
+unset THRIFTD_CASSANDRA_MURMUR3 THRIFTD_CASSANDRA_RANDOM THRIFTD_CASSANDRA_BYTEORDERED THRIFTD_REFERENCE_21
 export THRIFTD_CASSANDRA_RING3=${THRIFTD_CASSANDRA_RING3:-$($cluster start ring3)}
 echo "cassandra.sh: ring3 ready after $((SECONDS - t)) s"
 t=$SECONDS

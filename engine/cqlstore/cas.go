@@ -1,0 +1,194 @@
+package cqlstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+
+	"github.com/thriftd/thriftd/engine"
+)
+
+// CompareAndSet implements engine.CASStore with the cluster's lightweight
+// transactions, in rounds (docs/cassandra.md, "cas"):
+//
+//  1. A read at SERIAL (LOCAL_SERIAL) of what the condition needs: the
+//     expected names, or the row's first live column for an empty
+//     condition. When the condition does not hold, that read is the
+//     answer: a serial read is linearizable with every transaction of
+//     the partition.
+//  2. When it holds, one conditional batch on the row's partition makes
+//     the condition part of the write: IF value = e for each expected
+//     name, IF NOT EXISTS for each written name of an empty condition.
+//     When the batch is not applied, another transaction came between,
+//     and the round starts again.
+//
+// The batch carries no USING TIMESTAMP (Cassandra refuses one on a
+// conditional write): its cells are written at the Paxos ballot's time,
+// as 2.1's cas writes them.
+func (st *Store) CompareAndSet(ctx context.Context, keyspace, key string, c engine.CAS) (bool, []engine.Column, error) {
+	serial := gocql.Serial
+	if c.LocalSerial {
+		serial = gocql.LocalSerial
+	}
+	commit := writeConsistency(engine.Consistency(ctx))
+	readCtx := engine.WithConsistency(ctx, engine.ConsistencyLevel(9))
+	if c.LocalSerial {
+		readCtx = engine.WithConsistency(ctx, engine.ConsistencyLevel(10))
+	}
+	f, err := st.family(keyspace, c.ColumnFamily)
+	if err != nil {
+		return false, nil, err
+	}
+	q := engine.Query{ColumnFamily: c.ColumnFamily}
+	if len(c.Expected) == 0 {
+		q.Count = 1
+	} else {
+		// A name the comparator refuses is never stored (2.1 did not
+		// check expected names, and such a condition fails), and a typed
+		// table could not even be asked for it.
+		q.Names = make([][]byte, 0, len(c.Expected))
+		for _, e := range c.Expected {
+			if f.def.Comparator == nil || f.def.Comparator.Validate(e.Name) == nil {
+				q.Names = append(q.Names, e.Name)
+			}
+		}
+	}
+	for round := 0; ; round++ {
+		row, err := st.Get(readCtx, keyspace, key, q)
+		if errors.Is(err, engine.ErrTimedOut) && round < maxSerialReadRetries && ctx.Err() == nil {
+			// A serial read is a Paxos round: under contention the
+			// cluster gives up on it (a read timeout with no answers).
+			// It changes nothing, so it is tried again; a conditional
+			// batch that times out is not, its outcome being unknown.
+			casBackOff(ctx, round)
+			continue
+		}
+		if err != nil {
+			return false, nil, err
+		}
+		if !engine.CASHolds(c.Expected, row.Columns) {
+			return false, row.Columns, nil
+		}
+		if len(c.Updates) == 0 {
+			return true, nil, nil
+		}
+		applied, err := st.casBatch(ctx, keyspace, key, c, row.Columns, serial, commit)
+		if err != nil || applied {
+			return applied, nil, err
+		}
+		// Contention: back off a little, as Cassandra's own rounds do.
+		if err := casBackOff(ctx, round); err != nil {
+			return false, nil, err
+		}
+	}
+}
+
+// maxSerialReadRetries bounds the serial reads of one compare-and-set
+// that the cluster may give up on under contention.
+const maxSerialReadRetries = 20
+
+// casBackOff waits a random while that grows with round, up to 100 ms,
+// or until ctx is done.
+func casBackOff(ctx context.Context, round int) error {
+	select {
+	case <-ctx.Done():
+		return clusterError(ctx, "cas", ctx.Err())
+	case <-time.After(time.Duration(1+rand.IntN(10*min(round+1, 10))) * time.Millisecond):
+		return nil
+	}
+}
+
+// casBatch is one conditional batch of a compare-and-set whose condition
+// held on current (the live expected columns, or nothing).
+func (st *Store) casBatch(ctx context.Context, keyspace, key string, c engine.CAS, current []engine.Column, serial, commit gocql.Consistency) (bool, error) {
+	if err := st.enter(); err != nil {
+		return false, err
+	}
+	defer st.leave()
+	f, err := st.family(keyspace, c.ColumnFamily)
+	if err != nil {
+		return false, err
+	}
+	if f.system || f.def.Super {
+		return false, fmt.Errorf("cqlstore: cas on %s.%s is not served", keyspace, c.ColumnFamily)
+	}
+	kb := st.keyOf(f, key)
+	cmp := f.def.Comparator
+	updated := map[string]bool{}
+	b := st.session.Batch(gocql.UnloggedBatch).Consistency(commit).SerialConsistency(serial)
+	expected := map[string][]byte{}
+	for _, e := range c.Expected {
+		expected[string(e.Name)] = e.Value
+	}
+	for _, m := range c.Updates {
+		name := f.encode(cmp, m.Name)
+		updated[string(m.Name)] = true
+		switch e, cond := expected[string(m.Name)]; {
+		case m.Delete:
+			b.Query(`DELETE FROM `+f.table+` WHERE key = ? AND column1 = ?`, kb, name)
+		case len(c.Expected) == 0:
+			b.Query(`INSERT INTO `+f.table+` (key, column1, value) VALUES (?, ?, ?) IF NOT EXISTS`, kb, name, raw(nonNil(m.Value)))
+		case cond:
+			b.Query(`UPDATE `+f.table+` SET value = ? WHERE key = ? AND column1 = ? IF value = ?`, raw(nonNil(m.Value)), kb, name, raw(nonNil(e)))
+		default:
+			b.Query(`INSERT INTO `+f.table+` (key, column1, value) VALUES (?, ?, ?)`, kb, name, raw(nonNil(m.Value)))
+		}
+	}
+	// An expected column the call does not write still needs its
+	// condition in the batch, which only a statement on its row can
+	// carry: it is written again with its value and the time it has
+	// left to live.
+	for _, col := range current {
+		if updated[string(col.Name)] {
+			continue
+		}
+		name := f.encode(cmp, col.Name)
+		if col.TTL > 0 {
+			b.Query(`UPDATE `+f.table+` USING TTL ? SET value = ? WHERE key = ? AND column1 = ? IF value = ?`, int(col.TTL), raw(nonNil(col.Value)), kb, name, raw(nonNil(col.Value)))
+		} else {
+			b.Query(`UPDATE `+f.table+` SET value = ? WHERE key = ? AND column1 = ? IF value = ?`, raw(nonNil(col.Value)), kb, name, raw(nonNil(col.Value)))
+		}
+	}
+	bctx, cancel := st.bound(ctx)
+	defer cancel()
+	// MapExecCAS reads the first row whatever its columns: a batch not
+	// applied answers with the current values of its conditions' rows.
+	applied, iter, err := b.WithContext(bctx).MapExecCAS(map[string]any{})
+	if err != nil {
+		return false, clusterError(bctx, "cas", err)
+	}
+	if iter != nil {
+		if err := iter.Close(); err != nil {
+			return false, clusterError(bctx, "cas", err)
+		}
+	}
+	return applied, nil
+}
+
+// nonSerial is ctx with a serial level replaced by the quorum the cluster
+// reads with after its Paxos round, for reads of several partitions,
+// which Cassandra does not serve at a serial level (2.1 read ranges at
+// SERIAL as at QUORUM).
+func nonSerial(ctx context.Context) context.Context {
+	switch engine.Consistency(ctx) {
+	case 9:
+		return engine.WithConsistency(ctx, engine.Quorum)
+	case 10:
+		return engine.WithConsistency(ctx, engine.DCQuorum)
+	}
+	return ctx
+}
+
+// serialConsistency is the cluster's level for the 19.x API's SERIAL (9)
+// and LOCAL_SERIAL (10): a read of one partition at it first completes
+// any transaction in progress there.
+func serialConsistency(l engine.ConsistencyLevel) gocql.Consistency {
+	if l == 10 {
+		return gocql.LocalSerial
+	}
+	return gocql.Serial
+}

@@ -1,0 +1,108 @@
+package cqlstore
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/thriftd/thriftd/engine"
+	"github.com/thriftd/thriftd/engine/storetest"
+)
+
+// Compare-and-set on the cluster: the condition's cases, the current
+// columns of a failure, an expected column kept live with its TTL, reads
+// at the serial levels, and racing creators of which exactly one wins.
+func TestCompareAndSet(t *testing.T) {
+	s := storetest.TestSchema(t, "org.apache.cassandra.dht.RandomPartitioner")
+	st, _ := openFresh(t, s, 864000)
+	ctx := engine.WithConsistency(context.Background(), engine.Quorum)
+	ks := storetest.Keyspace
+	put := func(name, value string) engine.Mutation {
+		return engine.Mutation{ColumnFamily: "Standard1", Name: []byte(name), Value: []byte(value), Timestamp: 1}
+	}
+	exp := func(kv ...string) []engine.Column {
+		var out []engine.Column
+		for i := 0; i < len(kv); i += 2 {
+			out = append(out, engine.Column{Name: []byte(kv[i]), Value: []byte(kv[i+1])})
+		}
+		return out
+	}
+	cas := func(key string, local bool, expected []engine.Column, updates ...engine.Mutation) (bool, string) {
+		t.Helper()
+		ok, cur, err := st.CompareAndSet(ctx, ks, key, engine.CAS{ColumnFamily: "Standard1", Expected: expected, Updates: updates, LocalSerial: local})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := ""
+		for _, c := range cur {
+			s += string(c.Name) + "=" + string(c.Value) + " "
+		}
+		return ok, s
+	}
+	for _, c := range []struct {
+		what     string
+		expected []engine.Column
+		update   engine.Mutation
+		ok       bool
+		current  string
+	}{
+		{"create", nil, put("b", "2"), true, ""},
+		{"create again", nil, put("a", "1"), false, "b=2 "},
+		{"matching, updating another name", exp("b", "2"), put("a", "1"), true, ""},
+		{"matching, updating the expected name", exp("a", "1"), put("a", "10"), true, ""},
+		{"stale", exp("b", "1", "a", "10"), put("c", "3"), false, "a=10 b=2 "},
+		{"missing name", exp("a", "10", "zz", "1"), put("c", "3"), false, "a=10 "},
+		{"only missing names", exp("zz", "1"), put("c", "3"), false, ""},
+	} {
+		if ok, cur := cas("k", c.what == "create again", c.expected, c.update); ok != c.ok || cur != c.current {
+			t.Errorf("%s: got %v %q, want %v %q", c.what, ok, cur, c.ok, c.current)
+		}
+	}
+
+	// An expected column the call does not update keeps its value and
+	// the time it has left to live.
+	if err := st.Apply(ctx, ks, []engine.RowMutation{{Key: "ttl", Mutations: []engine.Mutation{
+		{ColumnFamily: "Standard1", Name: []byte("e"), Value: []byte("v"), Timestamp: time.Now().UnixMicro(), TTL: 3600}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if ok, cur := cas("ttl", false, exp("e", "v"), put("f", "1")); !ok {
+		t.Fatalf("expecting the expiring column: refused with %q", cur)
+	}
+	serial := engine.WithConsistency(ctx, 9)
+	row, err := st.Get(serial, ks, "ttl", engine.Query{ColumnFamily: "Standard1", Predicate: engine.Predicate{Count: 10}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(row.Columns) != 2 || string(row.Columns[0].Value) != "v" || row.Columns[0].TTL <= 3500 || row.Columns[1].TTL != 0 {
+		t.Errorf("after the cas: %+v", row.Columns)
+	}
+	// A range read at a serial level reads at QUORUM: the cluster serves
+	// serial reads of one partition only.
+	if _, err := st.Range(engine.WithConsistency(ctx, 10), ks, engine.Bounds{}, engine.Query{ColumnFamily: "Standard1", Predicate: engine.Predicate{Count: 10}}, 10); err != nil {
+		t.Errorf("range read at LOCAL_SERIAL: %v", err)
+	}
+
+	const n = 16
+	var wins atomic.Int32
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ok, _, err := st.CompareAndSet(ctx, ks, "race", engine.CAS{ColumnFamily: "Standard1", Updates: []engine.Mutation{put("owner", strconv.Itoa(i))}})
+			if err != nil {
+				t.Error(err)
+			}
+			if ok {
+				wins.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if w := wins.Load(); w != 1 {
+		t.Fatalf("%d of %d creators won", w, n)
+	}
+}
