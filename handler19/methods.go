@@ -79,7 +79,12 @@ func (c *conn) GetPagedSlice(ctx context.Context, cf string, kr *cassandra19.Key
 }
 
 func (c *conn) GetIndexedSlices(ctx context.Context, parent *cassandra19.ColumnParent, clause *cassandra19.IndexClause, pred *cassandra19.SlicePredicate, cl cassandra19.ConsistencyLevel) (r []*cassandra19.KeySlice, err error) {
-	return nil, c.s.reply(ctx, "get_indexed_slices", errNoIndexes)
+	defer c.s.recoverPanic("get_indexed_slices", &err)
+	ctx = withConsistency(ctx, cl)
+	ctx, cancel := c.s.withTimeout(ctx)
+	defer cancel()
+	r, err = c.getIndexedSlices(ctx, parent, clause, pred, cl)
+	return r, c.s.reply(ctx, "get_indexed_slices", err)
 }
 
 func (c *conn) Insert(ctx context.Context, key []byte, parent *cassandra19.ColumnParent, col *cassandra19.Column, cl cassandra19.ConsistencyLevel) (err error) {

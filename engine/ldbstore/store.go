@@ -119,6 +119,7 @@ type Store struct {
 	lastRetry atomic.Int64 // unix nanoseconds of the last reopen attempt
 
 	stop chan struct{}
+	idx  indexState // secondary indexes (index.go)
 	done sync.WaitGroup
 
 	sch      schemaState  // schema changes (schema.go)

@@ -98,6 +98,7 @@ func TestDiff(t *testing.T) {
 	t.Run("truncate", d.truncate)
 	t.Run("describe", d.describe)
 	t.Run("schema", d.schema)
+	t.Run("indexes", d.indexes)
 	d.report()
 }
 
