@@ -176,3 +176,19 @@ func BenchmarkCounterAddMany(b *testing.B) {
 		}
 	})
 }
+
+// A truncated counter family starts again from zero.
+func TestCountersAfterTruncate(t *testing.T) {
+	st := newStore(t)
+	applyCounters(t, st, addTo("Standard1", "k", nil, []byte("a"), 5))
+	if err := st.Truncate(ctx, ks, "Standard1"); err != nil {
+		t.Fatal(err)
+	}
+	if got := totals(t, st, "Standard1", "k", nil); len(got) != 0 {
+		t.Fatalf("after truncate: %v", got)
+	}
+	applyCounters(t, st, addTo("Standard1", "k", nil, []byte("a"), 1))
+	if got := totals(t, st, "Standard1", "k", nil); got["a"] != 1 {
+		t.Fatalf("an add after truncate: %v; want a=1", got)
+	}
+}

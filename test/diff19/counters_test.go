@@ -3,6 +3,8 @@ package diff19
 import (
 	"testing"
 
+	"github.com/apache/thrift/lib/go/thrift"
+
 	c19 "github.com/thriftd/thriftd/gen-go/cassandra19"
 )
 
@@ -209,6 +211,37 @@ func (d *diff) counters(t *testing.T) {
 	d.call("get_slice of counters at the end", nil, func(c *client) (any, error) {
 		return c.GetSlice(ctx, k1, hits, slice("", "", false, 100), one)
 	})
+
+	// replicate_on_write false allows no level above ONE.
+	d.call("system_add_column_family of counters without replicate_on_write", func(v any) any { return len(v.(string)) == 36 },
+		func(c *client) (any, error) {
+			def := c19.NewCfDef()
+			def.Keyspace, def.Name, def.ComparatorType = d.ks, "HitsNoReplicate", "UTF8Type"
+			def.DefaultValidationClass = thrift.StringPtr("CounterColumnType")
+			def.ReplicateOnWrite = thrift.BoolPtr(false)
+			return c.SystemAddColumnFamily(ctx, def)
+		})
+	for _, cl := range []c19.ConsistencyLevel{one, c19.ConsistencyLevel_LOCAL_ONE, quorum, all} {
+		d.call("add without replicate_on_write at "+cl.String(), nil, func(c *client) (any, error) {
+			return void(c.Add(ctx, k1, parent("HitsNoReplicate"), cc("a", 1), cl))
+		})
+	}
+	d.call("remove_counter without replicate_on_write at QUORUM", nil, func(c *client) (any, error) {
+		return void(c.RemoveCounter(ctx, k1, path("HitsNoReplicate", "a"), quorum))
+	})
+	d.call("get_slice of counters without replicate_on_write", nil, func(c *client) (any, error) {
+		return c.GetSlice(ctx, k1, parent("HitsNoReplicate"), slice("", "", false, 100), one)
+	})
+}
+
+func init() {
+	// On a store that cannot change its schema, these calls follow a
+	// refused system_add_column_family.
+	for _, l := range []string{"system_add_column_family of counters without replicate_on_write", "add without replicate_on_write at ONE",
+		"add without replicate_on_write at LOCAL_ONE", "add without replicate_on_write at QUORUM", "add without replicate_on_write at ALL",
+		"remove_counter without replicate_on_write at QUORUM", "get_slice of counters without replicate_on_write"} {
+		afterSchemaChange[l] = true
+	}
 }
 
 func itoa(n int64) string {
