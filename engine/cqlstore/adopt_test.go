@@ -1,0 +1,152 @@
+package cqlstore
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+
+	"github.com/thriftd/thriftd/internal/testenv"
+)
+
+// adoptKeyspace creates a fresh keyspace (under a test prefix, dropped at
+// the end) holding tables made with CQL, as an application or an upgrade
+// left them, and returns a session and its name.
+func adoptKeyspace(t *testing.T, tables ...string) (*gocql.Session, string) {
+	t.Helper()
+	c := Cluster{Hosts: strings.Split(testenv.Cassandra(t, "org.apache.cassandra.dht.RandomPartitioner"), ","), Timeout: 20 * time.Second}
+	s, err := c.Connect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix := testenv.CassandraPrefix(t)
+	ks := prefix + "legacy"
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := s.Query(`CREATE KEYSPACE ` + ks + ` WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`).WithContext(ctx).Exec(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if _, err := DropPrefix(ctx, c, prefix); err != nil {
+			t.Errorf("drop prefix %s: %v", prefix, err)
+		}
+		s.Close()
+	})
+	for _, stmt := range tables {
+		if err := s.Query(strings.ReplaceAll(stmt, "KS.", ks+".")).WithContext(ctx).Exec(); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	return s, ks
+}
+
+// Each shape DROP COMPACT STORAGE leaves, created with CQL on a real
+// Cassandra 5 node, is described as the column family a 1.2 client saw;
+// every other table is listed with its reason.
+func TestInspectShapesOnTheCluster(t *testing.T) {
+	s, ks := adoptKeyspace(t,
+		`CREATE TABLE KS.dyn (key blob, column1 text, value bigint, PRIMARY KEY (key, column1))`,
+		`CREATE TABLE KS.rev (key text, column1 timeuuid, value blob, PRIMARY KEY (key, column1)) WITH CLUSTERING ORDER BY (column1 DESC)`,
+		`CREATE TABLE KS.comp (key bigint, column1 text, column2 int, value text, PRIMARY KEY (key, column1, column2)) WITH CLUSTERING ORDER BY (column1 ASC, column2 DESC)`,
+		`CREATE TABLE KS.stat (key uuid, column1 text, value blob, name text static, age int static, PRIMARY KEY (key, column1))`,
+		`CREATE TABLE KS.cnt (key blob, column1 blob, value counter, PRIMARY KEY (key, column1))`,
+		`CREATE TABLE KS.lex (key blob, column1 'org.apache.cassandra.db.marshal.LexicalUUIDType', value 'org.apache.cassandra.db.marshal.LexicalUUIDType', PRIMARY KEY (key, column1))`,
+		`CREATE TABLE KS.users (id uuid PRIMARY KEY, name text, email text)`,
+		`CREATE TABLE KS.wide (key blob, column1 blob, a int, b int, PRIMARY KEY (key, column1))`,
+		`CREATE TABLE KS.coll (key blob, column1 blob, value list<int>, PRIMARY KEY (key, column1))`,
+		`CREATE TABLE KS.pk2 (a int, b int, column1 blob, value blob, PRIMARY KEY ((a, b), column1))`,
+		`CREATE TABLE KS.newtype (key blob, column1 date, value blob, PRIMARY KEY (key, column1))`,
+	)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	got, err := InspectKeyspace(ctx, s, ks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const m = "org.apache.cassandra.db.marshal."
+	type want struct {
+		shape, comparator, key, validator, columns, reason string
+	}
+	wants := map[string]want{
+		"dyn":     {ShapeDynamic, m + "UTF8Type", m + "BytesType", m + "LongType", "", ""},
+		"rev":     {ShapeDynamic, m + "ReversedType(" + m + "TimeUUIDType)", m + "UTF8Type", m + "BytesType", "", ""},
+		"comp":    {ShapeComposite, m + "CompositeType(" + m + "UTF8Type," + m + "ReversedType(" + m + "Int32Type))", m + "LongType", m + "UTF8Type", "", ""},
+		"stat":    {ShapeStatic, m + "UTF8Type", m + "UUIDType", m + "BytesType", "age=" + m + "Int32Type name=" + m + "UTF8Type", ""},
+		"cnt":     {ShapeCounter, m + "BytesType", m + "BytesType", m + "CounterColumnType", "", ""},
+		"lex":     {ShapeDynamic, m + "LexicalUUIDType", m + "BytesType", m + "LexicalUUIDType", "", ""},
+		"users":   {reason: "no clustering column"},
+		"wide":    {reason: "2 regular columns"},
+		"coll":    {reason: "collection"},
+		"pk2":     {reason: "partition key has 2 columns"},
+		"newtype": {reason: "after Cassandra 2.1"},
+	}
+	if len(got) != len(wants) {
+		t.Fatalf("got %d tables, want %d: %+v", len(got), len(wants), got)
+	}
+	for _, g := range got {
+		w, ok := wants[g.Name]
+		if !ok {
+			t.Errorf("unexpected table %s", g.Name)
+			continue
+		}
+		if w.reason != "" {
+			if g.Servable() || !strings.Contains(g.Reason, w.reason) {
+				t.Errorf("%s: servable %v, reason %q; want refused with %q", g.Name, g.Servable(), g.Reason, w.reason)
+			}
+			continue
+		}
+		if !g.Servable() {
+			t.Errorf("%s: refused: %s", g.Name, g.Reason)
+			continue
+		}
+		f := g.Family
+		var cols []string
+		for _, c := range f.Columns {
+			cols = append(cols, string(c.Name)+"="+c.Validator.Name())
+		}
+		if g.Shape != w.shape || f.Comparator.Name() != w.comparator || f.KeyValidator.Name() != w.key ||
+			f.DefaultValidator.Name() != w.validator || strings.Join(cols, " ") != w.columns {
+			t.Errorf("%s: shape %s comparator %s key %s validator %s columns %q;\nwant %s %s %s %s %q",
+				g.Name, g.Shape, f.Comparator.Name(), f.KeyValidator.Name(), f.DefaultValidator.Name(), strings.Join(cols, " "),
+				w.shape, w.comparator, w.key, w.validator, w.columns)
+		}
+	}
+}
+
+// Cassandra 5 refuses to create the super column family's shape (a map
+// column named ""), so no table of that shape can reach it but one an
+// upgrade from 3.11 carried over; the shape is classified all the same.
+func TestSuperShapeOnTheCluster(t *testing.T) {
+	s, ks := adoptKeyspace(t)
+	err := s.Query(`CREATE TABLE ` + ks + `.sup (key blob, column1 blob, "" map<blob, bigint>, PRIMARY KEY (key, column1))`).Exec()
+	if err == nil {
+		t.Fatalf("Cassandra 5 created a column named \"\"; docs/cassandra.md says it refuses")
+	}
+	t.Logf("Cassandra 5 refuses the super shape: %v", err)
+	got := classifyTable("ks", "sup", tableInfo{}, []cqlColumn{
+		{name: "key", kind: "partition_key", typ: "blob"},
+		{name: "column1", kind: "clustering", order: "asc", typ: "text"},
+		{name: "", kind: "regular", typ: "map<bigint, blob>"},
+	})
+	if !got.Servable() || got.Shape != ShapeSuper || !got.Family.Super ||
+		got.Family.SubComparator.Name() != "org.apache.cassandra.db.marshal.LongType" {
+		t.Fatalf("super shape: %+v", got)
+	}
+}
+
+// A table still compact (flags dense or super) is refused with the
+// statement that makes it servable.
+func TestInspectRefusesCompactStorage(t *testing.T) {
+	got := classifyTable("ks", "old", tableInfo{flags: []string{"dense"}}, []cqlColumn{
+		{name: "key", kind: "partition_key", typ: "blob"},
+		{name: "column1", kind: "clustering", order: "asc", typ: "blob"},
+		{name: "value", kind: "regular", typ: "blob"},
+	})
+	if got.Servable() || !strings.Contains(got.Reason, "DROP COMPACT STORAGE") {
+		t.Fatalf("compact table: %+v", got)
+	}
+}
