@@ -48,8 +48,9 @@ type AdoptedTable struct {
 	Keyspace, Name string
 	// Shape is one of the Shape constants when the table can be served.
 	Shape string
-	// Family is the column family a 19.x client sees; nil when the table
-	// cannot be served.
+	// Family is the column family a 19.x client would see; nil when the
+	// table has no Thrift shape. It is set, with a Reason, for a shape
+	// thriftd describes but does not serve yet.
 	Family *schema.ColumnFamily
 	// Reason says why the table cannot be served; empty when it can.
 	Reason string
@@ -62,8 +63,8 @@ type AdoptedTable struct {
 	Statics    []string
 }
 
-// Servable reports whether thriftd can serve the table.
-func (t AdoptedTable) Servable() bool { return t.Family != nil }
+// Servable reports whether thriftd serves the table.
+func (t AdoptedTable) Servable() bool { return t.Family != nil && t.Reason == "" }
 
 // cqlColumn is one row of system_schema.columns.
 type cqlColumn struct {
@@ -282,7 +283,28 @@ func classifyTable(ks, name string, info tableInfo, cols []cqlColumn) AdoptedTab
 		t.Statics = append(t.Statics, s.name)
 	}
 	t.Family = def
+	t.Reason = notServedYet(t)
 	return t
+}
+
+// notServedYet is why the store does not serve a table of a Thrift
+// shape, or "" when it does: it reads and writes the columns key,
+// column1 and value of one clustering column (ascending or descending),
+// which is the dynamic shape with its columns as DROP COMPACT STORAGE
+// named them.
+func notServedYet(t AdoptedTable) string {
+	switch t.Shape {
+	case ShapeDynamic:
+	case ShapeCounter:
+		return "counter column families are not served on Cassandra yet (CQL has no WRITETIME of a counter, and the store writes no counter increments)"
+	default:
+		return "the " + t.Shape + " shape is described but not served yet: thriftd reads and writes only (key, column1, value) tables"
+	}
+	if t.Key != "key" || len(t.Clustering) != 1 || t.Clustering[0] != "column1" || t.Value != "value" {
+		return fmt.Sprintf("its columns are named %s, %s and %s; thriftd serves them only as DROP COMPACT STORAGE named them: key, column1 and value",
+			t.Key, strings.Join(t.Clustering, ", "), t.Value)
+	}
+	return ""
 }
 
 // mapTypes splits "map<K, V>" (frozen or not) into K and V.

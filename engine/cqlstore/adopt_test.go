@@ -2,12 +2,15 @@ package cqlstore
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
+	"github.com/thriftd/thriftd/engine"
+	"github.com/thriftd/thriftd/engine/storetest"
 	"github.com/thriftd/thriftd/internal/testenv"
 )
 
@@ -99,8 +102,9 @@ func TestInspectShapesOnTheCluster(t *testing.T) {
 			}
 			continue
 		}
-		if !g.Servable() {
-			t.Errorf("%s: refused: %s", g.Name, g.Reason)
+		served := w.shape == ShapeDynamic
+		if g.Servable() != served || g.Family == nil || !served && !strings.Contains(g.Reason, "not served") {
+			t.Errorf("%s: servable %v (want %v), reason %q", g.Name, g.Servable(), served, g.Reason)
 			continue
 		}
 		f := g.Family
@@ -132,7 +136,7 @@ func TestSuperShapeOnTheCluster(t *testing.T) {
 		{name: "column1", kind: "clustering", order: "asc", typ: "text"},
 		{name: "", kind: "regular", typ: "map<bigint, blob>"},
 	})
-	if !got.Servable() || got.Shape != ShapeSuper || !got.Family.Super ||
+	if got.Family == nil || got.Shape != ShapeSuper || !got.Family.Super ||
 		got.Family.SubComparator.Name() != "org.apache.cassandra.db.marshal.LongType" {
 		t.Fatalf("super shape: %+v", got)
 	}
@@ -148,5 +152,121 @@ func TestInspectRefusesCompactStorage(t *testing.T) {
 	})
 	if got.Servable() || !strings.Contains(got.Reason, "DROP COMPACT STORAGE") {
 		t.Fatalf("compact table: %+v", got)
+	}
+}
+
+// An adopted keyspace's tables are read and written in place through the
+// store: what CQL writes (with its timestamp and TTL) the store reads, and
+// what the store writes CQL reads with the same WRITETIME and TTL; a DESC
+// table is sliced in its ReversedType order; a table of another shape is
+// not served, and nothing in the keyspace is created or changed.
+func TestAdoptedTablesThroughTheStore(t *testing.T) {
+	s, ks := adoptKeyspace(t,
+		`CREATE TABLE KS.dyn (key blob, column1 text, value bigint, PRIMARY KEY (key, column1))`,
+		`CREATE TABLE KS.rev (key text, column1 int, value blob, PRIMARY KEY (key, column1)) WITH CLUSTERING ORDER BY (column1 DESC)`,
+		`CREATE TABLE KS.users (id uuid PRIMARY KEY, name text)`,
+		`INSERT INTO KS.dyn (key, column1, value) VALUES (0x6b31, 'a', 1) USING TIMESTAMP 1000`,
+		`INSERT INTO KS.dyn (key, column1, value) VALUES (0x6b31, 'b', 2) USING TIMESTAMP 2000 AND TTL 5000`,
+		`INSERT INTO KS.rev (key, column1, value) VALUES ('r', 1, 0x01) USING TIMESTAMP 10`,
+		`INSERT INTO KS.rev (key, column1, value) VALUES ('r', 2, 0x02) USING TIMESTAMP 20`,
+		`INSERT INTO KS.rev (key, column1, value) VALUES ('r', 3, 0x03) USING TIMESTAMP 30`,
+	)
+	before := columnTypes(t, s, ks, "dyn") + "|" + columnTypes(t, s, ks, "rev") + "|" + columnTypes(t, s, ks, "users")
+	base := storetest.TestSchema(t, "RandomPartitioner")
+	o := Options{Cluster: cluster(t, base), Prefix: testenv.CassandraPrefix(t), GCGraceSeconds: 864000, Adopt: []string{ks}}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	st, err := Open(ctx, base, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		st.Close()
+		if _, err := DropPrefix(context.Background(), o.Cluster, o.Prefix); err != nil {
+			t.Errorf("drop prefix: %v", err)
+		}
+	})
+	adopted := st.Adopted()
+	if len(adopted) != 1 || len(adopted[0].ColumnFamilies) != 2 || adopted[0].ColumnFamilies["users"] != nil {
+		t.Fatalf("adopted: %+v", adopted)
+	}
+
+	// CQL wrote, the store reads.
+	row, err := st.Get(ctx, ks, "k1", engine.Query{ColumnFamily: "dyn", Predicate: engine.Predicate{Count: 100}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(row.Columns) != 2 || string(row.Columns[0].Name) != "a" || row.Columns[0].Timestamp != 1000 ||
+		string(row.Columns[0].Value) != "\x00\x00\x00\x00\x00\x00\x00\x01" || row.Columns[0].TTL != 0 ||
+		string(row.Columns[1].Name) != "b" || row.Columns[1].Timestamp != 2000 || row.Columns[1].TTL <= 4900 || row.Columns[1].TTL > 5000 {
+		t.Fatalf("read of CQL's writes: %+v", row.Columns)
+	}
+
+	// The store writes, CQL reads.
+	err = st.Apply(ctx, ks, []engine.RowMutation{{Key: "k2", Mutations: []engine.Mutation{
+		{ColumnFamily: "dyn", Name: []byte("x"), Value: []byte{0, 0, 0, 0, 0, 0, 0, 42}, Timestamp: 777},
+		{ColumnFamily: "dyn", Name: []byte("y"), Value: []byte{0, 0, 0, 0, 0, 0, 0, 43}, Timestamp: 778, TTL: 3000},
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	iter := s.Query(`SELECT column1, value, WRITETIME(value), TTL(value) FROM `+ks+`.dyn WHERE key = ?`, []byte("k2")).Iter()
+	var got []string
+	var name string
+	var value, wt int64
+	var ttl *int
+	for iter.Scan(&name, &value, &wt, &ttl) {
+		l := fmt.Sprintf("%s=%d@%d", name, value, wt)
+		if ttl != nil {
+			l += fmt.Sprintf(" ttl>2900:%v", *ttl > 2900 && *ttl <= 3000)
+		}
+		got = append(got, l)
+		ttl = nil
+	}
+	if err := iter.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(got, ", ") != "x=42@777, y=43@778 ttl>2900:true" {
+		t.Fatalf("CQL reads the store's writes as %q", got)
+	}
+
+	// DESC clustering: ReversedType(Int32Type) orders 3, 2, 1.
+	int32s := func(cols []engine.Column) string {
+		var out []string
+		for _, c := range cols {
+			out = append(out, fmt.Sprint(int(c.Name[3])))
+		}
+		return strings.Join(out, "")
+	}
+	be := func(n byte) []byte { return []byte{0, 0, 0, n} }
+	for _, c := range []struct {
+		p    engine.Predicate
+		want string
+	}{
+		{engine.Predicate{Count: 10}, "321"},
+		{engine.Predicate{Count: 10, Reversed: true}, "123"},
+		{engine.Predicate{Start: be(3), Finish: be(2), Count: 10}, "32"},
+		{engine.Predicate{Start: be(2), Count: 10}, "21"},
+		{engine.Predicate{Start: be(1), Finish: be(2), Count: 10, Reversed: true}, "12"},
+		{engine.Predicate{Count: 2}, "32"},
+		{engine.Predicate{Names: [][]byte{be(1), be(3)}}, "31"},
+	} {
+		row, err := st.Get(ctx, ks, "r", engine.Query{ColumnFamily: "rev", Predicate: c.p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g := int32s(row.Columns); g != c.want {
+			t.Errorf("rev %+v: %s, want %s", c.p, g, c.want)
+		}
+	}
+
+	// Nothing of the keyspace changed, and thriftd created nothing in it.
+	after := columnTypes(t, s, ks, "dyn") + "|" + columnTypes(t, s, ks, "rev") + "|" + columnTypes(t, s, ks, "users")
+	if after != before {
+		t.Errorf("the adopted tables changed:\n%s\n%s", before, after)
+	}
+	var n int
+	if err := s.Query(`SELECT count(*) FROM system_schema.tables WHERE keyspace_name = ?`, ks).Scan(&n); err != nil || n != 3 {
+		t.Errorf("the adopted keyspace holds %d tables (%v), want its 3", n, err)
 	}
 }

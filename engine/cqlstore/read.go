@@ -192,7 +192,7 @@ func where(f *family, col string, c comparator.Comparator, p engine.Predicate) (
 	var sb strings.Builder
 	var args []any
 	lo, hi := p.Start, p.Finish
-	if p.Reversed {
+	if p.Reversed != f.desc {
 		lo, hi = p.Finish, p.Start
 	}
 	if len(lo) > 0 {
@@ -223,6 +223,8 @@ func (st *Store) readColumns(ctx context.Context, f *family, key string, q engin
 	if q.Names == nil && q.Reversed {
 		if f.def.Super {
 			stmt += ` ORDER BY super_column DESC, column1 DESC`
+		} else if f.desc {
+			stmt += ` ORDER BY column1 ASC`
 		} else {
 			stmt += ` ORDER BY column1 DESC`
 		}
