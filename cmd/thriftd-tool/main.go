@@ -113,7 +113,7 @@ name their servers with their own flags and read no configuration file.`,
 		c.PreRunE = func(cmd *cobra.Command, args []string) error { return o.connect(cmd) }
 		root.AddCommand(c)
 	}
-	root.AddCommand(newExportCmd(), newImportCmd(), newCopyCmd())
+	root.AddCommand(newExportCmd(), newImportCmd(), newCopyCmd(), newCQLTablesCmd(o))
 	return root
 }
 
