@@ -290,11 +290,11 @@ func classifyTable(ks, name string, info tableInfo, cols []cqlColumn) AdoptedTab
 // notServedYet is why the store does not serve a table of a Thrift
 // shape, or "" when it does: it reads and writes the columns key,
 // column1 and value of one clustering column (ascending or descending),
-// which is the dynamic shape with its columns as DROP COMPACT STORAGE
-// named them.
+// and static columns as declared ones (adoptstatic.go): the dynamic and
+// static shapes with their columns as DROP COMPACT STORAGE named them.
 func notServedYet(t AdoptedTable) string {
 	switch t.Shape {
-	case ShapeDynamic:
+	case ShapeDynamic, ShapeStatic:
 	case ShapeCounter:
 		return "counter column families are not served on Cassandra yet (CQL has no WRITETIME of a counter, and the store writes no counter increments)"
 	default:

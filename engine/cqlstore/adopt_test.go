@@ -102,7 +102,7 @@ func TestInspectShapesOnTheCluster(t *testing.T) {
 			}
 			continue
 		}
-		served := w.shape == ShapeDynamic
+		served := w.shape == ShapeDynamic || w.shape == ShapeStatic
 		if g.Servable() != served || g.Family == nil || !served && !strings.Contains(g.Reason, "not served") {
 			t.Errorf("%s: servable %v (want %v), reason %q", g.Name, g.Servable(), served, g.Reason)
 			continue
@@ -268,5 +268,94 @@ func TestAdoptedTablesThroughTheStore(t *testing.T) {
 	var n int
 	if err := s.Query(`SELECT count(*) FROM system_schema.tables WHERE keyspace_name = ?`, ks).Scan(&n); err != nil || n != 3 {
 		t.Errorf("the adopted keyspace holds %d tables (%v), want its 3", n, err)
+	}
+}
+
+// A static family's declared columns, STATIC after DROP COMPACT STORAGE,
+// are read and written as Thrift columns beside the (column1, value) ones,
+// merged in the comparator's order.
+func TestAdoptedStaticShape(t *testing.T) {
+	s, ks := adoptKeyspace(t,
+		`CREATE TABLE KS.stat (key text, column1 text, value blob, name text static, age int static, PRIMARY KEY (key, column1))`,
+		`INSERT INTO KS.stat (key, name) VALUES ('u', 'alice') USING TIMESTAMP 5`,
+		`INSERT INTO KS.stat (key, column1, value) VALUES ('u', 'extra', 0x01) USING TIMESTAMP 6`,
+		`INSERT INTO KS.stat (key, column1, value) VALUES ('u', 'zzz', 0x02) USING TIMESTAMP 7 AND TTL 9000`,
+		`INSERT INTO KS.stat (key, name) VALUES ('solo', 'bob') USING TIMESTAMP 8`,
+	)
+	base := storetest.TestSchema(t, "RandomPartitioner")
+	o := Options{Cluster: cluster(t, base), Prefix: testenv.CassandraPrefix(t), GCGraceSeconds: 864000, Adopt: []string{ks}}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	st, err := Open(ctx, base, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		st.Close()
+		if _, err := DropPrefix(context.Background(), o.Cluster, o.Prefix); err != nil {
+			t.Errorf("drop prefix: %v", err)
+		}
+	})
+	cf := st.Adopted()[0].ColumnFamilies["stat"]
+	if cf == nil || len(cf.Columns) != 2 {
+		t.Fatalf("stat: %+v", cf)
+	}
+	show := func(key string, p engine.Predicate) string {
+		t.Helper()
+		row, err := st.Get(ctx, ks, key, engine.Query{ColumnFamily: "stat", Predicate: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, c := range row.Columns {
+			l := fmt.Sprintf("%s=%x@%d", c.Name, c.Value, c.Timestamp)
+			if c.TTL > 0 {
+				l += "+ttl"
+			}
+			out = append(out, l)
+		}
+		return strings.Join(out, " ")
+	}
+	for _, c := range []struct {
+		key  string
+		p    engine.Predicate
+		want string
+	}{
+		{"u", engine.Predicate{Count: 100}, "extra=01@6 name=616c696365@5 zzz=02@7+ttl"},
+		{"u", engine.Predicate{Count: 2, Reversed: true}, "zzz=02@7+ttl name=616c696365@5"},
+		{"u", engine.Predicate{Start: []byte("f"), Count: 100}, "name=616c696365@5 zzz=02@7+ttl"},
+		{"u", engine.Predicate{Count: 1}, "extra=01@6"},
+		{"u", engine.Predicate{Names: [][]byte{[]byte("zzz"), []byte("name"), []byte("age")}}, "name=616c696365@5 zzz=02@7+ttl"},
+		{"solo", engine.Predicate{Count: 100}, "name=626f62@8"},
+	} {
+		if got := show(c.key, c.p); got != c.want {
+			t.Errorf("%s %+v: %s, want %s", c.key, c.p, got, c.want)
+		}
+	}
+	if n, err := st.Count(ctx, ks, "u", "stat", nil); err != nil || n != 3 {
+		t.Errorf("count: %d, %v", n, err)
+	}
+	// The store writes a declared column with a TTL and deletes another;
+	// CQL reads the static columns.
+	err = st.Apply(ctx, ks, []engine.RowMutation{{Key: "u", Mutations: []engine.Mutation{
+		{ColumnFamily: "stat", Name: []byte("age"), Value: []byte{0, 0, 0, 30}, Timestamp: 50, TTL: 4000},
+		{ColumnFamily: "stat", Name: []byte("name"), Delete: true, Timestamp: 51},
+		{ColumnFamily: "stat", Name: []byte("more"), Value: []byte{3}, Timestamp: 52},
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var age int
+	var name *string
+	var wt int64
+	var ttl int
+	if err := s.Query(`SELECT age, writetime(age), ttl(age), name FROM `+ks+`.stat WHERE key = 'u' LIMIT 1`).Scan(&age, &wt, &ttl, &name); err != nil {
+		t.Fatal(err)
+	}
+	if age != 30 || wt != 50 || ttl <= 3900 || ttl > 4000 || name != nil {
+		t.Errorf("CQL reads age %d at %d ttl %d, name %v", age, wt, ttl, name)
+	}
+	if got := show("u", engine.Predicate{Count: 100}); got != "age=0000001e@50+ttl extra=01@6 more=03@52 zzz=02@7+ttl" {
+		t.Errorf("after the writes: %s", got)
 	}
 }

@@ -73,6 +73,9 @@ type family struct {
 	// ReversedType comparator), so CQL's order of its values is the
 	// reverse of the comparator's.
 	desc bool
+	// adopt, when set, serves an adopted table's static columns as
+	// declared columns (adoptstatic.go).
+	adopt *adoptedLayout
 }
 
 // newFamily is def's family in the 0.6 layout, stored in table.

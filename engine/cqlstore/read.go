@@ -116,6 +116,9 @@ func (st *Store) Count(ctx context.Context, keyspace, key, cf string, superColum
 	}
 	ctx, cancel := st.bound(ctx)
 	defer cancel()
+	if f.adopt != nil {
+		return st.countWithStatics(ctx, f, key)
+	}
 	kb := st.keyOf(f, key)
 	if f.def.Super && superColumn == nil {
 		// Super columns with a live subcolumn: one per run of rows.
@@ -209,6 +212,9 @@ func where(f *family, col string, c comparator.Comparator, p engine.Predicate) (
 // readColumns reads the columns of a Standard row, or the subcolumns of
 // one super column.
 func (st *Store) readColumns(ctx context.Context, f *family, key string, q engine.Query) ([]engine.Column, error) {
+	if f.adopt != nil {
+		return st.readWithStatics(ctx, f, key, q)
+	}
 	c := f.def.Comparator
 	stmt := `SELECT column1, value, writetime(value), ttl(value) FROM ` + f.table + ` WHERE key = ?`
 	args := []any{st.keyOf(f, key)}
