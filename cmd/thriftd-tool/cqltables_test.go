@@ -101,6 +101,8 @@ func TestThriftdServesCQLTablesInPlace(t *testing.T) {
 		`INSERT INTO KS.events (key, column1, value) VALUES (0x6b31, 'logout', 'bob') USING TIMESTAMP 2222 AND TTL 8000`,
 		`INSERT INTO KS.timeline (key, column1, value) VALUES (0x74, 1, 0x01) USING TIMESTAMP 1`,
 		`INSERT INTO KS.timeline (key, column1, value) VALUES (0x74, 2, 0x02) USING TIMESTAMP 2`,
+		`CREATE TABLE KS.profiles (key blob, column1 text, value blob, email text static, PRIMARY KEY (key, column1))`,
+		`INSERT INTO KS.profiles (key, email) VALUES (0x70, 'a@example.org') USING TIMESTAMP 9`,
 	)...)
 	dir := t.TempDir()
 	conf := transfertest.Config(t, dir, "RandomPartitioner")
@@ -117,8 +119,12 @@ func TestThriftdServesCQLTablesInPlace(t *testing.T) {
 	got := map[string]string{}
 	for _, cf := range kd.CfDefs {
 		got[cf.Name] = cf.ComparatorType + " " + cf.GetDefaultValidationClass() + " " + cf.GetKeyValidationClass()
+		for _, c := range cf.ColumnMetadata {
+			got[cf.Name] += " " + string(c.Name) + "=" + c.ValidationClass
+		}
 	}
 	want := map[string]string{
+		"profiles": m + "UTF8Type " + m + "BytesType " + m + "BytesType email=" + m + "UTF8Type",
 		"events":   m + "UTF8Type " + m + "UTF8Type " + m + "BytesType",
 		"timeline": m + "ReversedType(" + m + "LongType) " + m + "BytesType " + m + "BytesType",
 	}
@@ -146,6 +152,13 @@ func TestThriftdServesCQLTablesInPlace(t *testing.T) {
 	if len(cols) != 2 || cols[0].Column.Name[7] != 2 || cols[1].Column.Name[7] != 1 {
 		t.Fatalf("timeline (ReversedType) in the wrong order: %v", cols)
 	}
+	cols, err = c.GetSlice(ctx, []byte("p"), &cassandra19.ColumnParent{ColumnFamily: "profiles"}, all, cassandra19.ConsistencyLevel_ONE)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cols) != 1 || string(cols[0].Column.Name) != "email" || string(cols[0].Column.Value) != "a@example.org" || cols[0].Column.GetTimestamp() != 9 {
+		t.Fatalf("profiles (a static column): %v", cols)
+	}
 
 	// The 19.x client writes; CQL reads.
 	ts, ttl := int64(3333), int32(6000)
@@ -163,6 +176,15 @@ func TestThriftdServesCQLTablesInPlace(t *testing.T) {
 	if name != "signup" || value != "carol" || wt != 3333 || left <= 5900 || left > 6000 {
 		t.Fatalf("CQL reads the 19.x write as %s=%s at %d, ttl %d", name, value, wt, left)
 	}
+	// A declared column is the table's static column.
+	err = c.Insert(ctx, []byte("p"), &cassandra19.ColumnParent{ColumnFamily: "profiles"},
+		&cassandra19.Column{Name: []byte("email"), Value: []byte("b@example.org"), Timestamp: &ts}, cassandra19.ConsistencyLevel_ONE)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Query(`SELECT email, WRITETIME(email) FROM `+ks+`.profiles WHERE key = 0x70 LIMIT 1`).Scan(&value, &wt); err != nil || value != "b@example.org" || wt != 3333 {
+		t.Fatalf("CQL reads the static column as %q at %d (%v)", value, wt, err)
+	}
 	// The cluster checks the table's own types: a value that is not
 	// UTF-8 is refused before it reaches the table.
 	if err := c.Insert(ctx, []byte("k3"), &cassandra19.ColumnParent{ColumnFamily: "events"},
@@ -177,7 +199,7 @@ func TestThriftdServesCQLTablesInPlace(t *testing.T) {
 		t.Fatalf("system_drop_keyspace of an adopted keyspace: %v", err)
 	}
 	var tables int
-	if err := s.Query(`SELECT count(*) FROM system_schema.tables WHERE keyspace_name = ?`, ks).Scan(&tables); err != nil || tables != 4 {
+	if err := s.Query(`SELECT count(*) FROM system_schema.tables WHERE keyspace_name = ?`, ks).Scan(&tables); err != nil || tables != 5 {
 		t.Fatalf("the keyspace holds %d tables (%v) after the refused drop", tables, err)
 	}
 	// The tables it does not serve are named in its log with the reason.
