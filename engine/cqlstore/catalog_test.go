@@ -255,3 +255,31 @@ func TestRetryableDDL(t *testing.T) {
 		}
 	}
 }
+
+// TestOrphanTableIsReplaced empties the catalog's tables, as test
+// harnesses that reuse a prefix do (testenv.TruncatePrefix), and creates a
+// family of the same name with another comparator: its table is created
+// anew with the new types, empty.
+func TestOrphanTableIsReplaced(t *testing.T) {
+	base := storetest.TestSchema(t, "RandomPartitioner")
+	st, o := openFresh(t, base, 864000)
+	change(t, st, with19(base, "K", dynamic(t, "Orphan", "BytesType", "UTF8Type", "BytesType")), "1")
+	apply(t, st, "K", engine.RowMutation{Key: "k", Mutations: []engine.Mutation{{ColumnFamily: "Orphan", Name: []byte("a"), Value: []byte("v"), Timestamp: 1}}})
+	for _, table := range []string{catalogTable, familiesTable} {
+		if err := st.session.Query(`TRUNCATE ` + st.catalogName(table)).Exec(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fresh := openAnother(t, base, o)
+	if got := stored(t, fresh); got != "<nil>" {
+		t.Fatalf("the emptied record reads %q", got)
+	}
+	change(t, fresh, with19(base, "K", dynamic(t, "Orphan", "BytesType", "LongType", "BytesType")), "2")
+	if got, want := columnTypes(t, fresh.session, keyspaceName(o.Prefix, "K"), "Orphan"), "column1 bigint clustering asc, key blob partition_key, value blob regular"; got != want {
+		t.Fatalf("columns %s, want %s", got, want)
+	}
+	row, err := fresh.Get(context.Background(), "K", "k", engine.Query{ColumnFamily: "Orphan", Predicate: storetest.All(10)})
+	if err != nil || len(row.Columns) != 0 {
+		t.Fatalf("the new family holds %+v, %v", row, err)
+	}
+}
