@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/thriftd/thriftd/cli"
+	"github.com/thriftd/thriftd/cli/cli12"
 	"github.com/thriftd/thriftd/settings"
 )
 
@@ -39,6 +40,9 @@ type options struct {
 	file    string
 	history string
 	output  string
+	// api selects the grammar: "0.6" (cassandra-cli 0.6 over the 0.6 API)
+	// or "1.2" (cassandra-cli 1.2 over the 19.x API, framed).
+	api string
 	// config is thriftd's configuration file (--config, else
 	// $THRIFTD_CONFIG), whose listen address replaces the defaults of
 	// --host and --port; configFrom names where it was given.
@@ -62,6 +66,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.file, "f", "", "run the statements of this file ('-' for standard input) and exit")
 	fs.StringVar(&o.history, "history", defaultHistory(), "history file of the interactive shell ('' keeps none)")
 	fs.StringVar(&o.output, "output", "human", "output form: human (cassandra-cli 0.6's lines) or json (one object per statement)")
+	fs.StringVar(&o.api, "api", "0.6", "grammar and API: 0.6 (cassandra-cli 0.6 over the 0.6 API) or 1.2 (cassandra-cli 1.2 over the 19.x API, framed)")
 	fs.StringVar(&o.config, "config", "", "thriftd's configuration `FILE` (thriftd.yaml or storage-conf.xml): connect to its listen address unless --host or --port says otherwise (default: $"+settings.ConfigEnv+")")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: thriftd-cli [flags]                  interactive shell")
@@ -84,6 +89,10 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("unexpected argument %q (statements go in -e '...')", fs.Arg(0))
 	case o.exec != "" && o.file != "":
 		return o, errors.New("give -e or -f, not both")
+	case o.api != "0.6" && o.api != "1.2":
+		return o, fmt.Errorf("--api is 0.6 or 1.2, not %q", o.api)
+	case o.api == "1.2" && o.output != "human":
+		return o, errors.New("--output json is for --api 0.6; the 1.2 grammar prints cassandra-cli 1.2's lines")
 	case o.output != "human" && o.output != "json":
 		return o, fmt.Errorf("--output is human or json, not %q", o.output)
 	case o.cfg.Port < 1 || o.cfg.Port > 65535:
@@ -120,6 +129,9 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "thriftd-cli: %s: %v\n", o.configFrom, err)
 		return exitError
 	}
+	if o.api == "1.2" {
+		return run12(o, stdin, stdout, stderr)
+	}
 	ctx := context.Background()
 	var p cli.Printer = &cli.HumanPrinter{Out: stdout, Err: stderr}
 	if o.output == "json" {
@@ -141,6 +153,43 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	}
 	term := cli.Terminal{In: stdin, Out: stdout, ErrOut: stderr, HistoryFile: o.history}
 	if err := cli.Interactive(ctx, s, term); err != nil {
+		fmt.Fprintln(stderr, "thriftd-cli:", err)
+		return exitError
+	}
+	return exitOK
+}
+
+// run12 runs the 1.2 grammar: a script (-e, -f, a piped standard input)
+// stops at the first failing statement with exit status 1; the
+// interactive shell reads lines with cassandra-cli's prompt.
+func run12(o options, stdin *os.File, stdout, stderr io.Writer) int {
+	s := cli12.NewSession(cli12.Config{Host: o.cfg.Host, Port: o.cfg.Port, Keyspace: o.cfg.Keyspace,
+		Username: o.cfg.Username, Password: o.cfg.Password, Timeout: o.cfg.Timeout}, stdout, stderr)
+	defer s.Close()
+	script, batch, err := readScript(o, stdin)
+	if err != nil {
+		fmt.Fprintln(stderr, "thriftd-cli:", err)
+		return exitUsage
+	}
+	if o.exec != "" {
+		script = cli12.SplitInline(script)
+	}
+	// As cassandra-cli, connect at start: the first line of the output is
+	// "Connected to: ...".
+	if err := s.Connect(o.cfg.Host, o.cfg.Port); err != nil {
+		fmt.Fprintln(stderr, err)
+		if batch {
+			return exitError
+		}
+	}
+	if batch {
+		if cli12.RunScript(s, script) != nil {
+			return exitError
+		}
+		return exitOK
+	}
+	term := cli12.Terminal{In: stdin, Out: stdout, ErrOut: stderr, HistoryFile: o.history}
+	if err := cli12.Interactive(s, term); err != nil {
 		fmt.Fprintln(stderr, "thriftd-cli:", err)
 		return exitError
 	}
