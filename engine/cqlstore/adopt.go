@@ -59,8 +59,11 @@ type AdoptedTable struct {
 	// were renamed).
 	Key        string
 	Clustering []string
-	Value      string
-	Statics    []string
+	// ClusteringDesc tells, for each clustering column, whether it is
+	// clustered in descending order.
+	ClusteringDesc []bool
+	Value          string
+	Statics        []string
 }
 
 // Servable reports whether thriftd serves the table.
@@ -198,6 +201,7 @@ func classifyTable(ks, name string, info tableInfo, cols []cqlColumn) AdoptedTab
 		}
 		names = append(names, class)
 		t.Clustering = append(t.Clustering, c.name)
+		t.ClusteringDesc = append(t.ClusteringDesc, c.order == "desc")
 	}
 	compare := names[0]
 	if len(names) > 1 {
@@ -295,6 +299,11 @@ func classifyTable(ks, name string, info tableInfo, cols []cqlColumn) AdoptedTab
 func notServedYet(t AdoptedTable) string {
 	switch t.Shape {
 	case ShapeDynamic, ShapeStatic:
+	case ShapeComposite:
+		if t.Key != "key" || t.Value != "value" {
+			return fmt.Sprintf("its key and value columns are named %s and %s; thriftd serves them only as DROP COMPACT STORAGE named them: key and value", t.Key, t.Value)
+		}
+		return ""
 	case ShapeCounter:
 		return "counter column families are not served on Cassandra yet (CQL has no WRITETIME of a counter, and the store writes no counter increments)"
 	default:

@@ -79,8 +79,11 @@ func (st *Store) adopt(ctx context.Context, served *schema.Schema) error {
 			// The table's own types hold names and keys as they are.
 			f.rawNames, f.rawKey = true, true
 			f.desc = strings.HasPrefix(def.Comparator.Name(), marshalPackage+"ReversedType(")
-			if t.Shape == ShapeStatic {
+			switch t.Shape {
+			case ShapeStatic:
 				withStatics(f, t.Statics)
+			case ShapeComposite:
+				withComposite(f, t.Clustering, t.ClusteringDesc)
 			}
 			a.families[cfName{name, t.Name}] = f
 			st.logger().Info("adopted table served", "keyspace", name, "table", t.Name, "comparator", def.Comparator.Name())

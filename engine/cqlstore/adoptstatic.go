@@ -28,6 +28,10 @@ type adoptedLayout struct {
 	names [][]byte
 	// plain is the family read and written as the dynamic shape.
 	plain *family
+	// clustering are the quoted clustering columns of the composite
+	// shape (adoptcomposite.go), and reverseOrder the direction of each
+	// that reverses the table's order.
+	clustering, reverseOrder []string
 }
 
 // withStatics makes f serve declared columns from the static columns.
@@ -46,6 +50,9 @@ func withStatics(f *family, statics []string) {
 // readWithStatics is readColumns of a family of the static shape.
 func (st *Store) readWithStatics(ctx context.Context, f *family, key string, q engine.Query) ([]engine.Column, error) {
 	a := f.adopt
+	if len(a.clustering) > 0 {
+		return st.readComposite(ctx, f, key, q)
+	}
 	c := f.def.Comparator
 	dq := q
 	if q.Names != nil {
@@ -140,6 +147,9 @@ func (st *Store) countWithStatics(ctx context.Context, f *family, key string) (i
 // staticStatement is the statement of a mutation of a declared column,
 // or false when m names no declared column.
 func (f *family) staticStatement(key raw, m engine.Mutation) (statement, bool) {
+	if s, ok := f.compositeStatement(key, m); ok {
+		return s, true
+	}
 	if f.adopt == nil || m.SuperColumn != nil || m.Name == nil {
 		return statement{}, false
 	}
