@@ -292,10 +292,10 @@ func classifyTable(ks, name string, info tableInfo, cols []cqlColumn) AdoptedTab
 }
 
 // notServedYet is why the store does not serve a table of a Thrift
-// shape, or "" when it does: it reads and writes the columns key,
-// column1 and value of one clustering column (ascending or descending),
-// and static columns as declared ones (adoptstatic.go): the dynamic and
-// static shapes with their columns as DROP COMPACT STORAGE named them.
+// shape, or "" when it does: the dynamic, static and composite shapes
+// (adoptstatic.go, adoptcomposite.go) with their key and value columns,
+// and but for the composite shape column1, as DROP COMPACT STORAGE named
+// them.
 func notServedYet(t AdoptedTable) string {
 	switch t.Shape {
 	case ShapeDynamic, ShapeStatic:
