@@ -34,7 +34,7 @@ func (c *conn) insert(ctx context.Context, keyspace, key string, path *cassandra
 		return err
 	}
 	m := engine.Mutation{ColumnFamily: cf.Name, SuperColumn: path.SuperColumn, Name: path.Column, Value: value, Timestamp: timestamp}
-	return c.s.store.Apply(ctx, keyspace, []engine.RowMutation{{Key: key, Mutations: []engine.Mutation{m}}})
+	return c.s.applyPlain(ctx, keyspace, []engine.RowMutation{{Key: key, Mutations: []engine.Mutation{m}}})
 }
 
 // batchInsert writes columns of several column families of one row, as one
@@ -76,7 +76,7 @@ func (c *conn) batchInsert(ctx context.Context, keyspace, key string, cfmap map[
 	if len(ms) == 0 {
 		return nil
 	}
-	return c.s.store.Apply(ctx, keyspace, []engine.RowMutation{{Key: key, Mutations: ms}})
+	return c.s.applyPlain(ctx, keyspace, []engine.RowMutation{{Key: key, Mutations: ms}})
 }
 
 // remove deletes what path names: the row of a column family, a column, a
@@ -99,7 +99,7 @@ func (c *conn) remove(ctx context.Context, keyspace, key string, path *cassandra
 		return err
 	}
 	m := engine.Mutation{ColumnFamily: cf.Name, SuperColumn: path.SuperColumn, Name: path.Column, Timestamp: timestamp, Delete: true}
-	return c.s.store.Apply(ctx, keyspace, []engine.RowMutation{{Key: key, Mutations: []engine.Mutation{m}}})
+	return c.s.applyPlain(ctx, keyspace, []engine.RowMutation{{Key: key, Mutations: []engine.Mutation{m}}})
 }
 
 // batchMutate validates every row and every mutation, and only then
@@ -159,7 +159,7 @@ func (c *conn) batchMutate(ctx context.Context, keyspace string, mutationMap map
 	if len(batch) == 0 {
 		return nil
 	}
-	return c.s.store.Apply(ctx, keyspace, batch)
+	return c.s.applyPlain(ctx, keyspace, batch)
 }
 
 // javaKeys returns cfmap with its column family names as Java decoded

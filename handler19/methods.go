@@ -79,7 +79,12 @@ func (c *conn) GetPagedSlice(ctx context.Context, cf string, kr *cassandra19.Key
 }
 
 func (c *conn) GetIndexedSlices(ctx context.Context, parent *cassandra19.ColumnParent, clause *cassandra19.IndexClause, pred *cassandra19.SlicePredicate, cl cassandra19.ConsistencyLevel) (r []*cassandra19.KeySlice, err error) {
-	return nil, c.s.reply(ctx, "get_indexed_slices", errNoIndexes)
+	defer c.s.recoverPanic("get_indexed_slices", &err)
+	ctx = withConsistency(ctx, cl)
+	ctx, cancel := c.s.withTimeout(ctx)
+	defer cancel()
+	r, err = c.getIndexedSlices(ctx, parent, clause, pred, cl)
+	return r, c.s.reply(ctx, "get_indexed_slices", err)
 }
 
 func (c *conn) Insert(ctx context.Context, key []byte, parent *cassandra19.ColumnParent, col *cassandra19.Column, cl cassandra19.ConsistencyLevel) (err error) {
@@ -90,7 +95,8 @@ func (c *conn) Insert(ctx context.Context, key []byte, parent *cassandra19.Colum
 
 func (c *conn) Add(ctx context.Context, key []byte, parent *cassandra19.ColumnParent, col *cassandra19.CounterColumn, cl cassandra19.ConsistencyLevel) (err error) {
 	defer c.s.recoverPanic("add", &err)
-	return c.s.reply(ctx, "add", c.counterFamily(parent.ColumnFamily))
+	ctx = withConsistency(ctx, cl)
+	return c.s.reply(ctx, "add", c.add(ctx, key, parent, col, cl))
 }
 
 func (c *conn) Cas(ctx context.Context, key []byte, cf string, expected, updates []*cassandra19.Column, serial, commit cassandra19.ConsistencyLevel) (r *cassandra19.CASResult_, err error) {
@@ -105,7 +111,8 @@ func (c *conn) Remove(ctx context.Context, key []byte, path *cassandra19.ColumnP
 
 func (c *conn) RemoveCounter(ctx context.Context, key []byte, path *cassandra19.ColumnPath, cl cassandra19.ConsistencyLevel) (err error) {
 	defer c.s.recoverPanic("remove_counter", &err)
-	return c.s.reply(ctx, "remove_counter", c.counterFamily(path.ColumnFamily))
+	ctx = withConsistency(ctx, cl)
+	return c.s.reply(ctx, "remove_counter", c.removeCounter(ctx, key, path, cl))
 }
 
 func (c *conn) BatchMutate(ctx context.Context, mutations map[string]map[string][]*cassandra19.Mutation, cl cassandra19.ConsistencyLevel) (err error) {

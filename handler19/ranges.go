@@ -34,14 +34,11 @@ func (c *conn) getRangeSlices(ctx context.Context, parent *cassandra19.ColumnPar
 		return nil, err
 	}
 	p := sch.Partitioner
-	if err := validateKeyRange(p, parent.SuperColumn, kr); err != nil {
+	if err := c.s.validateKeyRange(p, f, parent.SuperColumn, kr); err != nil {
 		return nil, err
 	}
 	if err := validateConsistencyForRead(cl); err != nil {
 		return nil, err
-	}
-	if len(kr.RowFilter) > 0 {
-		return nil, errNoIndexes
 	}
 	pieces, err := rangeBounds(p, kr)
 	if err != nil {
@@ -51,6 +48,9 @@ func (c *conn) getRangeSlices(ctx context.Context, parent *cassandra19.ColumnPar
 		return nil, err
 	}
 	q := sliceQuery(f, parent.SuperColumn, pred)
+	if len(kr.RowFilter) > 0 {
+		return c.searchIndexed(ctx, ks, p, f, kr.RowFilter, pieces, q, int(kr.Count))
+	}
 	want := int(kr.Count)
 	out := make([]*cassandra19.KeySlice, 0, min(want, 1024))
 	for _, b := range pieces {
@@ -86,7 +86,7 @@ func (c *conn) getPagedSlice(ctx context.Context, cfName string, kr *cassandra19
 		return nil, err
 	}
 	p := sch.Partitioner
-	if err := validateKeyRange(p, nil, kr); err != nil {
+	if err := c.s.validateKeyRange(p, f, nil, kr); err != nil {
 		return nil, err
 	}
 	if err := validateConsistencyForRead(cl); err != nil {
@@ -147,9 +147,8 @@ func (c *conn) getPagedSlice(ctx context.Context, cfName string, kr *cassandra19
 	return out, nil
 }
 
-// validateKeyRange is ThriftValidation.validateKeyRange, up to the row
-// filter's clauses.
-func validateKeyRange(p partitioner.Partitioner, superColumn []byte, kr *cassandra19.KeyRange) error {
+// validateKeyRange is ThriftValidation.validateKeyRange.
+func (s *Service) validateKeyRange(p partitioner.Partitioner, f *family, superColumn []byte, kr *cassandra19.KeyRange) error {
 	if (kr.StartKey == nil) == (kr.StartToken == nil) || (kr.EndKey == nil) == (kr.EndToken == nil) {
 		return invalid("exactly one each of {start key, start token} and {end key, end token} must be specified")
 	}
@@ -173,6 +172,9 @@ func validateKeyRange(p partitioner.Partitioner, superColumn []byte, kr *cassand
 		if len(end) > 0 && bytes.Compare(p.Token(string(kr.StartKey)), end) > 0 {
 			return invalid("Start key's token sorts after end token")
 		}
+	}
+	if _, err := s.validateFilterClauses(f, kr.RowFilter); err != nil {
+		return err
 	}
 	if len(kr.RowFilter) > 0 && superColumn != nil {
 		return invalid("super columns are not supported for indexing")

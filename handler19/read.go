@@ -189,6 +189,9 @@ func sliceQuery(f *family, superColumn []byte, p *cassandra19.SlicePredicate) en
 // thriftifyRow is CassandraServer.thriftifyColumnFamily: a row's live
 // items as the IDL's structs, in the order the query returned them.
 func thriftifyRow(row engine.Row, f *family) []*cassandra19.ColumnOrSuperColumn {
+	if f.commutative() {
+		return mustThriftifyCounters(row)
+	}
 	if row.SuperColumns != nil {
 		out := make([]*cassandra19.ColumnOrSuperColumn, 0, len(row.SuperColumns))
 		for _, sc := range row.SuperColumns {

@@ -535,6 +535,9 @@ func validateFamily(sch *schema.Schema, cf *schema.ColumnFamily) error {
 				return invalid("Required index option missing: class_name")
 			}
 		}
+		if err := refuseIndexType(col.Index); err != nil {
+			return err
+		}
 	}
 	if min, max := cf.Options.MinCompactionThreshold, cf.Options.MaxCompactionThreshold; max != 0 {
 		if min <= 1 {

@@ -82,27 +82,6 @@ func (c *conn) remove(ctx context.Context, key []byte, path *cassandra19.ColumnP
 	return c.s.store.Apply(ctx, ks, []engine.RowMutation{{Key: string(key), Mutations: []engine.Mutation{m}}})
 }
 
-// errCounters refuses counter writes until counters are served.
-var errCounters = invalid("thriftd does not serve counter column families yet")
-
-// counterFamily runs the first checks of 1.2's add and remove_counter
-// (the keyspace, the column family, that it holds counters), so that a
-// counter call on a family of plain columns is refused as 1.2 refused
-// it; a counter family is then refused as not served yet.
-func (c *conn) counterFamily(cfName string) error {
-	ks, err := c.keyspaceOf()
-	if err != nil {
-		return err
-	}
-	if err := c.checkAccess(ks); err != nil {
-		return err
-	}
-	if _, err := c.s.validateColumnFamilyFor(c.s.schema(), ks, cfName, true); err != nil {
-		return err
-	}
-	return errCounters
-}
-
 // errNoIndexes refuses secondary index queries until indexes are served.
 var errNoIndexes = invalid("thriftd does not serve secondary index queries yet")
 
@@ -115,6 +94,7 @@ func (c *conn) batchMutate(ctx context.Context, mutations map[string]map[string]
 	}
 	sch := c.s.schema()
 	rows := make([]engine.RowMutation, 0, len(mutations))
+	var counterRows []engine.CounterRow
 	for key, byFamily := range mutations {
 		// One mutation per column, mostly: sized once rather than grown.
 		n := 0
@@ -122,7 +102,7 @@ func (c *conn) batchMutate(ctx context.Context, mutations map[string]map[string]
 			n += len(muts)
 		}
 		row := engine.RowMutation{Key: key, Mutations: make([]engine.Mutation, 0, n)}
-		counters := false
+		counterRow := engine.CounterRow{Key: key}
 		for cfName, muts := range byFamily {
 			if err := c.checkAccess(ks); err != nil {
 				return err
@@ -135,10 +115,9 @@ func (c *conn) batchMutate(ctx context.Context, mutations map[string]map[string]
 				return err
 			}
 			if f.commutative() {
-				if cl == cassandra19.ConsistencyLevel_ANY {
-					return invalid("Consistency level ANY is not yet supported for counter columnfamily %s", f.Name)
+				if err := validateCounterForWrite(f, cl); err != nil {
+					return err
 				}
-				counters = true
 			}
 			for _, m := range muts {
 				if m == nil {
@@ -147,26 +126,35 @@ func (c *conn) batchMutate(ctx context.Context, mutations map[string]map[string]
 				if err := c.s.validateMutation(f, m); err != nil {
 					return err
 				}
-				row.Mutations = appendMutation(row.Mutations, f, m)
+				if f.commutative() {
+					counterRow.Mutations = appendCounterMutation(counterRow.Mutations, f, m)
+				} else {
+					row.Mutations = appendMutation(row.Mutations, f, m)
+				}
 			}
-		}
-		if counters {
-			if atomic {
-				return invalid("Counter mutations are not allowed in atomic batches")
-			}
-			return errCounters
 		}
 		if len(row.Mutations) > 0 {
 			rows = append(rows, row)
 		}
+		if len(counterRow.Mutations) > 0 {
+			if atomic {
+				return invalid("Counter mutations are not allowed in atomic batches")
+			}
+			counterRows = append(counterRows, counterRow)
+		}
 	}
-	if len(rows) == 0 {
+	if len(rows) == 0 && len(counterRows) == 0 {
 		return nil
 	}
 	if err := c.assureReplicas(ks, cl); err != nil {
 		return err
 	}
-	return c.s.store.Apply(ctx, ks, rows)
+	if len(rows) > 0 {
+		if err := c.s.store.Apply(ctx, ks, rows); err != nil {
+			return err
+		}
+	}
+	return c.applyCounters(ctx, ks, cl, counterRows)
 }
 
 // appendMutation adds the engine mutations of one validated Mutation.

@@ -236,3 +236,24 @@ func (s meteredStore) Truncate(ctx context.Context, keyspace, columnFamily strin
 	}
 	return t.Truncate(ctx, keyspace, columnFamily)
 }
+
+// ApplyCounters forwards counter writes to the store's
+// engine.CounterStore, which the wrapping would otherwise hide, and
+// counts them as writes of their column families.
+func (s meteredStore) ApplyCounters(ctx context.Context, keyspace string, rows []engine.CounterRow) error {
+	cs, ok := s.Store.(engine.CounterStore)
+	if !ok {
+		return engine.ErrNoCounters
+	}
+	start := time.Now()
+	if err := cs.ApplyCounters(ctx, keyspace, rows); err != nil {
+		return err
+	}
+	per := time.Since(start).Seconds() / float64(max(len(rows), 1))
+	for _, r := range rows {
+		if len(r.Mutations) > 0 {
+			s.m.writes.WithLabelValues(keyspace, r.Mutations[0].ColumnFamily).Observe(per)
+		}
+	}
+	return nil
+}

@@ -73,8 +73,8 @@ func TestChosenShapes(t *testing.T) {
 	if want := []string{"get_slice (10 of 100 columns)", "insert (1 column)"}; !slices.Equal(got, want) {
 		t.Fatalf("chose %v, want %v", got, want)
 	}
-	if n := len((&compareOptions{}).chosen()); n != 6 {
-		t.Fatalf("no -shapes chose %d shapes, want all 6", n)
+	if n := len((&compareOptions{}).chosen()); n != 8 {
+		t.Fatalf("no -shapes chose %d shapes, want all 8", n)
 	}
 	if err := flagSetWithCompare().Parse([]string{"-shapes", "get_slices"}); err == nil {
 		t.Fatal("an unknown shape was accepted")

@@ -258,7 +258,7 @@ type options struct {
 	api string
 }
 
-var operations = []string{"insert", "read", "rangeslice", "multiget", "batch", "mixed", "paged"}
+var operations = []string{"insert", "read", "rangeslice", "multiget", "batch", "mixed", "paged", "add"}
 
 func parseOptions(args []string) (*options, error) {
 	o := &options{}
@@ -296,7 +296,7 @@ func parseOptions(args []string) (*options, error) {
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "socket timeout")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write the load generator's own CPU profile to this file")
 	fs.IntVar(&o.minOps, "min-ops", 0, "with -duration, run on until this many calls have succeeded")
-	fs.StringVar(&o.api, "api", "0.6", "interface: 0.6, or 19 (the 0.7-2.1 API of Cassandra 1.2: framed, set_keyspace; -o paged is get_paged_slice of -g columns)")
+	fs.StringVar(&o.api, "api", "0.6", "interface: 0.6, or 19 (the 0.7-2.1 API of Cassandra 1.2: framed, set_keyspace; -o paged is get_paged_slice of -g columns; -o add adds 1 to counter -c's first name of a key chosen as reads choose theirs, in a counter family -cf)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -333,6 +333,8 @@ func parseOptions(args []string) (*options, error) {
 		return nil, errors.New("-api 19 writes and reads standard column families only")
 	case o.operation == "paged" && o.api != "19":
 		return nil, errors.New("-o paged (get_paged_slice) needs -api 19")
+	case o.operation == "add" && o.api != "19":
+		return nil, errors.New("-o add (counters) needs -api 19")
 	}
 	known := false
 	for _, op := range operations {

@@ -56,6 +56,8 @@ func (w *worker) do19(ctx context.Context, op string) error {
 		return w.batch19(ctx)
 	case "paged":
 		return w.paged19(ctx)
+	case "add":
+		return w.add19(ctx)
 	}
 	return fmt.Errorf("unknown operation %q", op)
 }
@@ -88,6 +90,13 @@ func (w *worker) insert19(ctx context.Context) error {
 	ts := w.timestamp()
 	col := &cassandra19.Column{Name: w.columnNames[0], Value: w.value, Timestamp: &ts}
 	return w.c19.c.Insert(ctx, []byte(w.nextWriteKey()), w.parent19(), col, w.c19.cl)
+}
+
+// add19 adds 1 to a counter: the first of -c's names, in a key chosen
+// as reads choose theirs (-s 0: every call the same key, one hot
+// counter; -r: uniformly over -n keys).
+func (w *worker) add19(ctx context.Context) error {
+	return w.c19.c.Add(ctx, []byte(w.readKey()), w.parent19(), &cassandra19.CounterColumn{Name: w.columnNames[0], Value: 1}, w.c19.cl)
 }
 
 // batch19 writes the -c columns of one key with batch_mutate.

@@ -422,7 +422,9 @@ func (st *Store) applySchema(ctx context.Context, next *schema.Schema, author bo
 			if existing[cqlKS][cf] {
 				continue
 			}
-			if def.Super {
+			if def.Super && counterFamily(def) {
+				tables = append(tables, st.superCounterTable(cqlKS, def))
+			} else if def.Super {
 				tables = append(tables, st.createTable(cqlKS, cf, def))
 			} else {
 				tables = append(tables, st.typedTable(cqlKS, def))

@@ -158,6 +158,9 @@ func (st *Store) readRow(ctx context.Context, f *family, key string, q engine.Qu
 	if f.system || (q.Names == nil && q.Count == 0) || (q.Names != nil && len(q.Names) == 0) {
 		return row, nil
 	}
+	if counterFamily(f.def) {
+		return st.readCounterRow(ctx, f, key, q)
+	}
 	ctx, cancel := st.bound(ctx)
 	defer cancel()
 	var err error

@@ -84,6 +84,7 @@ func (st *Store) startSchemaWork() {
 	st.done.Add(1)
 	go st.dropLoop()
 	st.kickDrops()
+	st.syncIndexes()
 }
 
 func (st *Store) kickDrops() {
@@ -157,6 +158,7 @@ func (st *Store) ChangeSchema(ctx context.Context, next *schema.Schema, encoded 
 	if next.Partitioner == nil || next.Partitioner.Name() != st.part.Name() {
 		return fmt.Errorf("ldbstore: a schema change cannot change the partitioner of %s", st.dir)
 	}
+	defer st.syncIndexes()
 	return st.rewrite(func(stored *storedSchema, cfs map[cfName]*family, byID map[uint32]*family) (map[cfName]*family, map[uint32]*family, error) {
 		index := map[cfName]int{}
 		for i, f := range stored.ColumnFamilies {
@@ -217,6 +219,7 @@ func (st *Store) ChangeSchema(ctx context.Context, next *schema.Schema, encoded 
 // Truncate implements engine.Truncater: the family moves to a fresh id,
 // and its old data is deleted in the background.
 func (st *Store) Truncate(ctx context.Context, keyspace, columnFamily string) error {
+	defer st.syncIndexes()
 	return st.rewrite(func(stored *storedSchema, cfs map[cfName]*family, byID map[uint32]*family) (map[cfName]*family, map[uint32]*family, error) {
 		name := cfName{keyspace, columnFamily}
 		old := cfs[name]

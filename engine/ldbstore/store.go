@@ -119,9 +119,11 @@ type Store struct {
 	lastRetry atomic.Int64 // unix nanoseconds of the last reopen attempt
 
 	stop chan struct{}
+	idx  indexState // secondary indexes (index.go)
 	done sync.WaitGroup
 
-	sch schemaState // schema changes (schema.go)
+	sch      schemaState  // schema changes (schema.go)
+	counters counterState // counter locks and clock (counter.go)
 }
 
 const lockStripes = 1024

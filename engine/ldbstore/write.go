@@ -326,6 +326,7 @@ func single(muts []engine.Mutation) bool {
 
 func (w *writer) family(f *family, key string, muts []engine.Mutation) error {
 	row := w.st.part.RowKey(append([]byte(nil), f.prefix...), key)
+	w.indexEntries(f, key, muts)
 	// Tombstones first, so that writes in the same mutation reconcile
 	// against them whatever the order (an insert and a deletion with the
 	// same timestamp: the deletion wins).

@@ -91,12 +91,14 @@ func TestDiff(t *testing.T) {
 	t.Run("batch", d.batch)
 	t.Run("ranges", d.ranges)
 	t.Run("ttl", d.ttl)
+	t.Run("counters", d.counters)
 	t.Run("validation", d.validation)
 	t.Run("validators", d.validators)
 	t.Run("types", d.types)
 	t.Run("truncate", d.truncate)
 	t.Run("describe", d.describe)
 	t.Run("schema", d.schema)
+	t.Run("indexes", d.indexes)
 	d.report()
 }
 

@@ -127,14 +127,11 @@ var excuses = []excuse{
 		}},
 	{name: "describe_splits is an estimate: 1.2.19 cut a range at its sstables' index samples (none while the rows are only in memtables), thriftd at the keys it holds; keys_per_split 0 failed with an internal error on 1.2.19, thriftd reads it as 1",
 		match: byLabel("describe_splits_ex of a part of the ring", "describe_splits with keys_per_split 0")},
-	{name: "counters are not served yet: add to a counter family is refused", levelDBOnly: true,
-		match: byLabel("add to a counter family")},
 	{name: "2.0's and 2.1's CfDef properties (here memtable_flush_period_in_ms) are kept and described back, as 2.1.21 describes them; 1.2.19 dropped them",
 		match: func(label string, r, t outcome) bool {
 			return strings.HasPrefix(label, "describe_keyspace") &&
 				strings.Contains(t.String(), "MemtableFlushPeriodInMs:60000") && !strings.Contains(r.String(), "MemtableFlushPeriodInMs:60000")
 		}},
-	{name: "secondary indexes (KeyRange.row_filter) are not served yet", match: refAndThr("", "does not serve secondary index queries")},
 	{pending: true, cassandraOnly: true, name: "engine/cqlstore fails with an internal error on a get_paged_slice start column that is not of the comparator's type (1.2.19 did not check it)",
 		match: func(label string, _, t outcome) bool {
 			return onCassandra() && label == "get_paged_slice with a bad start column" && strings.Contains(t.exc, "Internal error")

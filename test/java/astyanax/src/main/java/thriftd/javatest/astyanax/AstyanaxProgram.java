@@ -97,6 +97,7 @@ public final class AstyanaxProgram {
     static final ColumnFamily<String, String> ASCIIS = new ColumnFamily<>("Asciis", SS, AsciiSerializer.get());
     static final ColumnFamily<String, BigInteger> INTEGERS = new ColumnFamily<>("Integers", SS, BigIntegerSerializer.get());
     static final ColumnFamily<String, String> ADDED = new ColumnFamily<>("Added", SS, SS);
+    static final ColumnFamily<String, String> COUNTERS = new ColumnFamily<>("Counters", SS, SS);
 
     final Checks c = new Checks("astyanax");
     AstyanaxContext<Cluster> clusterContext;
@@ -428,6 +429,50 @@ public final class AstyanaxProgram {
                     "sc1's columns");
             eq("neg", byName.get("sc2").getSubColumns(LongSerializer.get()).getColumnByName(-5L)
                     .getStringValue(), "sc2/-5");
+        });
+
+        c.check("counters: incrementCounterColumn, counter rows, deleteCounterColumn", () -> {
+            ks.createColumnFamily(COUNTERS, ImmutableMap.<String, Object>of(
+                    "comparator_type", "UTF8Type", "default_validation_class", "CounterColumnType"));
+            ks.prepareColumnMutation(COUNTERS, "page", "views").incrementCounterColumn(5).execute();
+            ks.prepareColumnMutation(COUNTERS, "page", "views").incrementCounterColumn(-2).execute();
+            MutationBatch m = ks.prepareMutationBatch();
+            m.withRow(COUNTERS, "page").incrementCounterColumn("likes", 7).incrementCounterColumn("shares", 1);
+            m.withRow(COUNTERS, "other").incrementCounterColumn("views", 10);
+            m.execute();
+            eq(3L, ks.prepareQuery(COUNTERS).getKey("page").getColumn("views").execute().getResult().getLongValue(),
+                    "views after +5 and -2");
+            List<String> got = new ArrayList<>();
+            for (Column<String> col : ks.prepareQuery(COUNTERS).getKey("page").execute().getResult()) {
+                got.add(col.getName() + "=" + col.getLongValue());
+            }
+            eq(List.of("likes=7", "shares=1", "views=3"), got, "counter row page");
+            ks.prepareColumnMutation(COUNTERS, "page", "shares").deleteCounterColumn().execute();
+            fails("a deleted counter", "NotFound",
+                    () -> ks.prepareQuery(COUNTERS).getKey("page").getColumn("shares").execute());
+            fails("a counter into a plain family", "non commutative",
+                    () -> ks.prepareColumnMutation(STANDARD, "page", "x").incrementCounterColumn(1).execute());
+            // Eight threads add to one counter: the exact sum.
+            Thread[] threads = new Thread[8];
+            Throwable[] failed = new Throwable[1];
+            for (int i = 0; i < threads.length; i++) {
+                threads[i] = new Thread(() -> {
+                    try {
+                        for (int j = 0; j < 50; j++) {
+                            ks.prepareColumnMutation(COUNTERS, "hot", "n").incrementCounterColumn(3).execute();
+                        }
+                    } catch (Throwable t) {
+                        failed[0] = t;
+                    }
+                });
+                threads[i].start();
+            }
+            for (Thread t : threads) {
+                t.join();
+            }
+            isTrue(failed[0] == null, "a thread's add failed: " + failed[0]);
+            eq(8L * 50 * 3, ks.prepareQuery(COUNTERS).getKey("hot").getColumn("n").execute().getResult().getLongValue(),
+                    "the hot counter after 400 adds of 3");
         });
 
         c.check("truncate a column family", () -> {

@@ -36,6 +36,7 @@ import me.prettyprint.hector.api.beans.AbstractComposite.ComponentEquality;
 import me.prettyprint.hector.api.beans.ColumnSlice;
 import me.prettyprint.hector.api.beans.Composite;
 import me.prettyprint.hector.api.beans.HColumn;
+import me.prettyprint.hector.api.beans.HCounterColumn;
 import me.prettyprint.hector.api.beans.HSuperColumn;
 import me.prettyprint.hector.api.beans.OrderedRows;
 import me.prettyprint.hector.api.beans.Row;
@@ -83,6 +84,22 @@ public final class HectorProgram {
             }
         }
         System.exit(p.c.finish(aborted));
+    }
+
+    /** The total of one counter of Counters. */
+    private long counter(String key, String name) {
+        return HFactory.createCounterColumnQuery(ks, SS, SS).setColumnFamily("Counters").setKey(key).setName(name)
+                .execute().get().getValue();
+    }
+
+    /** A row of Counters as name=total, in name order. */
+    private List<String> counterSlice(String key) {
+        List<String> out = new ArrayList<>();
+        for (HCounterColumn<String> col : HFactory.createCounterSliceQuery(ks, SS, SS).setColumnFamily("Counters")
+                .setKey(key).setRange(null, null, false, 100).execute().get().getColumns()) {
+            out.add(col.getName() + "=" + col.getValue());
+        }
+        return out;
     }
 
     void run(String hostPort) {
@@ -522,6 +539,49 @@ public final class HectorProgram {
             });
             eq(42L, HFactory.createColumnQuery(ks, SS, SS, LS).setColumnFamily("Static").setKey("ann")
                     .setName("age").execute().get().getValue(), "data kept across the update");
+        });
+
+        c.check("counters: incrementCounter, CounterQuery, counter slices, deleteCounter", () -> {
+            ColumnFamilyDefinition counters = HFactory.createColumnFamilyDefinition(KS, "Counters", ComparatorType.UTF8TYPE);
+            counters.setDefaultValidationClass(ComparatorType.COUNTERTYPE.getClassName());
+            cluster.addColumnFamily(counters, true);
+            Mutator<String> m = HFactory.createMutator(ks, SS);
+            m.incrementCounter("page", "Counters", "views", 5L);
+            m.decrementCounter("page", "Counters", "views", 2L);
+            m.addCounter("page", "Counters", HFactory.createCounterColumn("likes", 7L));
+            m.addCounter("page", "Counters", HFactory.createCounterColumn("shares", 1L));
+            m.addCounter("other", "Counters", HFactory.createCounterColumn("views", 10L));
+            m.execute();
+            eq(3L, counter("page", "views"), "views after +5 and -2");
+            eq(List.of("likes=7", "shares=1", "views=3"), counterSlice("page"), "counter slice of page");
+            m.deleteCounter("page", "Counters", "shares", SS);
+            isTrue(HFactory.createCounterColumnQuery(ks, SS, SS).setColumnFamily("Counters").setKey("page")
+                    .setName("shares").execute().get() == null, "a deleted counter is still read");
+            fails("a counter into a plain family", "non commutative",
+                    () -> HFactory.createMutator(ks, SS).incrementCounter("page", "Standard", "x", 1L));
+            fails("a plain column into a counter family", "commutative",
+                    () -> HFactory.createMutator(ks, SS).insert("page", "Counters", HFactory.createStringColumn("x", "y")));
+            // Eight threads add to one counter: the exact sum.
+            Thread[] threads = new Thread[8];
+            Throwable[] failed = new Throwable[1];
+            for (int i = 0; i < threads.length; i++) {
+                threads[i] = new Thread(() -> {
+                    try {
+                        Mutator<String> tm = HFactory.createMutator(ks, SS);
+                        for (int j = 0; j < 50; j++) {
+                            tm.incrementCounter("hot", "Counters", "n", 3L);
+                        }
+                    } catch (Throwable t) {
+                        failed[0] = t;
+                    }
+                });
+                threads[i].start();
+            }
+            for (Thread t : threads) {
+                t.join();
+            }
+            isTrue(failed[0] == null, "a thread's add failed: " + failed[0]);
+            eq(8L * 50 * 3, counter("hot", "n"), "the hot counter after 400 adds of 3");
         });
 
         c.check("describe the ring, truncate a column family", () -> {

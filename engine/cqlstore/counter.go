@@ -1,0 +1,219 @@
+package cqlstore
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"strings"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+
+	"github.com/thriftd/thriftd/engine"
+	"github.com/thriftd/thriftd/schema"
+)
+
+// Counters. A counter column family (default validator
+// CounterColumnType) is a CQL counter table: a Standard one is the 19.x
+// layout's table with value of type counter (typed.go), a Super one the
+// 0.6 layout without its ghost marker, which a counter table cannot hold
+// beside its counter:
+//
+//	key blob, super_column blob, column1 blob, value counter,
+//	PRIMARY KEY (key, super_column, column1)
+//
+// An add is UPDATE ... SET value = value + ?; a removal is a DELETE. A
+// counter update is not idempotent, so it is sent once, never retried by
+// the driver or the store: a time-out is returned to the client as
+// TimedOutException, as Cassandra returned it, and the add may or may not
+// have been counted. A counter removed and then added again is Cassandra's
+// own undefined case: the cluster may keep it removed.
+//
+// Counters are read as the totals (8-byte big-endian bigints) of their
+// value column; a counter has no write time or TTL for CQL to report.
+
+// counterFamily reports a counter column family.
+func counterFamily(def *schema.ColumnFamily) bool {
+	return def.DefaultValidator != nil && strings.HasSuffix(def.DefaultValidator.Name(), ".CounterColumnType")
+}
+
+// superCounterTable is the CREATE TABLE of a Super counter family.
+func (st *Store) superCounterTable(cqlKS string, def *schema.ColumnFamily) string {
+	return `CREATE TABLE IF NOT EXISTS ` + quote(cqlKS) + `.` + quote(def.Name) +
+		` (key blob, super_column blob, column1 blob, value counter, PRIMARY KEY (key, super_column, column1))` +
+		` WITH gc_grace_seconds = ` + itoa(st.gcGrace(def)) +
+		` AND comment = ` + quoteString("thriftd: 19.x Super counter column family "+def.Keyspace+"."+def.Name)
+}
+
+// noRetry sends a counter update once.
+var noRetry = &gocql.SimpleRetryPolicy{NumRetries: 0}
+
+// ApplyCounters implements engine.CounterStore. Each row is one
+// statement, or one counter batch of its statements (one partition of one
+// table: applied atomically); rows are applied concurrently.
+func (st *Store) ApplyCounters(ctx context.Context, keyspace string, rows []engine.CounterRow) error {
+	if err := st.enter(); err != nil {
+		return err
+	}
+	defer st.leave()
+	for _, r := range rows {
+		for _, m := range r.Mutations {
+			f, err := st.family(keyspace, m.ColumnFamily)
+			if err != nil {
+				return err
+			}
+			if f.system || !counterFamily(f.def) {
+				return fmt.Errorf("cqlstore: %s.%s is not a counter column family", keyspace, m.ColumnFamily)
+			}
+		}
+	}
+	cl := writeConsistency(engine.Consistency(ctx))
+	return st.each(ctx, len(rows), func(ctx context.Context, i int) error {
+		return st.applyCounterRow(ctx, keyspace, rows[i], cl)
+	})
+}
+
+func (st *Store) applyCounterRow(ctx context.Context, keyspace string, r engine.CounterRow, cl gocql.Consistency) error {
+	// A row's mutations may span families: one batch per family.
+	var order []string
+	byCF := map[string][]statement{}
+	for _, m := range r.Mutations {
+		f, _ := st.family(keyspace, m.ColumnFamily)
+		if _, ok := byCF[m.ColumnFamily]; !ok {
+			order = append(order, m.ColumnFamily)
+		}
+		byCF[m.ColumnFamily] = append(byCF[m.ColumnFamily], counterStatement(f, st.keyOf(f, r.Key), m))
+	}
+	ctx, cancel := st.bound(ctx)
+	defer cancel()
+	for _, cf := range order {
+		stmts := byCF[cf]
+		var err error
+		if len(stmts) == 1 {
+			err = st.session.Query(stmts[0].cql, stmts[0].args...).WithContext(ctx).Consistency(cl).
+				Idempotent(false).RetryPolicy(noRetry).Exec()
+		} else {
+			// Batch entries are not idempotent unless marked so.
+			b := st.session.Batch(gocql.CounterBatch).WithContext(ctx).Consistency(cl).RetryPolicy(noRetry)
+			for _, s := range stmts {
+				b.Query(s.cql, s.args...)
+			}
+			err = b.Exec()
+		}
+		if err != nil {
+			return clusterError(ctx, "counter write", err)
+		}
+	}
+	return nil
+}
+
+// counterStatement is the CQL of one counter mutation.
+func counterStatement(f *family, key raw, m engine.CounterMutation) statement {
+	var where strings.Builder
+	where.WriteString(` WHERE key = ?`)
+	args := []any{key}
+	c := f.def.Comparator
+	if f.def.Super && m.SuperColumn != nil {
+		where.WriteString(` AND super_column = ?`)
+		args = append(args, f.encode(f.def.Comparator, m.SuperColumn))
+		c = f.def.SubComparator
+	}
+	if m.Name != nil {
+		where.WriteString(` AND column1 = ?`)
+		args = append(args, f.encode(c, m.Name))
+	}
+	if m.Delete {
+		return statement{cql: `DELETE FROM ` + f.table + where.String(), args: args}
+	}
+	return statement{cql: `UPDATE ` + f.table + ` SET value = value + ?` + where.String(), args: append([]any{m.Delta}, args...)}
+}
+
+// readCounterRow is readRow for a counter family.
+func (st *Store) readCounterRow(ctx context.Context, f *family, key string, q engine.Query) (engine.Row, error) {
+	row := engine.Row{Key: key}
+	c := f.def.Comparator
+	sup := f.def.Super && q.SuperColumn == nil
+	stmt := `SELECT column1, value FROM ` + f.table + ` WHERE key = ?`
+	if sup {
+		stmt = `SELECT super_column, column1, value FROM ` + f.table + ` WHERE key = ?`
+	}
+	args := []any{st.keyOf(f, key)}
+	if q.SuperColumn != nil {
+		stmt += ` AND super_column = ?`
+		args = append(args, f.encode(f.def.Comparator, q.SuperColumn))
+		c = f.def.SubComparator
+	}
+	col := "column1"
+	if sup {
+		col = "super_column"
+	}
+	w, wargs := where(f, col, c, q.Predicate)
+	stmt += w
+	args = append(args, wargs...)
+	if q.Names == nil && q.Reversed {
+		if f.def.Super {
+			stmt += ` ORDER BY super_column DESC, column1 DESC`
+		} else {
+			stmt += ` ORDER BY column1 DESC`
+		}
+	}
+	if !sup && q.Names == nil && q.Count > 0 {
+		stmt += ` LIMIT ?`
+		args = append(args, min(q.Count, math.MaxInt32))
+	}
+	ctx, cancel := st.bound(ctx)
+	defer cancel()
+	iter := st.readQuery(ctx, stmt, args...).PageSize(pageSize).Iter()
+	var scEnc, enc, value raw
+	dest := []any{&enc, &value}
+	if sup {
+		dest = []any{&scEnc, &enc, &value}
+	}
+	limit := q.Count
+	if q.Names != nil || limit < 0 {
+		limit = math.MaxInt
+	}
+	var last []byte
+	for iter.Scan(dest...) {
+		if sup && !bytes.Equal(scEnc, last) {
+			if len(row.SuperColumns) == limit {
+				break
+			}
+			name, err := f.decode(f.def.Comparator, scEnc)
+			if err != nil {
+				iter.Close()
+				return row, fmt.Errorf("%s: stored super column name: %w", f.table, err)
+			}
+			row.SuperColumns = append(row.SuperColumns, engine.SuperColumn{Name: name})
+			last = append(last[:0], scEnc...)
+		}
+		sub := c
+		if sup {
+			sub = f.def.SubComparator
+		}
+		name, err := f.decode(sub, enc)
+		if err != nil {
+			iter.Close()
+			return row, fmt.Errorf("%s: stored counter name: %w", f.table, err)
+		}
+		cell := engine.Column{Name: name, Value: nonNil(value)}
+		if sup {
+			sc := &row.SuperColumns[len(row.SuperColumns)-1]
+			sc.Columns = append(sc.Columns, cell)
+		} else {
+			row.Columns = append(row.Columns, cell)
+		}
+		scEnc, enc, value = nil, nil, nil
+	}
+	if sup && q.Reversed {
+		// Subcolumns are always ascending.
+		for _, sc := range row.SuperColumns {
+			for i, j := 0, len(sc.Columns)-1; i < j; i, j = i+1, j-1 {
+				sc.Columns[i], sc.Columns[j] = sc.Columns[j], sc.Columns[i]
+			}
+		}
+	}
+	return row, clusterError(ctx, "read "+f.table, iter.Close())
+}
+
+var _ engine.CounterStore = (*Store)(nil)

@@ -1,0 +1,193 @@
+package storetest
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/thriftd/thriftd/engine"
+	"github.com/thriftd/thriftd/schema"
+)
+
+// RunIndexes runs the contract tests of engine.Indexer, each as a subtest
+// on a fresh store, which must implement engine.SchemaStore,
+// engine.Truncater and engine.Indexer. The restart test needs h.Reopen.
+func RunIndexes(t *testing.T, h Harness) {
+	tests := []struct {
+		name string
+		fn   func(*testing.T, Harness)
+	}{
+		{"AnswersEveryRowHoldingTheValue", testIndexAnswers},
+		{"FollowsUpdatesDeletionsAndExpiry", testIndexFollowsChanges},
+		{"IsBuiltOverExistingRows", testIndexBuiltLater},
+		{"DroppedAndDeclaredAgain", testIndexDroppedAndAgain},
+		{"Truncate", testIndexTruncate},
+		{"SurvivesReopen", testIndexReopen},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) { tc.fn(t, h) })
+	}
+}
+
+// withIndex returns s with a KEYS index on column "state" of Standard1
+// (and none when on is false).
+func withIndex(s *schema.Schema, version string, on bool) *schema.Schema {
+	next := Clone(s, version)
+	cf := next.Keyspaces[Keyspace].ColumnFamilies["Standard1"]
+	cf.Columns = nil
+	if on {
+		cf.Columns = []schema.ColumnDef{{Name: []byte("state"), Index: &schema.IndexDef{Type: schema.IndexKeys, Name: "Standard1_state_idx"}}}
+	}
+	return next
+}
+
+// indexed returns every key IndexedKeys answers for value over the whole
+// ring, a page of max at a time, waiting until the index is ready.
+func indexed(t *testing.T, st engine.Store, value string, max int) []string {
+	t.Helper()
+	ix, ok := st.(engine.Indexer)
+	if !ok {
+		t.Fatalf("%T does not implement engine.Indexer", st)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	var out []string
+	b := engine.Bounds{StartInclusive: true}
+	part := TestSchema(t, "OrderPreservingPartitioner").Partitioner
+	for {
+		keys, ready, err := ix.IndexedKeys(ctx, Keyspace, "Standard1", []byte("state"), []byte(value), b, max)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ready {
+			if time.Now().After(deadline) {
+				t.Fatal("the index is not ready after 30 s")
+			}
+			time.Sleep(20 * time.Millisecond)
+			continue
+		}
+		if len(keys) > max {
+			t.Fatalf("IndexedKeys answered %d keys, more than max %d", len(keys), max)
+		}
+		out = append(out, keys...)
+		if len(keys) < max {
+			return out
+		}
+		b = engine.Bounds{Start: part.Token(keys[len(keys)-1])}
+	}
+}
+
+func expectKeys(t *testing.T, st engine.Store, value string, want ...string) {
+	t.Helper()
+	for _, max := range []int{1, 2, 1000} {
+		got := indexed(t, st, value, max)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("IndexedKeys(state = %s, pages of %d) = %v, want %v", value, max, got, want)
+		}
+	}
+}
+
+func testIndexAnswers(t *testing.T, h Harness) {
+	st, s := h.schemaStore(t)
+	change(t, st, withIndex(s, "v2", true))
+	Apply(t, st, Put("Standard1", "k3", "state", "CA", 1), Put("Standard1", "k1", "state", "CA", 1),
+		Put("Standard1", "k2", "state", "NY", 1), Put("Standard1", "k4", "other", "CA", 1), Put("Standard2", "k5", "state", "CA", 1))
+	expectKeys(t, st, "CA", "k1", "k3")
+	expectKeys(t, st, "NY", "k2")
+	expectKeys(t, st, "TX")
+	// Bounds: from a token, exclusive or inclusive, to an end token.
+	ix := st.(engine.Indexer)
+	part := s.Partitioner
+	keys, _, err := ix.IndexedKeys(ctx, Keyspace, "Standard1", []byte("state"), []byte("CA"), engine.Bounds{Start: part.Token("k1")}, 10)
+	if err != nil || fmt.Sprint(keys) != "[k3]" {
+		t.Errorf("after k1, exclusive: %v %v, want [k3]", keys, err)
+	}
+	keys, _, err = ix.IndexedKeys(ctx, Keyspace, "Standard1", []byte("state"), []byte("CA"), engine.Bounds{Start: part.Token("k1"), StartInclusive: true, End: part.Token("k2")}, 10)
+	if err != nil || fmt.Sprint(keys) != "[k1]" {
+		t.Errorf("k1 to k2: %v %v, want [k1]", keys, err)
+	}
+	// A column without an index is not ready: the caller scans.
+	if _, ready, err := ix.IndexedKeys(ctx, Keyspace, "Standard1", []byte("other"), []byte("CA"), engine.Bounds{}, 10); err != nil || ready {
+		t.Errorf("an unindexed column answered ready = %v, %v", ready, err)
+	}
+}
+
+func testIndexFollowsChanges(t *testing.T, h Harness) {
+	st, s := h.schemaStore(t)
+	change(t, st, withIndex(s, "v2", true))
+	for i := 0; i < 6; i++ {
+		Apply(t, st, Put("Standard1", fmt.Sprintf("k%d", i), "state", "CA", 10))
+	}
+	Apply(t, st, Put("Standard1", "k0", "state", "NY", 11))        // overwritten
+	Apply(t, st, Put("Standard1", "k1", "state", "NY", 9))         // an older write loses
+	Apply(t, st, Del("Standard1", "k2", nil, []byte("state"), 11)) // column deleted
+	Apply(t, st, Del("Standard1", "k3", nil, nil, 11))             // row deleted
+	Apply(t, st, PutTTL("Standard1", "k4", "state", "CA", 11, 1))  // expires
+	Apply(t, st, Del("Standard1", "k5", nil, nil, 9))              // an older row deletion misses
+	Apply(t, st, Put("Standard1", "k3", "state", "CA", 12))        // back after its deletion
+	expectKeys(t, st, "CA", "k1", "k3", "k4", "k5")
+	expectKeys(t, st, "NY", "k0")
+	h.wait(t, expireWait)
+	expectKeys(t, st, "CA", "k1", "k3", "k5")
+}
+
+func testIndexBuiltLater(t *testing.T, h Harness) {
+	st, s := h.schemaStore(t)
+	var want []string
+	for i := 0; i < 2500; i++ {
+		v := []string{"CA", "NY", "TX"}[i%3]
+		key := fmt.Sprintf("k%05d", i)
+		Apply(t, st, Put("Standard1", key, "state", v, 1))
+		if v == "NY" {
+			want = append(want, key)
+		}
+	}
+	change(t, st, withIndex(s, "v2", true))
+	Apply(t, st, Put("Standard1", "z", "state", "NY", 1)) // while it builds
+	want = append(want, "z")
+	if got := indexed(t, st, "NY", 1000); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("built index answers %d keys, want %d", len(got), len(want))
+	}
+}
+
+func testIndexDroppedAndAgain(t *testing.T, h Harness) {
+	st, s := h.schemaStore(t)
+	change(t, st, withIndex(s, "v2", true))
+	Apply(t, st, Put("Standard1", "k1", "state", "CA", 1), Put("Standard1", "k2", "state", "CA", 1))
+	expectKeys(t, st, "CA", "k1", "k2")
+	change(t, st, withIndex(s, "v3", false))
+	if _, ready, err := st.(engine.Indexer).IndexedKeys(ctx, Keyspace, "Standard1", []byte("state"), []byte("CA"), engine.Bounds{}, 10); err != nil || ready {
+		t.Errorf("a dropped index answered ready = %v, %v", ready, err)
+	}
+	Apply(t, st, Put("Standard1", "k1", "state", "NY", 2), Put("Standard1", "k3", "state", "CA", 2))
+	change(t, st, withIndex(s, "v4", true))
+	expectKeys(t, st, "CA", "k2", "k3")
+	expectKeys(t, st, "NY", "k1")
+}
+
+func testIndexTruncate(t *testing.T, h Harness) {
+	st, s := h.schemaStore(t)
+	change(t, st, withIndex(s, "v2", true))
+	Apply(t, st, Put("Standard1", "k1", "state", "CA", 1))
+	expectKeys(t, st, "CA", "k1")
+	if err := st.(engine.Truncater).Truncate(ctx, Keyspace, "Standard1"); err != nil {
+		t.Fatal(err)
+	}
+	expectKeys(t, st, "CA")
+	Apply(t, st, Put("Standard1", "k2", "state", "CA", 2))
+	expectKeys(t, st, "CA", "k2")
+}
+
+func testIndexReopen(t *testing.T, h Harness) {
+	if h.Reopen == nil {
+		t.Fatal("the harness cannot reopen a store")
+	}
+	st, s := h.schemaStore(t)
+	next := withIndex(s, "v2", true)
+	change(t, st, next)
+	Apply(t, st, Put("Standard1", "k1", "state", "CA", 1), Put("Standard1", "k2", "state", "NY", 1))
+	expectKeys(t, st, "CA", "k1")
+	st = h.Reopen(t, st, next)
+	expectKeys(t, st, "CA", "k1")
+	Apply(t, st, Put("Standard1", "k2", "state", "CA", 2))
+	expectKeys(t, st, "CA", "k1", "k2")
+}
