@@ -305,7 +305,7 @@ func notServedYet(t AdoptedTable) string {
 		}
 		return ""
 	case ShapeCounter:
-		return "counter column families are not served on Cassandra yet (CQL has no WRITETIME of a counter, and the store writes no counter increments)"
+		return "counter tables of adopted keyspaces are not served yet: the store's counter column families keep a layout of their own, and CQL has no WRITETIME of a counter"
 	default:
 		return "the " + t.Shape + " shape is described but not served yet: thriftd reads and writes only (key, column1, value) tables"
 	}
