@@ -79,16 +79,18 @@ type Log struct {
 // left at its default.
 type Cassandra struct {
 	// Hosts are the contact points, HOST:PORT each.
-	Hosts          []string      `yaml:"hosts" flag:"cassandra" help:"store data in the Cassandra cluster reached at {HOST:PORT[,HOST:PORT...]} (CQL native port) instead of the embedded LevelDB store"`
-	KeyspacePrefix string        `yaml:"keyspace_prefix" flag:"cassandra-prefix" help:"{PREFIX} of the name of every CQL keyspace thriftd uses"`
-	Username       string        `yaml:"username" flag:"cassandra-username" help:"{USER} to log in to Cassandra as (default: no login)"`
-	PasswordFile   string        `yaml:"password_file" path:"" flag:"cassandra-password-file" help:"{FILE} whose first line is the Cassandra password"`
-	TLSCA          string        `yaml:"tls_ca" path:"" flag:"cassandra-tls-ca" help:"PEM {FILE} of the certificate authorities to trust; any tls_ setting turns TLS on"`
-	TLSCert        string        `yaml:"tls_cert" path:"" flag:"cassandra-tls-cert" help:"PEM {FILE} of thriftd's client certificate (with tls_key)"`
-	TLSKey         string        `yaml:"tls_key" path:"" flag:"cassandra-tls-key" help:"PEM {FILE} of the client certificate's private key (with tls_cert)"`
-	TLSServerName  string        `yaml:"tls_server_name" flag:"cassandra-tls-server-name" help:"{NAME} the nodes' certificates must carry (default: the host dialled)"`
-	LocalDC        string        `yaml:"local_dc" flag:"cassandra-dc" help:"{NAME} of the local data center, whose nodes are queried first"`
-	Timeout        time.Duration `yaml:"timeout" flag:"cassandra-timeout" default:"10s" help:"{DURATION} one query to Cassandra may take"`
+	Hosts          []string `yaml:"hosts" flag:"cassandra" help:"store data in the Cassandra cluster reached at {HOST:PORT[,HOST:PORT...]} (CQL native port) instead of the embedded LevelDB store"`
+	KeyspacePrefix string   `yaml:"keyspace_prefix" flag:"cassandra-prefix" help:"{PREFIX} of the name of every CQL keyspace thriftd uses"`
+	// Adopt are CQL keyspaces thriftd did not create, served in place.
+	Adopt         []string      `yaml:"adopt_keyspaces" flag:"cassandra-adopt" help:"serve the existing CQL keyspaces {KS[,KS...]} in place (named without the prefix; never changed by thriftd)"`
+	Username      string        `yaml:"username" flag:"cassandra-username" help:"{USER} to log in to Cassandra as (default: no login)"`
+	PasswordFile  string        `yaml:"password_file" path:"" flag:"cassandra-password-file" help:"{FILE} whose first line is the Cassandra password"`
+	TLSCA         string        `yaml:"tls_ca" path:"" flag:"cassandra-tls-ca" help:"PEM {FILE} of the certificate authorities to trust; any tls_ setting turns TLS on"`
+	TLSCert       string        `yaml:"tls_cert" path:"" flag:"cassandra-tls-cert" help:"PEM {FILE} of thriftd's client certificate (with tls_key)"`
+	TLSKey        string        `yaml:"tls_key" path:"" flag:"cassandra-tls-key" help:"PEM {FILE} of the client certificate's private key (with tls_cert)"`
+	TLSServerName string        `yaml:"tls_server_name" flag:"cassandra-tls-server-name" help:"{NAME} the nodes' certificates must carry (default: the host dialled)"`
+	LocalDC       string        `yaml:"local_dc" flag:"cassandra-dc" help:"{NAME} of the local data center, whose nodes are queried first"`
+	Timeout       time.Duration `yaml:"timeout" flag:"cassandra-timeout" default:"10s" help:"{DURATION} one query to Cassandra may take"`
 }
 
 // Admin is thriftd's HTTP endpoint for operators.

@@ -4,7 +4,8 @@
 // in nodetool 0.6's shapes or, with --json, as JSON (package
 // admin/report). It also moves data through the Thrift API of any 0.6
 // server: export, import and copy in 0.6's sstable2json format (package
-// transfer). docs/thriftd-tool.md and docs/migration.md describe every
+// transfer), and reports which tables of a CQL keyspace thriftd serves in
+// place (cql-tables). docs/thriftd-tool.md and docs/migration.md describe every
 // command.
 package main
 
@@ -113,7 +114,7 @@ name their servers with their own flags and read no configuration file.`,
 		c.PreRunE = func(cmd *cobra.Command, args []string) error { return o.connect(cmd) }
 		root.AddCommand(c)
 	}
-	root.AddCommand(newExportCmd(), newImportCmd(), newCopyCmd())
+	root.AddCommand(newExportCmd(), newImportCmd(), newCopyCmd(), newCQLTablesCmd(o))
 	return root
 }
 

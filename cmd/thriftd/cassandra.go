@@ -70,7 +70,7 @@ func openCassandra(c settings.Cassandra, cfg *config.Config, s *schema.Schema, l
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
 	start := time.Now()
-	st, err := cqlstore.Open(ctx, s, cqlstore.Options{Cluster: cl, Prefix: c.KeyspacePrefix, GCGraceSeconds: cfg.GCGraceSeconds, Logger: log, Schema: resolve})
+	st, err := cqlstore.Open(ctx, s, cqlstore.Options{Cluster: cl, Prefix: c.KeyspacePrefix, GCGraceSeconds: cfg.GCGraceSeconds, Logger: log, Schema: resolve, Adopt: c.Adopt})
 	if err != nil {
 		return nil, err
 	}

@@ -294,6 +294,7 @@ func openStore(eff *settings.Effective, s *schema.Schema, log *slog.Logger) (sto
 		if err != nil {
 			return nil, slog.Attr{}, nil, err
 		}
+		catOpts.Adopted = st.Adopted()
 		where := slog.String("cassandra", strings.Join(c.Hosts, ","))
 		ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 		defer cancel()

@@ -599,6 +599,7 @@ func (st *Store) serve(ctx context.Context, next *schema.Schema) error {
 			fams[cfName{name, cf}] = familyOf(def, table, c)
 		}
 	}
+	st.addAdopted(fams)
 	st.cfs.Store(&fams)
 	st.current = next
 	return nil

@@ -116,6 +116,9 @@ func (st *Store) Count(ctx context.Context, keyspace, key, cf string, superColum
 	}
 	ctx, cancel := st.bound(ctx)
 	defer cancel()
+	if f.adopt != nil {
+		return st.countWithStatics(ctx, f, key)
+	}
 	kb := st.keyOf(f, key)
 	if f.def.Super && superColumn == nil {
 		// Super columns with a live subcolumn: one per run of rows.
@@ -195,7 +198,7 @@ func where(f *family, col string, c comparator.Comparator, p engine.Predicate) (
 	var sb strings.Builder
 	var args []any
 	lo, hi := p.Start, p.Finish
-	if p.Reversed {
+	if p.Reversed != f.desc {
 		lo, hi = p.Finish, p.Start
 	}
 	if len(lo) > 0 {
@@ -212,6 +215,9 @@ func where(f *family, col string, c comparator.Comparator, p engine.Predicate) (
 // readColumns reads the columns of a Standard row, or the subcolumns of
 // one super column.
 func (st *Store) readColumns(ctx context.Context, f *family, key string, q engine.Query) ([]engine.Column, error) {
+	if f.adopt != nil {
+		return st.readWithStatics(ctx, f, key, q)
+	}
 	c := f.def.Comparator
 	stmt := `SELECT column1, value, writetime(value), ttl(value) FROM ` + f.table + ` WHERE key = ?`
 	args := []any{st.keyOf(f, key)}
@@ -226,6 +232,8 @@ func (st *Store) readColumns(ctx context.Context, f *family, key string, q engin
 	if q.Names == nil && q.Reversed {
 		if f.def.Super {
 			stmt += ` ORDER BY super_column DESC, column1 DESC`
+		} else if f.desc {
+			stmt += ` ORDER BY column1 ASC`
 		} else {
 			stmt += ` ORDER BY column1 DESC`
 		}

@@ -180,6 +180,10 @@ type Options struct {
 	// what it returns instead of the schema it is given, so that a
 	// restarted thriftd serves the column families created at run time.
 	Schema func(recorded []byte) (*schema.Schema, error)
+	// Adopt names CQL keyspaces thriftd did not create, without the
+	// prefix, whose tables of a Thrift shape it serves in place and never
+	// changes (adopt.go, adoptserve.go).
+	Adopt []string
 }
 
 // Store is an engine.Store on a Cassandra cluster.
@@ -199,6 +203,7 @@ type Store struct {
 	schemaMu sync.Mutex
 	catalog  catalogState
 	current  *schema.Schema // the schema served
+	adopted  adoption       // set by Open, read-only after
 }
 
 type cfName struct{ keyspace, name string }
@@ -267,6 +272,9 @@ func (st *Store) open(ctx context.Context, s *schema.Schema) error {
 		if err := checkNames(s, st.opts.Prefix); err != nil {
 			return err
 		}
+	}
+	if err := st.adopt(ctx, s); err != nil {
+		return err
 	}
 	return st.settled(ctx, func() error { return st.ensureSchema(ctx, s) })
 }

@@ -138,6 +138,10 @@ func (st *Store) familyStatements(out []statement, f *family, key raw, muts []en
 		if m.Timestamp == math.MinInt64 {
 			continue
 		}
+		if s, ok := f.staticStatement(key, m); ok {
+			out = append(out, s)
+			continue
+		}
 		var sc, name raw
 		if m.SuperColumn != nil {
 			sc = f.encode(f.def.Comparator, m.SuperColumn)

@@ -55,6 +55,9 @@ type Options struct {
 	Poll time.Duration
 	// Logger receives the changes; nil discards them.
 	Logger *slog.Logger
+	// Adopted are keyspaces served beside the schema, never recorded nor
+	// changed (adopt.go).
+	Adopted []*schema.Keyspace
 }
 
 // Follower is implemented by a shared store that must be told when the
@@ -82,8 +85,9 @@ type Catalog struct {
 	opts  Options
 	log   *slog.Logger
 
-	cur atomic.Pointer[state]
-	mu  sync.Mutex // one change at a time
+	cur  atomic.Pointer[state]
+	view atomic.Pointer[adoptedView]
+	mu   sync.Mutex // one change at a time
 
 	stop chan struct{}
 	done sync.WaitGroup
@@ -151,7 +155,7 @@ func (c *Catalog) Close() {
 }
 
 // Current is the schema being served.
-func (c *Catalog) Current() *schema.Schema { return c.cur.Load().schema }
+func (c *Catalog) Current() *schema.Schema { return c.served(c.cur.Load()) }
 
 // SchemaVersions is describe_schema_versions: the store's answer.
 func (c *Catalog) SchemaVersions(ctx context.Context) (map[string][]string, error) {

@@ -86,6 +86,9 @@ func (c *Catalog) normalize(s *schema.Schema, cf *schema.ColumnFamily) (*schema.
 
 // AddKeyspace implements handler19.SchemaChanger.
 func (c *Catalog) AddKeyspace(ctx context.Context, ks *schema.Keyspace) (string, error) {
+	if err := c.refuseAdopted(ks.Name); err != nil {
+		return "", err
+	}
 	return c.change(ctx, func(next *schema.Schema) error {
 		for _, name := range next.KeyspaceNames() {
 			if strings.EqualFold(name, ks.Name) {
@@ -123,6 +126,9 @@ func replicationFactor(ks *schema.Keyspace) int {
 // UpdateKeyspace implements handler19.SchemaChanger: the keyspace's
 // replication settings change, its column families stay.
 func (c *Catalog) UpdateKeyspace(ctx context.Context, ks *schema.Keyspace) (string, error) {
+	if err := c.refuseAdopted(ks.Name); err != nil {
+		return "", err
+	}
 	return c.change(ctx, func(next *schema.Schema) error {
 		old := next.Keyspaces[ks.Name]
 		if old == nil || old.System {
@@ -139,6 +145,9 @@ func (c *Catalog) UpdateKeyspace(ctx context.Context, ks *schema.Keyspace) (stri
 
 // DropKeyspace implements handler19.SchemaChanger.
 func (c *Catalog) DropKeyspace(ctx context.Context, name string) (string, error) {
+	if err := c.refuseAdopted(name); err != nil {
+		return "", err
+	}
 	return c.change(ctx, func(next *schema.Schema) error {
 		ks := next.Keyspaces[name]
 		if ks == nil || ks.System {
@@ -152,6 +161,9 @@ func (c *Catalog) DropKeyspace(ctx context.Context, name string) (string, error)
 
 // AddColumnFamily implements handler19.SchemaChanger.
 func (c *Catalog) AddColumnFamily(ctx context.Context, cf *schema.ColumnFamily) (string, error) {
+	if err := c.refuseAdopted(cf.Keyspace); err != nil {
+		return "", err
+	}
 	return c.change(ctx, func(next *schema.Schema) error {
 		ks := next.Keyspaces[cf.Keyspace]
 		if ks == nil || ks.System {
@@ -174,6 +186,9 @@ func (c *Catalog) AddColumnFamily(ctx context.Context, cf *schema.ColumnFamily) 
 // its id and its data; its type and comparators cannot change (the
 // handler refuses that).
 func (c *Catalog) UpdateColumnFamily(ctx context.Context, cf *schema.ColumnFamily) (string, error) {
+	if err := c.refuseAdopted(cf.Keyspace); err != nil {
+		return "", err
+	}
 	return c.change(ctx, func(next *schema.Schema) error {
 		ks := next.Keyspaces[cf.Keyspace]
 		var old *schema.ColumnFamily
@@ -200,6 +215,9 @@ func (c *Catalog) UpdateColumnFamily(ctx context.Context, cf *schema.ColumnFamil
 
 // DropColumnFamily implements handler19.SchemaChanger.
 func (c *Catalog) DropColumnFamily(ctx context.Context, keyspace, cfName string) (string, error) {
+	if err := c.refuseAdopted(keyspace); err != nil {
+		return "", err
+	}
 	return c.change(ctx, func(next *schema.Schema) error {
 		ks := next.Keyspaces[keyspace]
 		if ks == nil || ks.System || ks.ColumnFamilies[cfName] == nil {

@@ -1,0 +1,169 @@
+package cqlstore
+
+import (
+	"context"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/thriftd/thriftd/engine"
+)
+
+// The static shape of an adopted table: a 1.2 static column family's
+// declared columns (column_metadata) became STATIC columns when DROP
+// COMPACT STORAGE ran, beside column1 and value, which hold the columns
+// it did not declare. A Thrift row is both, merged in the comparator's
+// order: a declared name is read from and written to its static column,
+// every other name to a (column1, value) row. A clustering row whose
+// column1 is a declared name (written by CQL) is hidden by the static
+// column of that name.
+
+// adoptedLayout is what an adopted family's store needs beyond the
+// dynamic layout.
+type adoptedLayout struct {
+	// statics maps a declared column's name to its quoted CQL column.
+	statics map[string]string
+	// names are the declared names in the comparator's order.
+	names [][]byte
+	// plain is the family read and written as the dynamic shape.
+	plain *family
+	// clustering are the quoted clustering columns of the composite
+	// shape (adoptcomposite.go), and reverseOrder the direction of each
+	// that reverses the table's order.
+	clustering, reverseOrder []string
+}
+
+// withStatics makes f serve declared columns from the static columns.
+func withStatics(f *family, statics []string) {
+	plain := *f
+	a := &adoptedLayout{statics: map[string]string{}, plain: &plain}
+	for _, s := range statics {
+		a.statics[s] = quote(s)
+		a.names = append(a.names, []byte(s))
+	}
+	c := f.def.Comparator
+	sort.Slice(a.names, func(i, j int) bool { return c.Compare(a.names[i], a.names[j]) < 0 })
+	f.adopt = a
+}
+
+// readWithStatics is readColumns of a family of the static shape.
+func (st *Store) readWithStatics(ctx context.Context, f *family, key string, q engine.Query) ([]engine.Column, error) {
+	a := f.adopt
+	if len(a.clustering) > 0 {
+		return st.readComposite(ctx, f, key, q)
+	}
+	c := f.def.Comparator
+	dq := q
+	if q.Names != nil {
+		dq.Names = nil
+		for _, n := range q.Names {
+			if _, ok := a.statics[string(n)]; !ok {
+				dq.Names = append(dq.Names, n)
+			}
+		}
+		if dq.Names == nil {
+			dq.Names = [][]byte{}
+		}
+	}
+	var dynamic []engine.Column
+	if dq.Names == nil || len(dq.Names) > 0 {
+		var err error
+		// At most Count of them are returned, whatever the statics.
+		if dynamic, err = st.readColumns(ctx, a.plain, key, dq); err != nil {
+			return nil, err
+		}
+	}
+	// The statics the predicate selects.
+	var want []string
+	for _, n := range a.names {
+		if q.Names != nil {
+			for _, m := range q.Names {
+				if string(m) == string(n) {
+					want = append(want, string(n))
+					break
+				}
+			}
+			continue
+		}
+		lo, hi := q.Start, q.Finish
+		if q.Reversed {
+			lo, hi = q.Finish, q.Start
+		}
+		if (len(lo) == 0 || c.Compare(n, lo) >= 0) && (len(hi) == 0 || c.Compare(n, hi) <= 0) {
+			want = append(want, string(n))
+		}
+	}
+	out := dynamic[:0:0]
+	for _, d := range dynamic {
+		if _, ok := a.statics[string(d.Name)]; !ok {
+			out = append(out, d)
+		}
+	}
+	if len(want) > 0 {
+		cols := make([]string, 0, 3*len(want))
+		for _, n := range want {
+			s := a.statics[n]
+			cols = append(cols, s, "writetime("+s+")", "ttl("+s+")")
+		}
+		iter := st.readQuery(ctx, `SELECT `+strings.Join(cols, ", ")+` FROM `+f.table+` WHERE key = ? LIMIT 1`, st.keyOf(f, key)).Iter()
+		values := make([]raw, len(want))
+		stamps := make([]*int64, len(want))
+		ttls := make([]*int32, len(want))
+		dest := make([]any, 0, len(cols))
+		for i := range want {
+			dest = append(dest, &values[i], &stamps[i], &ttls[i])
+		}
+		found := iter.Scan(dest...)
+		if err := iter.Close(); err != nil {
+			return nil, clusterError(ctx, "read "+f.table, err)
+		}
+		now := time.Now().Unix()
+		for i, n := range want {
+			if found && values[i] != nil && stamps[i] != nil {
+				out = append(out, expiring(engine.Column{Name: []byte(n), Value: nonNil(values[i]), Timestamp: *stamps[i]}, ttls[i], now))
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		r := c.Compare(out[i].Name, out[j].Name)
+		if q.Reversed && q.Names == nil {
+			return r > 0
+		}
+		return r < 0
+	})
+	if q.Names == nil && q.Count >= 0 && len(out) > q.Count {
+		out = out[:q.Count]
+	}
+	return out, nil
+}
+
+// countWithStatics is Count of a family of the static shape.
+func (st *Store) countWithStatics(ctx context.Context, f *family, key string) (int, error) {
+	cols, err := st.readWithStatics(ctx, f, key, engine.Query{ColumnFamily: f.def.Name, Predicate: engine.Predicate{Count: math.MaxInt32}})
+	return len(cols), err
+}
+
+// staticStatement is the statement of a mutation of a declared column,
+// or false when m names no declared column.
+func (f *family) staticStatement(key raw, m engine.Mutation) (statement, bool) {
+	if s, ok := f.compositeStatement(key, m); ok {
+		return s, true
+	}
+	if f.adopt == nil || m.SuperColumn != nil || m.Name == nil {
+		return statement{}, false
+	}
+	col, ok := f.adopt.statics[string(m.Name)]
+	if !ok {
+		return statement{}, false
+	}
+	switch {
+	case m.Delete:
+		return statement{`DELETE ` + col + ` FROM ` + f.table + ` USING TIMESTAMP ? WHERE key = ?`, []any{m.Timestamp, key}}, true
+	case m.TTL > 0:
+		return statement{`UPDATE ` + f.table + ` USING TIMESTAMP ? AND TTL ? SET ` + col + ` = ? WHERE key = ?`,
+			[]any{m.Timestamp, min(int(m.TTL), maxTTL), raw(nonNil(m.Value)), key}}, true
+	}
+	return statement{`UPDATE ` + f.table + ` USING TIMESTAMP ? SET ` + col + ` = ? WHERE key = ?`,
+		[]any{m.Timestamp, raw(nonNil(m.Value)), key}}, true
+}
