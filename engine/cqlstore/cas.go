@@ -35,6 +35,13 @@ func (st *Store) CompareAndSet(ctx context.Context, keyspace, key string, c engi
 		serial = gocql.LocalSerial
 	}
 	commit := writeConsistency(engine.Consistency(ctx))
+	if commit == gocql.Any {
+		// Cassandra 5 acknowledges a Paxos commit at ANY before any
+		// replica applies it, so the caller's next read could miss the
+		// update it was told succeeded; 2.1 applied it first. ONE keeps
+		// ANY's promise and 2.1's visibility.
+		commit = gocql.One
+	}
 	readCtx := engine.WithConsistency(ctx, engine.ConsistencyLevel(9))
 	if c.LocalSerial {
 		readCtx = engine.WithConsistency(ctx, engine.ConsistencyLevel(10))
