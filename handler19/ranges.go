@@ -92,15 +92,15 @@ func (c *conn) getPagedSlice(ctx context.Context, cfName string, kr *cassandra19
 	if err := validateConsistencyForRead(cl); err != nil {
 		return nil, err
 	}
-	if len(kr.RowFilter) > 0 {
-		return nil, errNoIndexes
-	}
 	pieces, err := rangeBounds(p, kr)
 	if err != nil {
 		return nil, err
 	}
 	if err := c.assureReplicas(ks, cl); err != nil {
 		return nil, err
+	}
+	if len(kr.RowFilter) > 0 {
+		return c.pagedIndexed(ctx, ks, p, f, kr, pieces, startColumn)
 	}
 	want := int(kr.Count)
 	var out []*cassandra19.KeySlice

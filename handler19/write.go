@@ -88,9 +88,6 @@ func (c *conn) remove(ctx context.Context, key []byte, path *cassandra19.ColumnP
 	return c.s.store.Apply(ctx, ks, []engine.RowMutation{{Key: string(key), Mutations: []engine.Mutation{m}}})
 }
 
-// errNoIndexes refuses secondary index queries until indexes are served.
-var errNoIndexes = invalid("thriftd does not serve secondary index queries yet")
-
 // batchMutate is CassandraServer.createMutationList then doInsert. atomic
 // is atomic_batch_mutate, which refuses counter mutations.
 func (c *conn) batchMutate(ctx context.Context, mutations map[string]map[string][]*cassandra19.Mutation, cl cassandra19.ConsistencyLevel, atomic bool) error {

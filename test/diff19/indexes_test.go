@@ -102,6 +102,19 @@ func (d *diff) indexes(t *testing.T) {
 	r("on tokens", tokenRange("0", "85070591730234615865843651857942052864", 100), expr("state", c19.IndexOperator_EQ, []byte("CA")))
 	r("wrapping", tokenRange("85070591730234615865843651857942052864", "0", 100), expr("state", c19.IndexOperator_EQ, []byte("CA")))
 	r("with a bad value", keyRange("", "", 100), expr("age", c19.IndexOperator_EQ, []byte("abc")))
+	// get_paged_slice with a row filter: 1.2 passed it on to the range scan.
+	pg := func(label string, kr *c19.KeyRange, start string, exprs ...*c19.IndexExpression) {
+		kr.RowFilter = exprs
+		d.call("get_paged_slice with a row filter "+label, nil, func(c *client) (any, error) { return c.GetPagedSlice(ctx, "Idx", kr, []byte(start), one) })
+	}
+	pg("EQ", keyRange("", "", 100), "", expr("state", c19.IndexOperator_EQ, []byte("CA")))
+	pg("EQ, count 3", keyRange("", "", 3), "", expr("state", c19.IndexOperator_EQ, []byte("CA")))
+	pg("EQ from a start column", keyRange("", "", 100), "note", expr("state", c19.IndexOperator_EQ, []byte("CA")))
+	pg("EQ and LT", keyRange("", "", 100), "", expr("state", c19.IndexOperator_EQ, []byte("CA")), expr("age", c19.IndexOperator_LT, long(40)))
+	pg("not indexed", keyRange("", "", 100), "", expr("note", c19.IndexOperator_GT, []byte("n-c")))
+	pg("not indexed, count 4", keyRange("", "", 4), "", expr("note", c19.IndexOperator_GT, []byte("n-c")))
+	pg("on tokens", tokenRange("0", "85070591730234615865843651857942052864", 100), "", expr("state", c19.IndexOperator_EQ, []byte("CA")))
+	pg("with a bad value", keyRange("", "", 100), "", expr("age", c19.IndexOperator_EQ, []byte("abc")))
 	// The index follows updates, deletions, expiry and truncate.
 	d.call("update an indexed value", nil, func(c *client) (any, error) {
 		return void(c.Insert(ctx, []byte("ann"), parent("Idx"), col("state", "NY"), one))
