@@ -40,19 +40,6 @@ func (f family19) counter() bool {
 	return f.def.DefaultValidationClass != nil && strings.HasSuffix(*f.def.DefaultValidationClass, "CounterColumnType")
 }
 
-// CounterRefusal is returned by Copy from a 19.x source that has counter
-// column families: every other family was copied, those were not.
-type CounterRefusal struct {
-	Keyspace string
-	Families []string
-	Target   string
-}
-
-func (e *CounterRefusal) Error() string {
-	return fmt.Sprintf("counter column families of %s not copied: %s (the target %s does not accept counter mutations yet; every other column family was copied)",
-		e.Keyspace, strings.Join(e.Families, ", "), e.Target)
-}
-
 // copy19 is Copy from a server of the 19.x or 20.x API: the keyspace and
 // column families are created on the target (through the same API) from
 // the source's KsDef and CfDefs, every field kept, when the target lacks
@@ -81,19 +68,7 @@ func copy19(stop context.Context, from, to Endpoint, o Options, version string, 
 	if err != nil {
 		return sum, err
 	}
-	var refused []string
-	var copied []family19
-	for _, f := range fams {
-		if f.counter() {
-			refused = append(refused, f.def.Name)
-			continue
-		}
-		copied = append(copied, f)
-	}
-	if len(refused) > 0 {
-		o.Logger.Warn("counter column families are not copied: the target does not accept counter mutations yet", "column_families", strings.Join(refused, ","))
-	}
-	if err := ensureSchema(ctx, to, ks, copied); err != nil {
+	if err := ensureSchema(ctx, to, ks, fams); err != nil {
 		return sum, err
 	}
 	if err := src.SetKeyspace(ctx, o.Keyspace); err != nil {
@@ -103,7 +78,7 @@ func copy19(stop context.Context, from, to Endpoint, o Options, version string, 
 	if err != nil {
 		return sum, err
 	}
-	for _, f := range copied {
+	for _, f := range fams {
 		name := f.def.Name
 		start := cp.get(name)
 		fs := FamilySummary{Name: name, Resumed: o.Resume && (start.Rows > 0 || start.Done)}
@@ -117,11 +92,11 @@ func copy19(stop context.Context, from, to Endpoint, o Options, version string, 
 			return sum, fmt.Errorf("checkpoint %s: last key of %s is not hex: %w", o.Checkpoint, name, err)
 		}
 		o.Logger.Info("copying", "keyspace", o.Keyspace, "column_family", name, "from", from.Addr, "to", to.Addr, "after_key", start.LastKey)
-		w, err := newWriter19(&o, to, name, cp, start)
+		w, err := newWriter19(&o, to, name, cp, start, f.counter())
 		if err != nil {
 			return sum, err
 		}
-		sink := &copySink19{w: w, batch: o.BatchSize, now: time.Now}
+		sink := &copySink19{w: w, batch: o.BatchSize, now: time.Now, super: f.super()}
 		pos, err := drain(w, scan19(stop, src, &o, f, after, start.LastKey != "" || start.Rows > 0, sink))
 		fs.Rows, fs.Columns, fs.Bytes = pos.Rows, pos.Columns, pos.Bytes
 		sum.add(fs)
@@ -138,9 +113,6 @@ func copy19(stop context.Context, from, to Endpoint, o Options, version string, 
 	}
 	if err := cp.remove(); err != nil {
 		return sum, err
-	}
-	if len(refused) > 0 {
-		return sum, &CounterRefusal{Keyspace: o.Keyspace, Families: refused, Target: to.Addr}
 	}
 	return sum, nil
 }
@@ -301,11 +273,15 @@ func scan19(stop context.Context, c *conn19, o *Options, fam family19, after []b
 }
 
 func itemName19(c *cassandra19.ColumnOrSuperColumn) []byte {
-	if c.SuperColumn != nil {
+	switch {
+	case c.SuperColumn != nil:
 		return c.SuperColumn.Name
-	}
-	if c.Column != nil {
+	case c.Column != nil:
 		return c.Column.Name
+	case c.CounterSuperColumn != nil:
+		return c.CounterSuperColumn.Name
+	case c.CounterColumn != nil:
+		return c.CounterColumn.Name
 	}
 	return nil
 }
@@ -356,6 +332,7 @@ type copySink19 struct {
 	w     *writer
 	batch int
 	now   func() time.Time
+	super bool
 }
 
 // Plausible write times: a column's timestamp is taken as the time it was
@@ -415,6 +392,30 @@ func (s *copySink19) column(c *cassandra19.Column, now time.Time) *cassandra19.C
 func (s *copySink19) items(page []*cassandra19.ColumnOrSuperColumn) error {
 	now := s.now()
 	for _, it := range page {
+		if c := it.CounterColumn; c != nil {
+			// The source's total: the writer turns it into the
+			// difference from the target's (see mutateCounters).
+			m := &cassandra19.Mutation{ColumnOrSupercolumn: &cassandra19.ColumnOrSuperColumn{CounterColumn: c}}
+			if err := s.w.add19(m, 1, int64(len(c.Name)+8)); err != nil {
+				return err
+			}
+			continue
+		}
+		if sc := it.CounterSuperColumn; sc != nil {
+			for cols := sc.Columns; len(cols) > 0; {
+				n := min(len(cols), s.batch)
+				size := int64(len(sc.Name))
+				for _, c := range cols[:n] {
+					size += int64(len(c.Name) + 8)
+				}
+				m := &cassandra19.Mutation{ColumnOrSupercolumn: &cassandra19.ColumnOrSuperColumn{CounterSuperColumn: &cassandra19.CounterSuperColumn{Name: sc.Name, Columns: cols[:n:n]}}}
+				if err := s.w.add19(m, n, size); err != nil {
+					return err
+				}
+				cols = cols[n:]
+			}
+			continue
+		}
 		if c := it.Column; c != nil {
 			m := &cassandra19.Mutation{ColumnOrSupercolumn: &cassandra19.ColumnOrSuperColumn{Column: s.column(c, now)}}
 			if err := s.w.add19(m, 1, int64(len(c.Name)+len(c.Value))); err != nil {

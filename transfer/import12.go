@@ -83,7 +83,7 @@ func Import12(stop context.Context, to Endpoint, o Options, path string) (*Summa
 	if st, err := f.Stat(); err == nil {
 		o.Stats.Total.Store(st.Size())
 	}
-	w, err := newWriter19(&o, to, name, cp, start)
+	w, err := newWriter19(&o, to, name, cp, start, false)
 	if err != nil {
 		return sum, err
 	}

@@ -20,8 +20,11 @@ type batch struct {
 	seq int64
 	m   map[string]map[string][]*cassandra.Mutation
 	// m19 holds the mutations of a writer to a 19.x server instead.
-	m19  map[string]map[string][]*cassandra19.Mutation
-	cols int
+	m19 map[string]map[string][]*cassandra19.Mutation
+	// counter marks m19 as counter mutations carrying the source's
+	// totals, not the amounts to add (see mutateCounters).
+	counter bool
+	cols    int
 	// bytes of names and values.
 	bytes int64
 	// rows is how many rows end in this batch, lastKey the last of them.
@@ -51,6 +54,8 @@ type writer struct {
 	// api19 sends batches through the 19.x API (m19), on connections
 	// made by dial19; LastKey is then recorded in hex, keys being bytes.
 	api19 bool
+	// counter: the family holds counters (19.x only).
+	counter bool
 
 	// failed is cancelled on the first error, which err holds.
 	failed context.Context
@@ -71,8 +76,10 @@ func newWriter(o *Options, ep Endpoint, fam string, cp *checkpointer, start Posi
 }
 
 // newWriter19 is newWriter for a 19.x target.
-func newWriter19(o *Options, ep Endpoint, fam string, cp *checkpointer, start Position) (*writer, error) {
-	return startWriter(&writer{o: o, ep: ep, fam: fam, cp: cp, pos: start, api19: true})
+// counter: the family holds counters, and its batches are written by
+// mutateCounters.
+func newWriter19(o *Options, ep Endpoint, fam string, cp *checkpointer, start Position, counter bool) (*writer, error) {
+	return startWriter(&writer{o: o, ep: ep, fam: fam, cp: cp, pos: start, api19: true, counter: counter})
 }
 
 // mutator is one connection of a writer.
@@ -86,6 +93,9 @@ func (c *conn) mutate(w *writer, b *batch) error {
 }
 
 func (c *conn19) mutate(w *writer, b *batch) error {
+	if b.counter {
+		return c.mutateCounters(w, b)
+	}
 	return c.BatchMutate(context.Background(), b.m19, cassandra19.ConsistencyLevel(w.o.Consistency))
 }
 
@@ -141,7 +151,8 @@ func (w *writer) work(c mutator) {
 
 // send calls batch_mutate on c (dialling if c is nil), retrying twice on
 // a new connection when the connection failed (the call is idempotent:
-// the same columns with the same timestamps). A refusal by the server is
+// the same columns with the same timestamps; a counter batch reads the
+// target's totals again before each attempt). A refusal by the server is
 // not retried.
 func (w *writer) send(c mutator, b *batch) (mutator, error) {
 	var err error
@@ -254,7 +265,7 @@ func (w *writer) add19(m *cassandra19.Mutation, cols int, bytes int64) error {
 }
 
 func (w *writer) newBatch() *batch {
-	b := &batch{seq: w.seq, firstKey: w.key}
+	b := &batch{seq: w.seq, firstKey: w.key, counter: w.counter}
 	if w.api19 {
 		b.m19 = map[string]map[string][]*cassandra19.Mutation{}
 	} else {

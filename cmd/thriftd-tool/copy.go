@@ -22,8 +22,9 @@ copied.
 A source that answers the 19.x or 20.x API (Cassandra 0.7 to 3.11, or thriftd)
 is read through it: the keyspace and column families the target lacks are
 created from the source's definitions, and expiring columns keep the TTL that
-remains. Counter column families are not copied yet: they are named, the rest
-is copied, and the command exits with status 1. A 0.6 source is read through
+remains. Counters are copied idempotently: each gets the difference between the
+source's total and the target's, so --resume or a second run ends with the
+source's totals. A 0.6 source is read through
 0.6's API; the target's column families must then exist with the same type and
 comparators.
 

@@ -180,6 +180,10 @@ func Families19(ks string) []Family19 {
 			Def:  &cassandra19.CfDef{Keyspace: ks, Name: "Counts", ColumnType: "Standard", ComparatorType: "UTF8Type", DefaultValidationClass: str("CounterColumnType")},
 			Name: TypeNamed("UTF8Type"),
 		},
+		Family19{
+			Def:  &cassandra19.CfDef{Keyspace: ks, Name: "SuperCounts", ColumnType: "Super", ComparatorType: "UTF8Type", SubcomparatorType: str("UTF8Type"), DefaultValidationClass: str("CounterColumnType")},
+			Name: TypeNamed("UTF8Type"), Sub: TypeNamed("UTF8Type"),
+		},
 	)
 	for _, f := range out {
 		f.Def.Caching = "KEYS_ONLY"
@@ -294,17 +298,53 @@ func Load19(t testing.TB, c *Client19, f Family19, rows, width int, seed uint64)
 	}
 }
 
-// LoadCounters adds to counters of f through c.
+// LoadCounters adds to counters of f through c: rows rows of 3
+// counters (in 2 super columns of a super family), some negative, each
+// added to twice.
 func LoadCounters(t testing.TB, c *Client19, f Family19, rows int) {
 	t.Helper()
 	for i := range rows {
 		for j := range 3 {
-			col := &cassandra19.CounterColumn{Name: fmt.Appendf(nil, "c%d", j), Value: int64(i*10 + j)}
-			if err := c.Add(context.Background(), []byte(Key(i)), &cassandra19.ColumnParent{ColumnFamily: f.Def.Name}, col, cassandra19.ConsistencyLevel_ONE); err != nil {
-				t.Fatalf("add to %s: %v", f.Def.Name, err)
+			for _, v := range []int64{int64(i*10 + j), int64(1 - 4*j)} {
+				col := &cassandra19.CounterColumn{Name: fmt.Appendf(nil, "c%d", j), Value: v}
+				parent := &cassandra19.ColumnParent{ColumnFamily: f.Def.Name}
+				if f.Def.ColumnType == "Super" {
+					parent.SuperColumn = fmt.Appendf(nil, "s%d", j%2)
+				}
+				if err := c.Add(context.Background(), []byte(Key(i)), parent, col, cassandra19.ConsistencyLevel_ONE); err != nil {
+					t.Fatalf("add to %s: %v", f.Def.Name, err)
+				}
 			}
 		}
 	}
+}
+
+// DumpCounters19 reads every counter of family cf through c (in its
+// keyspace) as "row/super/name" (hex row key) to total.
+func DumpCounters19(t testing.TB, c *Client19, cf string) map[string]int64 {
+	t.Helper()
+	ctx := context.Background()
+	pred := &cassandra19.SlicePredicate{SliceRange: &cassandra19.SliceRange{Start: []byte{}, Finish: []byte{}, Count: 1 << 20}}
+	page, err := c.GetRangeSlices(ctx, &cassandra19.ColumnParent{ColumnFamily: cf}, pred, &cassandra19.KeyRange{StartKey: []byte{}, EndKey: []byte{}, Count: 1 << 20}, cassandra19.ConsistencyLevel_ONE)
+	if err != nil {
+		t.Fatalf("get_range_slices %s: %v", cf, err)
+	}
+	out := map[string]int64{}
+	for _, ks := range page {
+		for _, it := range ks.Columns {
+			switch {
+			case it.CounterColumn != nil:
+				out[fmt.Sprintf("%x//%s", ks.Key, it.CounterColumn.Name)] = it.CounterColumn.Value
+			case it.CounterSuperColumn != nil:
+				for _, cc := range it.CounterSuperColumn.Columns {
+					out[fmt.Sprintf("%x/%s/%s", ks.Key, it.CounterSuperColumn.Name, cc.Name)] = cc.Value
+				}
+			default:
+				t.Fatalf("%s row %x holds a column that is no counter", cf, ks.Key)
+			}
+		}
+	}
+	return out
 }
 
 // Cell19 is one column as read back: its row, super column (if any),
