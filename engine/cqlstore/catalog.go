@@ -593,6 +593,9 @@ func (st *Store) serve(ctx context.Context, next *schema.Schema) error {
 				// Not created yet (by another process): the layout
 				// ChangeSchema creates.
 				c = tableColumns{"key": st.keyType(def), "column1": nameType(def.Comparator)}
+				if valueType(def) != "counter" {
+					c["ghost"], c["written_ttl"] = "blob", "int"
+				}
 			}
 			fams[cfName{name, cf}] = familyOf(def, table, c)
 		}
