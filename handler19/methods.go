@@ -126,7 +126,15 @@ func (c *conn) Truncate(ctx context.Context, cf string) (err error) {
 }
 
 func (c *conn) GetMultiSlice(ctx context.Context, req *cassandra19.MultiSliceRequest) (r []*cassandra19.ColumnOrSuperColumn, err error) {
-	return nil, c.s.reply(ctx, "get_multi_slice", invalid("thriftd does not serve get_multi_slice yet"))
+	defer c.s.recoverPanic("get_multi_slice", &err)
+	if req == nil {
+		req = cassandra19.NewMultiSliceRequest()
+	}
+	ctx = withConsistency(ctx, req.ConsistencyLevel)
+	ctx, cancel := c.s.withTimeout(ctx)
+	defer cancel()
+	r, err = c.getMultiSlice(ctx, req)
+	return r, c.s.reply(ctx, "get_multi_slice", err)
 }
 
 func (c *conn) DescribeSchemaVersions(ctx context.Context) (r map[string][]string, err error) {
@@ -234,35 +242,38 @@ func (c *conn) SystemUpdateColumnFamily(ctx context.Context, def *cassandra19.Cf
 	return r, c.s.reply(ctx, "system_update_column_family", err)
 }
 
-// errCQL answers every CQL call until CQL over Thrift is served.
-var errCQL = invalid("thriftd serves the Thrift API, not CQL over Thrift; send CQL to a Cassandra node's native port")
-
-func (c *conn) ExecuteCqlQuery(ctx context.Context, query []byte, compression cassandra19.Compression) (*cassandra19.CqlResult_, error) {
-	return nil, c.s.reply(ctx, "execute_cql_query", errCQL)
+func (c *conn) ExecuteCqlQuery(ctx context.Context, query []byte, compression cassandra19.Compression) (r *cassandra19.CqlResult_, err error) {
+	defer c.s.recoverPanic("execute_cql_query", &err)
+	return nil, c.s.reply(ctx, "execute_cql_query", c.refuseCQL(2, query, compression))
 }
 
-func (c *conn) ExecuteCql3Query(ctx context.Context, query []byte, compression cassandra19.Compression, cl cassandra19.ConsistencyLevel) (*cassandra19.CqlResult_, error) {
-	return nil, c.s.reply(ctx, "execute_cql3_query", errCQL)
+func (c *conn) ExecuteCql3Query(ctx context.Context, query []byte, compression cassandra19.Compression, cl cassandra19.ConsistencyLevel) (r *cassandra19.CqlResult_, err error) {
+	defer c.s.recoverPanic("execute_cql3_query", &err)
+	r, err = c.executeCQL3(query, compression)
+	return r, c.s.reply(ctx, "execute_cql3_query", err)
 }
 
-func (c *conn) PrepareCqlQuery(ctx context.Context, query []byte, compression cassandra19.Compression) (*cassandra19.CqlPreparedResult_, error) {
-	return nil, c.s.reply(ctx, "prepare_cql_query", errCQL)
+func (c *conn) PrepareCqlQuery(ctx context.Context, query []byte, compression cassandra19.Compression) (r *cassandra19.CqlPreparedResult_, err error) {
+	defer c.s.recoverPanic("prepare_cql_query", &err)
+	return nil, c.s.reply(ctx, "prepare_cql_query", c.refuseCQL(2, query, compression))
 }
 
-func (c *conn) PrepareCql3Query(ctx context.Context, query []byte, compression cassandra19.Compression) (*cassandra19.CqlPreparedResult_, error) {
-	return nil, c.s.reply(ctx, "prepare_cql3_query", errCQL)
+func (c *conn) PrepareCql3Query(ctx context.Context, query []byte, compression cassandra19.Compression) (r *cassandra19.CqlPreparedResult_, err error) {
+	defer c.s.recoverPanic("prepare_cql3_query", &err)
+	return nil, c.s.reply(ctx, "prepare_cql3_query", c.refuseCQL(3, query, compression))
 }
 
 func (c *conn) ExecutePreparedCqlQuery(ctx context.Context, itemID int32, values [][]byte) (*cassandra19.CqlResult_, error) {
-	return nil, c.s.reply(ctx, "execute_prepared_cql_query", errCQL)
+	return nil, c.s.reply(ctx, "execute_prepared_cql_query", c.refusePrepared(2))
 }
 
 func (c *conn) ExecutePreparedCql3Query(ctx context.Context, itemID int32, values [][]byte, cl cassandra19.ConsistencyLevel) (*cassandra19.CqlResult_, error) {
-	return nil, c.s.reply(ctx, "execute_prepared_cql3_query", errCQL)
+	return nil, c.s.reply(ctx, "execute_prepared_cql3_query", c.refusePrepared(3))
 }
 
-func (c *conn) SetCqlVersion(ctx context.Context, version string) error {
-	return nil
+func (c *conn) SetCqlVersion(ctx context.Context, version string) (err error) {
+	defer c.s.recoverPanic("set_cql_version", &err)
+	return c.s.reply(ctx, "set_cql_version", c.setCQLVersion(version))
 }
 
 // withConsistency carries a data call's consistency level to the store.

@@ -59,6 +59,10 @@ type Options struct {
 	// Timeout bounds the calls that read many rows, as the real server's
 	// rpc timeouts did; 0 means none.
 	Timeout time.Duration
+	// CQLHosts are the native-protocol contact points (HOST:PORT) of the
+	// Cassandra cluster the store is on, which the refusal of the CQL
+	// thriftd does not serve names (cql.go); empty on other stores.
+	CQLHosts []string
 	// Logger receives internal errors; nil means slog.Default().
 	Logger *slog.Logger
 	// Metrics receives the service's figures, shared with the 0.6
@@ -93,8 +97,10 @@ type Service struct {
 	nodeAddress    string
 	nodeToken      partitioner.Token
 	timeout        time.Duration
-	log            *slog.Logger
-	metrics        *rpcmetrics.Metrics
+	// errCQL refuses the CQL not served over Thrift.
+	errCQL  error
+	log     *slog.Logger
+	metrics *rpcmetrics.Metrics
 
 	// types caches ParseType by type name.
 	types sync.Map // string -> comparator.Comparator
@@ -125,6 +131,7 @@ func New(o Options) *Service {
 		nodeAddress:    o.NodeAddress,
 		nodeToken:      o.NodeToken,
 		timeout:        o.Timeout,
+		errCQL:         cqlRefusal(o.CQLHosts),
 		log:            o.Logger,
 	}
 	if s.log == nil {
@@ -150,6 +157,9 @@ type conn struct {
 	// user is set by a successful login.
 	user     string
 	loggedIn bool
+	// cqlMajor is the CQL version set_cql_version chose, 2 or 3; 0 until
+	// then (cql.go).
+	cqlMajor int
 }
 
 var _ cassandra19.Cassandra = (*conn)(nil)

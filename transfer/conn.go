@@ -5,6 +5,11 @@
 // batch_mutate. Export writes 0.6's sstable2json files (package
 // sstablejson), Import reads them, Copy streams from one server to another.
 //
+// The 19.x and 20.x API (Cassandra 0.7 to 3.11, and thriftd) is spoken
+// too: Copy reads such a source through it and creates the schema on the
+// target (copy19.go), Export12 and Import12 write and read the JSON of
+// Cassandra 1.x's sstable2json through it.
+//
 // All three hold a bounded amount of data (see Options), keep every
 // timestamp, stop at a row boundary when their context is cancelled, and
 // record in a checkpoint file the last row completed in each column

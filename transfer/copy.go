@@ -3,6 +3,7 @@ package transfer
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/thriftd/thriftd/gen-go/cassandra"
@@ -21,6 +22,18 @@ func Copy(stop context.Context, from, to Endpoint, o Options) (*Summary, error) 
 	t0 := time.Now()
 	if err := o.defaults(); err != nil {
 		return nil, err
+	}
+	switch o.SourceAPI {
+	case "", "auto", "19":
+		if ok, v := probe19(from.Addr); ok {
+			return copy19(stop, from, to, o, v, t0)
+		}
+		if o.SourceAPI == "19" {
+			return &Summary{Command: "copy", Keyspace: o.Keyspace}, fmt.Errorf("%s does not answer describe_version of the 19.x or 20.x API over TFramedTransport", from.Addr)
+		}
+	case "0.6":
+	default:
+		return nil, fmt.Errorf("unknown source API %q: auto, 0.6 or 19", o.SourceAPI)
 	}
 	sum := &Summary{Command: "copy", Keyspace: o.Keyspace, Checkpoint: o.Checkpoint}
 	defer func() { sum.Elapsed = time.Since(t0) }()

@@ -43,6 +43,12 @@ type Options struct {
 	Checkpoint string
 	// Resume continues from Checkpoint instead of starting afresh.
 	Resume bool
+	// SourceAPI is, for Copy, the API the source is read through: "0.6",
+	// "19" (the 19.x or 20.x API of Cassandra 0.7 to 3.11 and of thriftd:
+	// the schema is copied too), or "auto" or "" (19 when the source
+	// answers describe_version 19.x or 20.x over TFramedTransport, else
+	// 0.6).
+	SourceAPI string
 	// Logger receives progress and errors (default: discard).
 	Logger *slog.Logger
 	// Stats, if set, is updated as the transfer goes (for a progress

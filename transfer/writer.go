@@ -2,6 +2,7 @@ package transfer
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"sync"
@@ -10,13 +11,16 @@ import (
 	"github.com/apache/thrift/lib/go/thrift"
 
 	"github.com/thriftd/thriftd/gen-go/cassandra"
+	"github.com/thriftd/thriftd/gen-go/cassandra19"
 )
 
 // batch is one batch_mutate call: whole rows and pieces of rows, in the
 // order they were read.
 type batch struct {
-	seq  int64
-	m    map[string]map[string][]*cassandra.Mutation
+	seq int64
+	m   map[string]map[string][]*cassandra.Mutation
+	// m19 holds the mutations of a writer to a 19.x server instead.
+	m19  map[string]map[string][]*cassandra19.Mutation
 	cols int
 	// bytes of names and values.
 	bytes int64
@@ -44,6 +48,9 @@ type writer struct {
 	seq   int64
 	key   string
 	inRow bool
+	// api19 sends batches through the 19.x API (m19), on connections
+	// made by dial19; LastKey is then recorded in hex, keys being bytes.
+	api19 bool
 
 	// failed is cancelled on the first error, which err holds.
 	failed context.Context
@@ -60,11 +67,42 @@ type writer struct {
 // newWriter connects Workers connections to ep and starts their
 // goroutines, which end when finish is called.
 func newWriter(o *Options, ep Endpoint, fam string, cp *checkpointer, start Position) (*writer, error) {
-	w := &writer{o: o, ep: ep, fam: fam, cp: cp, jobs: make(chan *batch), pending: map[int64]*batch{}, pos: start, lastSave: time.Now()}
+	return startWriter(&writer{o: o, ep: ep, fam: fam, cp: cp, pos: start})
+}
+
+// newWriter19 is newWriter for a 19.x target.
+func newWriter19(o *Options, ep Endpoint, fam string, cp *checkpointer, start Position) (*writer, error) {
+	return startWriter(&writer{o: o, ep: ep, fam: fam, cp: cp, pos: start, api19: true})
+}
+
+// mutator is one connection of a writer.
+type mutator interface {
+	mutate(w *writer, b *batch) error
+	Close() error
+}
+
+func (c *conn) mutate(w *writer, b *batch) error {
+	return c.BatchMutate(context.Background(), w.o.Keyspace, b.m, w.o.Consistency)
+}
+
+func (c *conn19) mutate(w *writer, b *batch) error {
+	return c.BatchMutate(context.Background(), b.m19, cassandra19.ConsistencyLevel(w.o.Consistency))
+}
+
+func (w *writer) dial() (mutator, error) {
+	if w.api19 {
+		return dial19(context.Background(), w.ep, w.o.Keyspace)
+	}
+	return dial(context.Background(), w.ep, w.o.Keyspace)
+}
+
+func startWriter(w *writer) (*writer, error) {
+	o := w.o
+	w.jobs, w.pending, w.lastSave = make(chan *batch), map[int64]*batch{}, time.Now()
 	w.failed, w.fail = context.WithCancelCause(context.Background())
-	conns := make([]*conn, 0, o.Workers)
+	conns := make([]mutator, 0, o.Workers)
 	for range o.Workers {
-		c, err := dial(context.Background(), ep, o.Keyspace)
+		c, err := w.dial()
 		if err != nil {
 			for _, c := range conns {
 				c.Close()
@@ -80,7 +118,7 @@ func newWriter(o *Options, ep Endpoint, fam string, cp *checkpointer, start Posi
 	return w, nil
 }
 
-func (w *writer) work(c *conn) {
+func (w *writer) work(c mutator) {
 	defer w.wg.Done()
 	defer func() {
 		if c != nil {
@@ -105,16 +143,16 @@ func (w *writer) work(c *conn) {
 // a new connection when the connection failed (the call is idempotent:
 // the same columns with the same timestamps). A refusal by the server is
 // not retried.
-func (w *writer) send(c *conn, b *batch) (*conn, error) {
+func (w *writer) send(c mutator, b *batch) (mutator, error) {
 	var err error
 	for attempt := 0; attempt < 3; attempt++ {
 		if c == nil {
 			time.Sleep(time.Duration(attempt) * 500 * time.Millisecond)
-			if c, err = dial(context.Background(), w.ep, w.o.Keyspace); err != nil {
+			if c, err = w.dial(); err != nil {
 				continue
 			}
 		}
-		err = c.BatchMutate(context.Background(), w.o.Keyspace, b.m, w.o.Consistency)
+		err = c.mutate(w, b)
 		if err == nil {
 			return c, nil
 		}
@@ -146,6 +184,9 @@ func (w *writer) completed(b *batch) {
 		w.pos.Rows += d.rows
 		if d.rows > 0 {
 			w.pos.LastKey = d.lastKey
+			if w.api19 {
+				w.pos.LastKey = hex.EncodeToString([]byte(d.lastKey))
+			}
 		}
 		w.pos.Columns += int64(d.cols)
 		w.pos.Bytes += d.bytes
@@ -173,8 +214,7 @@ func (w *writer) beginRow(key string) error {
 // bytes of names and values, sending the batch once it is full.
 func (w *writer) add(m *cassandra.Mutation, cols int, bytes int64) error {
 	if w.cur == nil {
-		w.cur = &batch{seq: w.seq, m: map[string]map[string][]*cassandra.Mutation{}, firstKey: w.key}
-		w.seq++
+		w.cur = w.newBatch()
 	}
 	b := w.cur
 	row := b.m[w.key]
@@ -192,11 +232,42 @@ func (w *writer) add(m *cassandra.Mutation, cols int, bytes int64) error {
 	return nil
 }
 
+// add19 is add for a 19.x writer.
+func (w *writer) add19(m *cassandra19.Mutation, cols int, bytes int64) error {
+	if w.cur == nil {
+		w.cur = w.newBatch()
+	}
+	b := w.cur
+	row := b.m19[w.key]
+	if row == nil {
+		row = map[string][]*cassandra19.Mutation{}
+		b.m19[w.key] = row
+	}
+	row[w.fam] = append(row[w.fam], m)
+	b.cols += cols
+	b.bytes += bytes
+	b.latestKey = w.key
+	if b.cols >= w.o.BatchSize {
+		return w.flush()
+	}
+	return nil
+}
+
+func (w *writer) newBatch() *batch {
+	b := &batch{seq: w.seq, firstKey: w.key}
+	if w.api19 {
+		b.m19 = map[string]map[string][]*cassandra19.Mutation{}
+	} else {
+		b.m = map[string]map[string][]*cassandra.Mutation{}
+	}
+	w.seq++
+	return b
+}
+
 // endRow ends the open row.
 func (w *writer) endRow() error {
 	if w.cur == nil {
-		w.cur = &batch{seq: w.seq, m: map[string]map[string][]*cassandra.Mutation{}, firstKey: w.key}
-		w.seq++
+		w.cur = w.newBatch()
 	}
 	w.cur.rows++
 	w.cur.lastKey = w.key

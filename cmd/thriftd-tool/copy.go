@@ -10,15 +10,22 @@ import (
 
 func newCopyCmd() *cobra.Command {
 	var f transferFlags
-	var from, to, toUser, toPassFile string
+	var from, to, toUser, toPassFile, api string
 	cmd := &cobra.Command{
 		Use:   "copy --from HOST:PORT --to HOST:PORT --keyspace KS [--cf CF]...",
 		Short: "Copy column families from one server to another, with no intermediate file",
 		Long: `copy reads every row of the chosen column families (all of the keyspace's by
-default) from one server speaking Cassandra 0.6's Thrift API and writes them
-through batch_mutate to another, keeping every timestamp. The target's column
-families must exist with the same type and comparators. Deletions do not come
-through the API and are not copied.
+default) from one server and writes them through batch_mutate to another,
+keeping every timestamp. Deletions do not come through the API and are not
+copied.
+
+A source that answers the 19.x or 20.x API (Cassandra 0.7 to 3.11, or thriftd)
+is read through it: the keyspace and column families the target lacks are
+created from the source's definitions, and expiring columns keep the TTL that
+remains. Counter column families are not copied yet: they are named, the rest
+is copied, and the command exits with status 1. A 0.6 source is read through
+0.6's API; the target's column families must then exist with the same type and
+comparators.
 
 The checkpoint defaults to thriftd-tool-copy-KS.checkpoint.json in the current
 directory.`,
@@ -36,6 +43,7 @@ directory.`,
 				return err
 			}
 			return runTransfer(cmd, &f, "thriftd-tool-copy-"+f.keyspace+".checkpoint.json", func(stop context.Context, o transfer.Options) (*transfer.Summary, error) {
+				o.SourceAPI = api
 				return transfer.Copy(stop, src, dst, o)
 			})
 		},
@@ -45,6 +53,7 @@ directory.`,
 	cmd.Flags().StringVar(&to, "to", "", "server to write to (HOST:PORT, required)")
 	cmd.Flags().StringVar(&toUser, "to-username", "", "user for the target when it differs from --username")
 	cmd.Flags().StringVar(&toPassFile, "to-password-file", "", "password file for --to-username")
+	cmd.Flags().StringVar(&api, "api", "auto", "API to read the source through: 0.6, 19 (0.7 to 3.11, and thriftd), or auto (19 when the source answers it)")
 	cmd.Flags().StringArrayVar(&f.cf, "cf", nil, "column family to copy (repeat for several; default: all of the keyspace's)")
 	cmd.MarkFlagRequired("from")
 	cmd.MarkFlagRequired("to")

@@ -93,7 +93,17 @@ func (f *transferFlags) endpoint(addr, username, passwordFile string) (transfer.
 
 // options builds the library's options from the flags.
 func (f *transferFlags) options(log *slog.Logger, checkpoint string) (transfer.Options, error) {
-	cl, err := cassandra.ConsistencyLevelFromString(strings.ToUpper(f.consistency))
+	name := strings.ToUpper(f.consistency)
+	// The 19.x API numbers its levels as 0.6 did where both have them;
+	// its LOCAL_QUORUM and EACH_QUORUM take the places of 0.6's DCQUORUM
+	// and DCQUORUMSYNC.
+	switch name {
+	case "LOCAL_QUORUM":
+		name = "DCQUORUM"
+	case "EACH_QUORUM":
+		name = "DCQUORUMSYNC"
+	}
+	cl, err := cassandra.ConsistencyLevelFromString(name)
 	if err != nil {
 		return transfer.Options{}, fmt.Errorf("--consistency %q: not a consistency level", f.consistency)
 	}

@@ -191,6 +191,7 @@ func run(eff *settings.Effective, log *slog.Logger) error {
 		NodeAddress:    nodeAddress(l.Addr()),
 		NodeToken:      token,
 		Timeout:        time.Duration(cfg.RpcTimeoutInMillis) * time.Millisecond,
+		CQLHosts:       eff.Cassandra.Hosts,
 		Logger:         log,
 		Metrics:        calls,
 	})
