@@ -48,8 +48,10 @@ import (
 //
 // An expiring column (the 19.x API's TTL) is a cell written USING TTL, so
 // the cluster expires it and keeps its tombstone for gc_grace_seconds, as
-// Cassandra 1.2 did; reads report the seconds it has left (TTL(value)),
-// not the TTL it was written with, which CQL does not keep.
+// Cassandra 1.2 did; reads of a 0.6 table report the seconds it has left
+// (TTL(value)), not the TTL it was written with, which CQL does not keep
+// (a 19.x table keeps it: typed.go). A TTL reaching past 2038 is capped
+// (capTTL).
 //
 // Each keyspace also holds thriftd_schema (schema.go), which records the
 // partitioner and each column family's type and comparators.

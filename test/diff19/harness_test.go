@@ -139,10 +139,6 @@ var excuses = []excuse{
 		match: func(label string, _, t outcome) bool {
 			return onCassandra() && label == "get_paged_slice with a bad start column" && strings.Contains(t.exc, "Internal error")
 		}},
-	{pending: true, cassandraOnly: true, name: "engine/cqlstore has no truncate yet",
-		match: func(label string, _, _ outcome) bool {
-			return onCassandra() && (label == "truncate" || strings.HasSuffix(label, "after truncate"))
-		}},
 }
 
 // outcome is one side's answer to a call: a value, or an exception
