@@ -360,7 +360,7 @@ func (st *Store) applySchema(ctx context.Context, next *schema.Schema, author bo
 	sort.Strings(drops)
 	for _, stmt := range drops {
 		if strings.HasPrefix(stmt, "DELETE") {
-			if err := st.schemaQuery(stmt).WithContext(ctx).Consistency(gocql.Quorum).Exec(); err != nil {
+			if err := st.recordExec(ctx, stmt); err != nil {
 				return clusterError(ctx, stmt, err)
 			}
 			continue
@@ -460,14 +460,30 @@ func (st *Store) applySchema(ctx context.Context, next *schema.Schema, author bo
 				continue
 			}
 			d := describe(next.Partitioner.Name(), ks.ColumnFamilies[cf])
-			err := st.schemaQuery(fmt.Sprintf(`INSERT INTO %s.%s (column_family, partitioner, column_type, compare_with, compare_subcolumns_with) VALUES (?, ?, ?, ?, ?)`, quote(cqlKS), schemaTable),
-				d.name, d.partitioner, d.typ, d.comparator, d.subComparator).WithContext(ctx).Consistency(gocql.Quorum).Exec()
+			err := st.recordExec(ctx, fmt.Sprintf(`INSERT INTO %s.%s (column_family, partitioner, column_type, compare_with, compare_subcolumns_with) VALUES (?, ?, ?, ?, ?)`, quote(cqlKS), schemaTable),
+				d.name, d.partitioner, d.typ, d.comparator, d.subComparator)
 			if err != nil {
 				return clusterError(ctx, "record column family "+name+"."+cf, err)
 			}
 		}
 	}
 	return nil
+}
+
+// recordExec writes or deletes a family's record in its keyspace's
+// thriftd_schema table, at QUORUM, or at ONE when the keyspace has too few
+// live replicas for a quorum (its replication factor raised above the
+// cluster's nodes, which 1.2 allowed): a schema change in 1.2 did not
+// depend on the keyspace's replicas, so neither does one here. The
+// record only lets a later start refuse a storage-conf.xml that drifted
+// from the family; the catalog (at QUORUM) stays the schema's record.
+func (st *Store) recordExec(ctx context.Context, stmt string, args ...any) error {
+	err := st.schemaQuery(stmt, args...).WithContext(ctx).Consistency(gocql.Quorum).Exec()
+	var unavailable *gocql.RequestErrUnavailable
+	if errors.As(err, &unavailable) {
+		err = st.schemaQuery(stmt, args...).WithContext(ctx).Consistency(gocql.One).Exec()
+	}
+	return err
 }
 
 func sortedFamilies(ks *schema.Keyspace) []string {
@@ -595,6 +611,9 @@ func (st *Store) serve(ctx context.Context, next *schema.Schema) error {
 				// Not created yet (by another process): the layout
 				// ChangeSchema creates.
 				c = tableColumns{"key": st.keyType(def), "column1": nameType(def.Comparator)}
+				if valueType(def) != "counter" {
+					c["ghost"], c["written_ttl"] = "blob", "int"
+				}
 			}
 			fams[cfName{name, cf}] = familyOf(def, table, c)
 		}

@@ -48,8 +48,10 @@ import (
 //
 // An expiring column (the 19.x API's TTL) is a cell written USING TTL, so
 // the cluster expires it and keeps its tombstone for gc_grace_seconds, as
-// Cassandra 1.2 did; reads report the seconds it has left (TTL(value)),
-// not the TTL it was written with, which CQL does not keep.
+// Cassandra 1.2 did; reads of a 0.6 table report the seconds it has left
+// (TTL(value)), not the TTL it was written with, which CQL does not keep
+// (a 19.x table keeps it: typed.go). A TTL reaching past 2038 is capped
+// (capTTL).
 //
 // Each keyspace also holds thriftd_schema (schema.go), which records the
 // partitioner and each column family's type and comparators.
@@ -63,6 +65,9 @@ type family struct {
 	// ghost is set for the 0.6 layout, whose static ghost column marks
 	// range ghosts; the 19.x layout (typed.go) has none.
 	ghost bool
+	// writtenTTL: the table keeps each expiring column's TTL as written
+	// (written_ttl), to answer it as 1.2 did.
+	writtenTTL bool
 	// rawNames: column1 is of a CQL type that holds names as they are;
 	// otherwise it is a blob of encodeName.
 	rawNames bool
@@ -92,12 +97,19 @@ type tableColumns map[string]string
 // created with.
 func familyOf(def *schema.ColumnFamily, table string, cols tableColumns) *family {
 	f := newFamily(def, table, false)
-	if _, ok := cols["ghost"]; ok || def.Super || cols == nil {
+	if def.Super || cols == nil {
 		return f
 	}
-	f.ghost = false
+	// A 0.6 table's key and column1 are blobs (rawNames and rawKey
+	// false); a 19.x table has the ghost column since it was added, and
+	// written_ttl beside it.
+	_, f.ghost = cols["ghost"]
+	_, f.writtenTTL = cols["written_ttl"]
 	f.rawNames = cols["column1"] != "" && cols["column1"] != "blob"
 	f.rawKey = cols["key"] != "" && cols["key"] != "blob"
+	if f.writtenTTL {
+		f.cql.insertTTL = `INSERT INTO ` + table + ` (key, column1, value, written_ttl) VALUES (?, ?, ?, ?) USING TIMESTAMP ? AND TTL ?`
+	}
 	return f
 }
 

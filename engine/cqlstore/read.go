@@ -219,7 +219,11 @@ func (st *Store) readColumns(ctx context.Context, f *family, key string, q engin
 		return st.readWithStatics(ctx, f, key, q)
 	}
 	c := f.def.Comparator
-	stmt := `SELECT column1, value, writetime(value), ttl(value) FROM ` + f.table + ` WHERE key = ?`
+	sel := `SELECT column1, value, writetime(value), ttl(value)`
+	if f.writtenTTL {
+		sel += `, written_ttl`
+	}
+	stmt := sel + ` FROM ` + f.table + ` WHERE key = ?`
 	args := []any{st.keyOf(f, key)}
 	if q.SuperColumn != nil {
 		stmt += ` AND super_column = ?`
@@ -250,9 +254,14 @@ func (st *Store) readColumns(ctx context.Context, f *family, key string, q engin
 		value raw
 		ts    int64
 		ttl   *int32
+		wrote *int32
 	)
 	now := time.Now().Unix()
-	for iter.Scan(&enc, &value, &ts, &ttl) {
+	dest := []any{&enc, &value, &ts, &ttl}
+	if f.writtenTTL {
+		dest = append(dest, &wrote)
+	}
+	for iter.Scan(dest...) {
 		if len(enc) == 0 {
 			continue // a partition with only the ghost marker
 		}
@@ -261,8 +270,13 @@ func (st *Store) readColumns(ctx context.Context, f *family, key string, q engin
 			iter.Close()
 			return nil, fmt.Errorf("%s: stored column name: %w", f.table, err)
 		}
-		out = append(out, expiring(engine.Column{Name: name, Value: nonNil(value), Timestamp: ts}, ttl, now))
-		enc, value, ttl = nil, nil, nil
+		col := expiring(engine.Column{Name: name, Value: nonNil(value), Timestamp: ts}, ttl, now)
+		if col.TTL > 0 && wrote != nil && *wrote >= col.TTL {
+			// The TTL as written (capTTL may have shortened the cell's).
+			col.TTL = *wrote
+		}
+		out = append(out, col)
+		enc, value, ttl, wrote = nil, nil, nil, nil
 	}
 	return out, clusterError(ctx, "read "+f.table, iter.Close())
 }

@@ -22,8 +22,10 @@ import (
 // order names as Cassandra 1.2 did, or does not accept every name 1.2
 // accepts (nameTypes, measured by TestComparatorOrderOnTheCluster), column1
 // is a blob holding the comparator's order-preserving encoding instead, as
-// in the 0.6 layout. No range ghost marker is kept: the table has exactly
-// the upgraded columns (docs/cassandra.md, "The 19.x layout").
+// in the 0.6 layout. Beside the upgraded columns the table has a static
+// range ghost marker and the written TTL of each expiring column
+// (typedTable); tables created before those were added are served
+// without them (familyOf).
 //
 // A Super column family keeps the 0.6 layout: the upgraded one has a
 // column named "" (a map of subcolumns), which Cassandra 5's CQL refuses to
@@ -135,13 +137,43 @@ func (st *Store) keyIsTransformed() bool {
 	return (st.ordered && !st.rawKeyOrder()) || st.javaOrder()
 }
 
-// typedTable is the CREATE TABLE of a 19.x Standard column family.
+// typedTable is the CREATE TABLE of a 19.x Standard column family: the
+// upgraded columns, then two of thriftd's own that a CQL application may
+// ignore. ghost is the range ghost marker of the 0.6 layout (a static
+// column: a row whose columns were all deleted or expired still lists in
+// range reads until gc_grace_seconds have passed, as in 1.2), and
+// written_ttl is the TTL an expiring column was written with, which 1.2
+// answers and CQL does not keep (ttl(value) is the seconds left).
+//
+// A counter table (value counter) cannot hold other columns than
+// counters, so it has neither.
 func (st *Store) typedTable(cqlKS string, def *schema.ColumnFamily) string {
-	value := cqlType(def.DefaultValidator)
+	value := valueType(def)
+	extra := `, ghost blob static, written_ttl int`
+	if value == "counter" {
+		extra = ""
+	}
 	return `CREATE TABLE IF NOT EXISTS ` + quote(cqlKS) + `.` + quote(def.Name) +
 		` (key ` + st.keyType(def) + `, column1 ` + nameType(def.Comparator) + `, value ` + value +
-		`, PRIMARY KEY (key, column1)) WITH gc_grace_seconds = ` + itoa(st.gcGrace(def)) +
+		extra + `, PRIMARY KEY (key, column1)) WITH gc_grace_seconds = ` + itoa(st.gcGrace(def)) +
 		` AND comment = ` + quoteString("thriftd: 19.x "+def.Type()+" column family "+def.Keyspace+"."+def.Name)
+}
+
+// valueType is the CQL type of the value column: the default validator's,
+// when every declared column's validator (column_metadata) has the same
+// CQL type; else blob, so that each value its own validator accepts is
+// stored (one CQL column holds the values of every name).
+func valueType(def *schema.ColumnFamily) string {
+	t := cqlType(def.DefaultValidator)
+	if t == "counter" {
+		return t
+	}
+	for _, c := range def.Columns {
+		if cqlType(c.Validator) != t {
+			return "blob"
+		}
+	}
+	return t
 }
 
 // gcGrace is a family's gc_grace_seconds: its own, else the store's.

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
 	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/engine/storetest"
+	"github.com/thriftd/thriftd/schema"
 )
 
 // columnTypes reads a table's columns as CQL describes them: name type
@@ -50,10 +52,10 @@ func TestTypedLayoutReadByCQL(t *testing.T) {
 	change(t, st, next, "1")
 	ks := keyspaceName(o.Prefix, "T")
 	for table, want := range map[string]string{
-		"Utf8Long":  "column1 text clustering asc, key text partition_key, value bigint regular",
-		"LongBytes": "column1 bigint clustering asc, key bigint partition_key, value blob regular",
-		"Lex":       "column1 'org.apache.cassandra.db.marshal.LexicalUUIDType' clustering asc, key blob partition_key, value ascii regular",
-		"Time":      "column1 blob clustering asc, key ascii partition_key, value text regular",
+		"Utf8Long":  "column1 text clustering asc, ghost blob static, key text partition_key, value bigint regular, written_ttl int regular",
+		"LongBytes": "column1 bigint clustering asc, ghost blob static, key bigint partition_key, value blob regular, written_ttl int regular",
+		"Lex":       "column1 'org.apache.cassandra.db.marshal.LexicalUUIDType' clustering asc, ghost blob static, key blob partition_key, value ascii regular, written_ttl int regular",
+		"Time":      "column1 blob clustering asc, ghost blob static, key ascii partition_key, value text regular, written_ttl int regular",
 		"Sup":       "column1 blob clustering asc, ghost blob static, key blob partition_key, super_column blob clustering asc, value blob regular",
 	} {
 		if got := columnTypes(t, st.session, ks, table); got != want {
@@ -194,4 +196,87 @@ func beUint64(b []byte) uint64 {
 		v = v<<8 | uint64(c)
 	}
 	return v
+}
+
+// TestTypedGaps: on a 19.x table an expiring column answers the TTL it
+// was written with (one reaching past 2038 too, its cell capped), a row
+// whose columns were all deleted stays in range reads, a declared
+// column's value of another type than the default validator's is stored
+// (value is a blob), and a table of the earlier layout (no ghost, no
+// written_ttl) is still served.
+func TestTypedGaps(t *testing.T) {
+	base := storetest.TestSchema(t, "RandomPartitioner")
+	st, o := openFresh(t, base, 864000)
+	mixed := dynamic(t, "Mixed", "UTF8Type", "UTF8Type", "LongType")
+	mixed.Columns = []schema.ColumnDef{{Name: []byte("raw"), Validator: cmp(t, "BytesType")}}
+	next := with19(base, "G", dynamic(t, "Plain", "UTF8Type", "UTF8Type", "UTF8Type"), mixed,
+		dynamic(t, "Old", "UTF8Type", "UTF8Type", "UTF8Type"))
+	change(t, st, next, "1")
+	ks := keyspaceName(o.Prefix, "G")
+	if got, want := columnTypes(t, st.session, ks, "Mixed"), "column1 text clustering asc, ghost blob static, key text partition_key, value blob regular, written_ttl int regular"; got != want {
+		t.Errorf("Mixed: columns\n %s\nwant\n %s", got, want)
+	}
+	ctx := context.Background()
+	apply(t, st, "G", engine.RowMutation{Key: "k", Mutations: []engine.Mutation{
+		{ColumnFamily: "Plain", Name: []byte("a"), Value: []byte("x"), Timestamp: 1, TTL: 100},
+		{ColumnFamily: "Plain", Name: []byte("b"), Value: []byte("y"), Timestamp: 1, TTL: maxTTL},
+		{ColumnFamily: "Plain", Name: []byte("c"), Value: []byte("z"), Timestamp: 1}}})
+	row, err := st.Get(ctx, "G", "k", engine.Query{ColumnFamily: "Plain", Predicate: storetest.All(10)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ttls []string
+	for _, c := range row.Columns {
+		ttls = append(ttls, fmt.Sprintf("%s:%d", c.Name, c.TTL))
+		if c.TTL > 0 && (c.ExpiresAt <= time.Now().Unix() || c.ExpiresAt > maxExpiry) {
+			t.Errorf("%s expires at %d", c.Name, c.ExpiresAt)
+		}
+	}
+	if g := strings.Join(ttls, " "); g != fmt.Sprintf("a:100 b:%d c:0", maxTTL) {
+		t.Errorf("TTLs read %q", g)
+	}
+
+	// A range ghost.
+	apply(t, st, "G", engine.RowMutation{Key: "gone", Mutations: []engine.Mutation{
+		{ColumnFamily: "Plain", Name: []byte("a"), Value: []byte("x"), Timestamp: 1}}})
+	apply(t, st, "G", engine.RowMutation{Key: "gone", Mutations: []engine.Mutation{
+		{ColumnFamily: "Plain", Delete: true, Timestamp: 2}}})
+	rows, err := st.Range(ctx, "G", engine.Bounds{}, engine.Query{ColumnFamily: "Plain", Predicate: storetest.All(10)}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ghost := false
+	for _, r := range rows {
+		if r.Key == "gone" {
+			ghost = len(r.Columns) == 0
+		}
+	}
+	if !ghost {
+		t.Errorf("no range ghost: %+v", rows)
+	}
+
+	// A declared BytesType column beside LongType values.
+	apply(t, st, "G", engine.RowMutation{Key: "k", Mutations: []engine.Mutation{
+		{ColumnFamily: "Mixed", Name: []byte("raw"), Value: []byte("abc"), Timestamp: 1},
+		{ColumnFamily: "Mixed", Name: []byte("n"), Value: storetest.Long(3), Timestamp: 1}}})
+	row, err = st.Get(ctx, "G", "k", engine.Query{ColumnFamily: "Mixed", Predicate: storetest.All(10)})
+	if err != nil || len(row.Columns) != 2 || string(row.Columns[1].Value) != "abc" {
+		t.Errorf("Mixed reads %+v, %v", row, err)
+	}
+
+	// A table of the earlier layout, served by a store opened on it.
+	for _, q := range []string{`DROP TABLE ` + quote(ks) + `."Old"`,
+		`CREATE TABLE ` + quote(ks) + `."Old" (key text, column1 text, value text, PRIMARY KEY (key, column1))`} {
+		if err := st.session.Query(q).Exec(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	other := openAnother(t, base, o)
+	change(t, other, next, "1")
+	apply(t, other, "G", engine.RowMutation{Key: "k", Mutations: []engine.Mutation{
+		{ColumnFamily: "Old", Name: []byte("a"), Value: []byte("x"), Timestamp: 1, TTL: 100}}})
+	row, err = other.Get(ctx, "G", "k", engine.Query{ColumnFamily: "Old", Predicate: storetest.All(10)})
+	if err != nil || len(row.Columns) != 1 || row.Columns[0].TTL <= 0 || row.Columns[0].TTL > 100 {
+		t.Errorf("Old reads %+v, %v", row, err)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
@@ -12,6 +13,27 @@ import (
 
 // maxTTL is Cassandra's largest TTL (20 years).
 const maxTTL = 630720000
+
+// maxExpiry is the latest expiry (local deletion time, seconds since the
+// epoch) every Cassandra 4 and 5 node stores: 2038-01-19T03:14:06Z, Java's
+// Integer.MAX_VALUE - 1 (Cassandra 5.0 in its default
+// storage_compatibility_mode). A node refuses a TTL reaching past it (its
+// expiration_date_overflow_policy REJECT); 1.2 accepted any TTL up to
+// maxTTL.
+const maxExpiry = math.MaxInt32 - 1
+
+// expiryMargin is kept between a capped expiry and maxExpiry for the
+// clocks of the nodes and the time the write takes.
+const expiryMargin = 3600
+
+// capTTL is the TTL a cell is written with for a TTL of ttl seconds: at
+// most maxTTL, and expiring no later than maxExpiry less expiryMargin, as
+// a node whose expiration_date_overflow_policy is CAP caps it. The TTL the
+// client wrote is kept beside it (written_ttl) and answered.
+func capTTL(ttl int) int {
+	limit := int(maxExpiry - expiryMargin - time.Now().Unix())
+	return max(1, min(ttl, maxTTL, limit))
+}
 
 // Apply implements engine.Store. Each RowMutation is one CQL batch: an
 // unlogged batch when it touches one column family (one partition of one
@@ -124,6 +146,11 @@ func (st *Store) familyStatements(out []statement, f *family, key raw, muts []en
 	// The longest TTL of an expiring write and the latest such write, for
 	// its ghost marker.
 	ghostTTL, ghostTS := 0, int64(math.MinInt64)
+	grace := st.opts.GCGraceSeconds
+	if f.writtenTTL {
+		// A 19.x table: its family's own gc_grace_seconds.
+		grace = st.gcGrace(f.def)
+	}
 	for i, m := range muts {
 		if m.Delete {
 			if m.SuperColumn == nil && m.Name == nil && i != rowDel {
@@ -154,11 +181,14 @@ func (st *Store) familyStatements(out []statement, f *family, key raw, muts []en
 			name = f.encode(c, m.Name)
 		}
 		if !m.Delete && m.TTL > 0 {
-			ttl := min(int(m.TTL), maxTTL)
+			ttl := capTTL(int(m.TTL))
 			ghostTTL, ghostTS = max(ghostTTL, ttl), max(ghostTS, m.Timestamp)
-			if sc == nil {
+			switch {
+			case sc == nil && f.writtenTTL:
+				out = append(out, statement{f.cql.insertTTL, []any{key, name, raw(nonNil(m.Value)), m.TTL, m.Timestamp, ttl}})
+			case sc == nil:
 				out = append(out, statement{f.cql.insertTTL, []any{key, name, raw(nonNil(m.Value)), m.Timestamp, ttl}})
-			} else {
+			default:
 				out = append(out, statement{f.cql.insertSubTTL, []any{key, sc, name, raw(nonNil(m.Value)), m.Timestamp, ttl}})
 			}
 			continue
@@ -180,7 +210,7 @@ func (st *Store) familyStatements(out []statement, f *family, key raw, muts []en
 			out = append(out, statement{f.cql.deleteSub, []any{m.Timestamp, key, sc, name}})
 		}
 	}
-	if deleted && f.ghost && st.opts.GCGraceSeconds > 0 {
+	if deleted && f.ghost && grace > 0 {
 		// The range ghost marker, just after the latest deletion so that
 		// a row deletion does not shadow it, expiring when 0.6 would
 		// purge the tombstone.
@@ -189,13 +219,13 @@ func (st *Store) familyStatements(out []statement, f *family, key raw, muts []en
 			ts++
 		}
 		out = append(out, statement{f.cql.ghost,
-			[]any{min(st.opts.GCGraceSeconds, maxTTL), ts, []byte{}, key}})
+			[]any{capTTL(grace), ts, []byte{}, key}})
 	}
 	if ghostTTL > 0 && !deleted && f.ghost {
 		// An expired column leaves the row in range reads until its
 		// tombstone would be purged.
 		out = append(out, statement{f.cql.ghost,
-			[]any{min(ghostTTL+max(st.opts.GCGraceSeconds, 0), maxTTL), ghostTS, []byte{}, key}})
+			[]any{capTTL(ghostTTL + max(grace, 0)), ghostTS, []byte{}, key}})
 	}
 	return out
 }

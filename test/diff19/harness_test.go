@@ -136,28 +136,6 @@ var excuses = []excuse{
 		match: func(label string, _, t outcome) bool {
 			return onCassandra() && label == "get_paged_slice with a bad start column" && strings.Contains(t.exc, "Internal error")
 		}},
-	{pending: true, cassandraOnly: true, name: "engine/cqlstore leaves out range ghosts (rows whose columns were all deleted) in get_range_slices and get_paged_slice",
-		match: func(label string, r, _ outcome) bool {
-			return onCassandra() && (strings.HasPrefix(label, "get_range_slices") || strings.HasPrefix(label, "get_paged_slice")) &&
-				strings.Contains(r.String(), "Columns:[]}")
-		}},
-	{pending: true, cassandraOnly: true, name: "engine/cqlstore fails with an internal error on a value that is not of the family's default validator's type, though the column's own validator accepts it",
-		match: func(label string, r, t outcome) bool {
-			return onCassandra() && (label == "insert Typed raw" && strings.Contains(t.exc, "Internal error") ||
-				strings.Contains(r.String(), `Name:"raw"`) && !strings.Contains(t.String(), `Name:"raw"`))
-		}},
-	{pending: true, cassandraOnly: true, name: "engine/cqlstore has no truncate yet",
-		match: func(label string, _, _ outcome) bool {
-			return onCassandra() && (label == "truncate" || strings.HasSuffix(label, "after truncate"))
-		}},
-	{pending: true, cassandraOnly: true, name: "engine/cqlstore answers an expiring column's remaining TTL, not the TTL it was written with",
-		match: func(_ string, r, t outcome) bool {
-			return onCassandra() && strings.Contains(r.String(), "TTL:100}") && !strings.Contains(t.String(), "TTL:100}")
-		}},
-	{pending: true, cassandraOnly: true, name: "engine/cqlstore fails on a TTL reaching past 2038 (Cassandra 5 refuses the expiry date) with an internal error",
-		match: func(label string, _, t outcome) bool {
-			return onCassandra() && label == "insert with ttl 630720000" && strings.Contains(t.exc, "Internal error")
-		}},
 }
 
 // outcome is one side's answer to a call: a value, or an exception

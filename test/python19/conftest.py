@@ -23,13 +23,6 @@ from cassandra19.ttypes import CfDef, KsDef
 # What thriftd lacks today, by the name tests give it in needs(...), and
 # for which stores: the reason is the xfail's.
 MISSING = {
-    'cql-column-validators': (('cassandra',),
-                              "engine/cqlstore types a table's value column by default_validation_class, so a "
-                              "column whose column_metadata names another validator cannot be written "
-                              "(Cassandra: String didn't validate.)"),
-    'cql-replication': (('cassandra',),
-                        'engine/cqlstore: after system_update_keyspace raises replication_factor above the '
-                        "cluster's nodes, system_drop_column_family fails with UnavailableException"),
 }
 
 

@@ -25,7 +25,6 @@ def make_ks(c, name, *cfs):
     c.set_keyspace(name)
 
 
-@pytest.mark.needs('cql-replication')
 def test_keyspace_and_column_family_lifecycle(fresh, new_ks):
     make_ks(fresh, new_ks, (('Users',), dict(comparator_type='UTF8Type')))
     ksdef = fresh.describe_keyspace(new_ks)
@@ -118,7 +117,6 @@ def test_composite_comparator_as_pycassa_packs_it(fresh, new_ks):
         fresh.insert(b'k', cp, Column(composite('al', b'abc'), b'v', 1), ONE)
 
 
-@pytest.mark.needs('cql-column-validators')
 def test_validators(fresh, new_ks):
     make_ks(fresh, new_ks, (('Typed',), dict(
         comparator_type='UTF8Type', key_validation_class='LongType', default_validation_class='UTF8Type',

@@ -177,9 +177,7 @@ else
 			echo "java: Cassandra node random at $points ready after $((SECONDS - t)) s"
 			prefix=t$(od -An -N5 -tx1 /dev/urandom | tr -d ' \n')_
 			start_thriftd cassandra -cassandra "$points" -cassandra-prefix "$prefix"
-			# The Cassandra store reports an expiring column's seconds
-			# left where 1.2 reported the TTL it was written with.
-			run_programs "$ADDR" "thriftd on Cassandra" -Dthriftd.ttl=remaining
+			run_programs "$ADDR" "thriftd on Cassandra"
 			stop_thriftd cassandra
 			if [ "${THRIFTD_CASSANDRA_KEEP_KEYSPACES:-}" != 1 ]; then
 				"$bin" -config test/java/storage-conf.xml -cassandra "$points" -cassandra-prefix "$prefix" \

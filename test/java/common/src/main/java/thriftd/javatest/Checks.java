@@ -137,16 +137,10 @@ public final class Checks {
 
     /**
      * Asserts the TTL a read reports for a column written with ttl seconds:
-     * the TTL it was written with, as Cassandra 1.2 reports it; or, when
-     * the system property thriftd.ttl is "remaining" (thriftd on the
-     * Cassandra store, which reports the seconds left), between 1 and ttl.
+     * the TTL it was written with, as Cassandra 1.2 reports it.
      */
     public static void ttlReadBack(int ttl, int got) {
-        if ("remaining".equals(System.getProperty("thriftd.ttl"))) {
-            isTrue(got > 0 && got <= ttl, "TTL read back: want the seconds left (1 to " + ttl + "), got " + got);
-        } else {
-            eq(ttl, got, "TTL read back");
-        }
+        eq(ttl, got, "TTL read back");
     }
 
     /** Sleeps ms milliseconds. */
