@@ -275,7 +275,7 @@ func TestOrphanTableIsReplaced(t *testing.T) {
 		t.Fatalf("the emptied record reads %q", got)
 	}
 	change(t, fresh, with19(base, "K", dynamic(t, "Orphan", "BytesType", "LongType", "BytesType")), "2")
-	if got, want := columnTypes(t, fresh.session, keyspaceName(o.Prefix, "K"), "Orphan"), "column1 bigint clustering asc, key blob partition_key, value blob regular"; got != want {
+	if got, want := columnTypes(t, fresh.session, keyspaceName(o.Prefix, "K"), "Orphan"), "column1 bigint clustering asc, ghost blob static, key blob partition_key, value blob regular, written_ttl int regular"; got != want {
 		t.Fatalf("columns %s, want %s", got, want)
 	}
 	row, err := fresh.Get(context.Background(), "K", "k", engine.Query{ColumnFamily: "Orphan", Predicate: storetest.All(10)})
