@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"gopkg.in/yaml.v3"
 )
 
 // LevelDBOnlyList is test/cassandra/leveldb-only: the tests that check the
@@ -59,13 +61,38 @@ func SkipLevelDBOnly(t testing.TB) {
 	}
 }
 
-// partitionerOf reads the Partitioner element of a storage-conf.xml. The
-// config package cannot be used here: its own tests import testenv.
+// builtinPartitioner is the partitioner of a thriftd.yaml that names no
+// storage-conf.xml (config.Builtin; the config package cannot be imported
+// here: its own tests import testenv).
+const builtinPartitioner = "org.apache.cassandra.dht.RandomPartitioner"
+
+// partitionerOf reads the Partitioner element of a storage-conf.xml, or of
+// the storage-conf.xml a thriftd.yaml names (storage_conf, by default
+// storage-conf.xml beside it; "" for none, the built-in configuration).
 func partitionerOf(t testing.TB, path string) string {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !strings.HasPrefix(strings.TrimSpace(string(b)), "<") {
+		var y struct {
+			StorageConf *string `yaml:"storage_conf"`
+		}
+		if err := yaml.Unmarshal(b, &y); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		conf := "storage-conf.xml"
+		if y.StorageConf != nil {
+			conf = *y.StorageConf
+		}
+		if conf == "" {
+			return builtinPartitioner
+		}
+		if !filepath.IsAbs(conf) {
+			conf = filepath.Join(filepath.Dir(path), conf)
+		}
+		return partitionerOf(t, conf)
 	}
 	var doc struct {
 		Partitioner string `xml:"Partitioner"`

@@ -66,6 +66,16 @@ func NewNode(t testing.TB, bin, config string, extra ...string) *Node {
 	return n
 }
 
+// ServeStoreOf makes n serve the data other serves, for a restart on
+// another configuration: other's data directory, or on the Cassandra
+// backend its keyspace prefix in the same cluster. other must be stopped.
+func (n *Node) ServeStoreOf(other *Node) {
+	n.Data = other.Data
+	if n.store != nil {
+		n.store = append([]string(nil), other.store...)
+	}
+}
+
 // NewNodeArgs prepares the thriftd binary bin to run with exactly args,
 // for tests of the command line and configuration files themselves: no
 // configuration, address or data directory is added, and Data is "". The

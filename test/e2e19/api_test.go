@@ -266,20 +266,34 @@ func TestMetrics(t *testing.T) {
 		&cassandra19.Column{Name: []byte("c"), Value: []byte("v"), Timestamp: ts()}, cassandra19.ConsistencyLevel_ONE))
 	c.Insert(ctx, nil, &cassandra19.ColumnParent{ColumnFamily: "Standard1"},
 		&cassandra19.Column{Name: []byte("c"), Value: []byte("v"), Timestamp: ts()}, cassandra19.ConsistencyLevel_ONE)
-	resp, err := http.Get("http://" + admin + "/metrics")
-	must(t, err)
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	must(t, err)
-	for _, want := range []string{
+	want := []string{
 		`thriftd_thrift_calls_total{method="set_keyspace"} 1`,
 		`thriftd_thrift_calls_total{method="insert"} 2`,
 		`thriftd_thrift_errors_total{exception="InvalidRequestException",method="insert"} 1`,
 		`thriftd_column_family_write_duration_seconds_count{column_family="Standard1",keyspace="Keyspace1"} 1`,
 		`thriftd_thrift_calls_total{method="system_add_keyspace"} 0`,
-	} {
-		if !strings.Contains(string(body), want) {
-			t.Errorf("/metrics lacks %s", want)
+	}
+	// A call is counted once its reply is sent, so the client may read
+	// the reply a moment before the count moves: scrape until every
+	// figure is there, for a few seconds at most.
+	var missing []string
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		resp, err := http.Get("http://" + admin + "/metrics")
+		must(t, err)
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		must(t, err)
+		missing = missing[:0]
+		for _, w := range want {
+			if !strings.Contains(string(body), w) {
+				missing = append(missing, w)
+			}
 		}
+		if len(missing) == 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	for _, w := range missing {
+		t.Errorf("/metrics lacks %s", w)
 	}
 }

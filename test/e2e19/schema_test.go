@@ -317,7 +317,7 @@ func TestFileComparatorChangeIsRefused(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "storage-conf.xml")
 	must(t, os.WriteFile(path, []byte(changed), 0o644))
 	m := testenv.NewNode(t, thriftdBin, path, "-api", "auto")
-	m.Data = n.Data
+	m.ServeStoreOf(n)
 	err = m.TryStart()
 	if err == nil {
 		t.Fatal("thriftd started with a changed comparator")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Cassandra backend: the Go end-to-end tests (test/e2e), the
+# The Cassandra backend: the Go end-to-end tests (test/e2e, test/e2e19), the
 # differential tests of the 19.x API (test/diff19) and the Python interop
 # suites (0.6 and 19.x) again, with THRIFTD_TEST_BACKEND=cassandra, on real
 # Cassandra 5.0.9 nodes (test/cassandra/cluster: murmur3, random,
@@ -22,8 +22,8 @@ done
 echo "cassandra.sh: single nodes ready after $((SECONDS - t0)) s"
 
 t=$SECONDS
-THRIFTD_TEST_BACKEND=cassandra go test -race -count=1 ./test/e2e ./test/diff19
-echo "cassandra.sh: test/e2e and test/diff19 on Cassandra took $((SECONDS - t)) s"
+THRIFTD_TEST_BACKEND=cassandra go test -race -count=1 ./test/e2e ./test/e2e19 ./test/diff19
+echo "cassandra.sh: test/e2e, test/e2e19 and test/diff19 on Cassandra took $((SECONDS - t)) s"
 
 t=$SECONDS
 THRIFTD_TEST_BACKEND=cassandra bash test/suites/python.sh
