@@ -32,13 +32,36 @@ import (
 // make a removal made before the restart shadow adds after it until the
 // clock passes the removal's time.
 
-// counterState is a Store's counter locks and clock.
+// counterState is a Store's counter stripes and clock.
 type counterState struct {
-	locks [counterStripes]sync.Mutex
-	last  atomic.Int64
+	stripes [counterStripes]counterStripe
+	last    atomic.Int64
 }
 
 const counterStripes = 256
+
+// counterStripe orders the counter writes of the rows that hash to it.
+// A write queues in pending, then waits for apply; whoever holds apply
+// takes the whole queue and applies it as one LevelDB batch: one read of
+// each row's totals and one write for every add queued meanwhile. Adds
+// to one hot counter from many connections so cost a read and a write
+// per batch, not per add, and a batch is still atomic and durable as one
+// write. An add is acknowledged only once the batch holding it is
+// written.
+type counterStripe struct {
+	apply   sync.Mutex
+	mu      sync.Mutex // guards pending
+	pending []*counterWrite
+}
+
+// counterWrite is one row's counter mutations waiting in a stripe, and
+// their outcome once done is closed.
+type counterWrite struct {
+	keyspace string
+	row      engine.CounterRow
+	err      error
+	done     chan struct{}
+}
 
 // counterClock returns a timestamp greater than every one it gave before.
 func (c *counterState) counterClock() int64 {
@@ -53,7 +76,7 @@ func (c *counterState) counterClock() int64 {
 }
 
 // ApplyCounters implements engine.CounterStore. Each row is applied in
-// its own batch, in the order given.
+// its own batch (perhaps with other callers' rows), in the order given.
 func (st *Store) ApplyCounters(ctx context.Context, keyspace string, rows []engine.CounterRow) error {
 	for _, r := range rows {
 		if err := ctx.Err(); err != nil {
@@ -76,16 +99,109 @@ func (st *Store) applyCounterRow(ctx context.Context, keyspace string, r engine.
 	if len(r.Mutations) == 0 {
 		return nil
 	}
-	mu := &st.counters.locks[st.rowHash(keyspace, r.Key)%counterStripes]
-	mu.Lock()
-	defer mu.Unlock()
+	s := &st.counters.stripes[st.rowHash(keyspace, r.Key)%counterStripes]
+	w := &counterWrite{keyspace: keyspace, row: r, done: make(chan struct{})}
+	s.mu.Lock()
+	s.pending = append(s.pending, w)
+	s.mu.Unlock()
 
-	totals, err := st.counterTotals(ctx, keyspace, r)
-	if err != nil {
-		return err
+	s.apply.Lock()
+	defer s.apply.Unlock()
+	select {
+	case <-w.done: // applied by the holder before us
+		return w.err
+	default:
 	}
-	out := engine.RowMutation{Key: r.Key, Mutations: make([]engine.Mutation, 0, len(r.Mutations))}
-	for _, m := range r.Mutations {
+	s.mu.Lock()
+	batch := s.pending
+	s.pending = nil
+	s.mu.Unlock()
+	// The batch carries other callers' adds: the caller that happens to
+	// apply it going away must not fail theirs.
+	st.applyCounterBatch(context.WithoutCancel(ctx), batch)
+	return w.err
+}
+
+// applyCounterBatch applies the queued writes of one stripe, the rows of
+// one keyspace in one LevelDB batch, and closes each write's done with
+// its outcome. The writes of one row are merged in queue order: its
+// totals are read once, and each counter is written once, at its final
+// total.
+func (st *Store) applyCounterBatch(ctx context.Context, batch []*counterWrite) {
+	if len(batch) == 1 {
+		w := batch[0]
+		out, err := st.mergeCounterWrites(ctx, w.keyspace, w.row.Key, batch)
+		if err == nil {
+			err = st.Apply(ctx, w.keyspace, []engine.RowMutation{out})
+		}
+		w.err = err
+		close(w.done)
+		return
+	}
+	type rowID struct{ keyspace, key string }
+	var order []rowID
+	byRow := map[rowID][]*counterWrite{}
+	for _, w := range batch {
+		id := rowID{w.keyspace, w.row.Key}
+		if _, ok := byRow[id]; !ok {
+			order = append(order, id)
+		}
+		byRow[id] = append(byRow[id], w)
+	}
+	var keyspaces []string
+	rows := map[string][]engine.RowMutation{}
+	writes := map[string][]*counterWrite{}
+	for _, id := range order {
+		ws := byRow[id]
+		out, err := st.mergeCounterWrites(ctx, id.keyspace, id.key, ws)
+		if err != nil {
+			// Nothing of this row was written: its callers learn why,
+			// and the other rows of the batch go on.
+			for _, w := range ws {
+				w.err = err
+				close(w.done)
+			}
+			continue
+		}
+		if _, ok := rows[id.keyspace]; !ok {
+			keyspaces = append(keyspaces, id.keyspace)
+		}
+		rows[id.keyspace] = append(rows[id.keyspace], out)
+		writes[id.keyspace] = append(writes[id.keyspace], ws...)
+	}
+	for _, ks := range keyspaces {
+		err := st.Apply(ctx, ks, rows[ks])
+		for _, w := range writes[ks] {
+			w.err = err
+			close(w.done)
+		}
+	}
+}
+
+// mergeCounterWrites turns the queued writes of one row into one row
+// mutation: the new total of every counter they add to, and the
+// removals, with timestamps in queue order.
+func (st *Store) mergeCounterWrites(ctx context.Context, keyspace, key string, ws []*counterWrite) (engine.RowMutation, error) {
+	all := ws[0].row
+	if len(ws) > 1 {
+		all = engine.CounterRow{Key: key}
+		for _, w := range ws {
+			all.Mutations = append(all.Mutations, w.row.Mutations...)
+		}
+	}
+	totals, err := st.counterTotals(ctx, keyspace, all)
+	if err != nil {
+		return engine.RowMutation{}, err
+	}
+	out := engine.RowMutation{Key: key, Mutations: make([]engine.Mutation, 0, len(all.Mutations))}
+	// lastAdd is where a counter's pending add stands in out, so that a
+	// later add rewrites it rather than adding another; a removal ends
+	// that, since the add after it must be written after it.
+	var lastAdd map[counterCell]int
+	if len(all.Mutations) > 1 {
+		lastAdd = map[counterCell]int{}
+	}
+	for _, m := range all.Mutations {
 		ts := st.counters.counterClock()
 		if m.Delete {
 			for c := range totals {
@@ -94,15 +210,24 @@ func (st *Store) applyCounterRow(ctx context.Context, keyspace string, r engine.
 					totals[c] = 0
 				}
 			}
+			clear(lastAdd)
 			out.Mutations = append(out.Mutations, engine.Mutation{ColumnFamily: m.ColumnFamily, SuperColumn: m.SuperColumn, Name: m.Name, Timestamp: ts, Delete: true})
 			continue
 		}
 		c := cellOf(m)
 		totals[c] += m.Delta
-		out.Mutations = append(out.Mutations, engine.Mutation{ColumnFamily: m.ColumnFamily, SuperColumn: m.SuperColumn, Name: m.Name,
-			Value: engine.EncodeCounter(totals[c]), Timestamp: ts})
+		add := engine.Mutation{ColumnFamily: m.ColumnFamily, SuperColumn: m.SuperColumn, Name: m.Name,
+			Value: engine.EncodeCounter(totals[c]), Timestamp: ts}
+		if i, ok := lastAdd[c]; ok {
+			out.Mutations[i] = add
+			continue
+		}
+		if lastAdd != nil {
+			lastAdd[c] = len(out.Mutations)
+		}
+		out.Mutations = append(out.Mutations, add)
 	}
-	return st.Apply(ctx, keyspace, []engine.RowMutation{out})
+	return out, nil
 }
 
 func cellOf(m engine.CounterMutation) counterCell {
