@@ -84,6 +84,10 @@ func (st *Store) adopt(ctx context.Context, served *schema.Schema) error {
 				withStatics(f, t.Statics)
 			case ShapeComposite:
 				withComposite(f, t.Clustering, t.ClusteringDesc)
+			case ShapeCounter:
+				if len(t.Clustering) > 1 {
+					withComposite(f, t.Clustering, t.ClusteringDesc)
+				}
 			}
 			a.families[cfName{name, t.Name}] = f
 			st.logger().Info("adopted table served", "keyspace", name, "table", t.Name, "comparator", def.Comparator.Name())
