@@ -114,7 +114,7 @@ func TestThriftdServesAdoptedCounters(t *testing.T) {
 	}
 	err = c.BatchMutate(ctx, map[string]map[string][]*cassandra19.Mutation{
 		"k3": {"hits": {{ColumnOrSupercolumn: &cassandra19.ColumnOrSuperColumn{CounterColumn: &cassandra19.CounterColumn{Name: []byte("home"), Value: -4}}}}},
-		"d": {"daily": {{ColumnOrSupercolumn: &cassandra19.ColumnOrSuperColumn{CounterColumn: &cassandra19.CounterColumn{Name: []byte("\x00\x03tue\x00\x00\x04\x00\x00\x00\x05\x00"), Value: 2}}}}},
+		"d":  {"daily": {{ColumnOrSupercolumn: &cassandra19.ColumnOrSuperColumn{CounterColumn: &cassandra19.CounterColumn{Name: []byte("\x00\x03tue\x00\x00\x04\x00\x00\x00\x05\x00"), Value: 2}}}}},
 	}, one)
 	if err != nil {
 		t.Fatal(err)
@@ -205,7 +205,7 @@ func TestThriftdFollowsCQLSchemaChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	var value string
-	if err := s.Query(`SELECT value FROM `+ks+`.late WHERE key = 0x6b AND column1 = 7`).Scan(&value); err != nil || value != "seven" {
+	if err := s.Query(`SELECT value FROM ` + ks + `.late WHERE key = 0x6b AND column1 = 7`).Scan(&value); err != nil || value != "seven" {
 		t.Fatalf("CQL reads the new table's Thrift write as %q (%v)", value, err)
 	}
 	err = c.Insert(ctx, []byte("k"), &cassandra19.ColumnParent{ColumnFamily: "events"},
@@ -213,7 +213,7 @@ func TestThriftdFollowsCQLSchemaChanges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Query(`SELECT owner FROM `+ks+`.events WHERE key = 0x6b LIMIT 1`).Scan(&value); err != nil || value != "ann" {
+	if err := s.Query(`SELECT owner FROM ` + ks + `.events WHERE key = 0x6b LIMIT 1`).Scan(&value); err != nil || value != "ann" {
 		t.Fatalf("CQL reads the new static column as %q (%v)", value, err)
 	}
 	all := &cassandra19.SlicePredicate{SliceRange: &cassandra19.SliceRange{Start: []byte{}, Finish: []byte{}, Count: 100}}
