@@ -48,6 +48,28 @@ func adoptKeyspace(t *testing.T, tables ...string) (*gocql.Session, string) {
 	return s, ks
 }
 
+// openAdopting opens a store on the test schema adopting keyspace ks,
+// closed (and its prefix dropped) at the end, with a context for its
+// calls.
+func openAdopting(t *testing.T, ks string) (*Store, context.Context) {
+	t.Helper()
+	base := storetest.TestSchema(t, "RandomPartitioner")
+	o := Options{Cluster: cluster(t, base), Prefix: testenv.CassandraPrefix(t), GCGraceSeconds: 864000, Adopt: []string{ks}}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	st, err := Open(ctx, base, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		st.Close()
+		if _, err := DropPrefix(context.Background(), o.Cluster, o.Prefix); err != nil {
+			t.Errorf("drop prefix: %v", err)
+		}
+	})
+	return st, ctx
+}
+
 // Each shape DROP COMPACT STORAGE leaves, created with CQL on a real
 // Cassandra 5 node, is described as the column family a 1.2 client saw;
 // every other table is listed with its reason.
@@ -172,20 +194,7 @@ func TestAdoptedTablesThroughTheStore(t *testing.T) {
 		`INSERT INTO KS.rev (key, column1, value) VALUES ('r', 3, 0x03) USING TIMESTAMP 30`,
 	)
 	before := columnTypes(t, s, ks, "dyn") + "|" + columnTypes(t, s, ks, "rev") + "|" + columnTypes(t, s, ks, "users")
-	base := storetest.TestSchema(t, "RandomPartitioner")
-	o := Options{Cluster: cluster(t, base), Prefix: testenv.CassandraPrefix(t), GCGraceSeconds: 864000, Adopt: []string{ks}}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	st, err := Open(ctx, base, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		st.Close()
-		if _, err := DropPrefix(context.Background(), o.Cluster, o.Prefix); err != nil {
-			t.Errorf("drop prefix: %v", err)
-		}
-	})
+	st, ctx := openAdopting(t, ks)
 	adopted := st.Adopted()
 	if len(adopted) != 1 || len(adopted[0].ColumnFamilies) != 2 || adopted[0].ColumnFamilies["users"] != nil {
 		t.Fatalf("adopted: %+v", adopted)
@@ -282,20 +291,7 @@ func TestAdoptedStaticShape(t *testing.T) {
 		`INSERT INTO KS.stat (key, column1, value) VALUES ('u', 'zzz', 0x02) USING TIMESTAMP 7 AND TTL 9000`,
 		`INSERT INTO KS.stat (key, name) VALUES ('solo', 'bob') USING TIMESTAMP 8`,
 	)
-	base := storetest.TestSchema(t, "RandomPartitioner")
-	o := Options{Cluster: cluster(t, base), Prefix: testenv.CassandraPrefix(t), GCGraceSeconds: 864000, Adopt: []string{ks}}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	st, err := Open(ctx, base, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		st.Close()
-		if _, err := DropPrefix(context.Background(), o.Cluster, o.Prefix); err != nil {
-			t.Errorf("drop prefix: %v", err)
-		}
-	})
+	st, ctx := openAdopting(t, ks)
 	cf := st.Adopted()[0].ColumnFamilies["stat"]
 	if cf == nil || len(cf.Columns) != 2 {
 		t.Fatalf("stat: %+v", cf)
@@ -337,7 +333,7 @@ func TestAdoptedStaticShape(t *testing.T) {
 	}
 	// The store writes a declared column with a TTL and deletes another;
 	// CQL reads the static columns.
-	err = st.Apply(ctx, ks, []engine.RowMutation{{Key: "u", Mutations: []engine.Mutation{
+	err := st.Apply(ctx, ks, []engine.RowMutation{{Key: "u", Mutations: []engine.Mutation{
 		{ColumnFamily: "stat", Name: []byte("age"), Value: []byte{0, 0, 0, 30}, Timestamp: 50, TTL: 4000},
 		{ColumnFamily: "stat", Name: []byte("name"), Delete: true, Timestamp: 51},
 		{ColumnFamily: "stat", Name: []byte("more"), Value: []byte{3}, Timestamp: 52},
@@ -387,20 +383,7 @@ func TestAdoptedCompositeShape(t *testing.T) {
 		`INSERT INTO KS.comp (key, column1, column2, value) VALUES (0x6b, 'a', 2, 0x02) USING TIMESTAMP 2`,
 		`INSERT INTO KS.comp (key, column1, column2, value) VALUES (0x6b, 'b', 1, 0x03) USING TIMESTAMP 3 AND TTL 7000`,
 	)
-	base := storetest.TestSchema(t, "RandomPartitioner")
-	o := Options{Cluster: cluster(t, base), Prefix: testenv.CassandraPrefix(t), GCGraceSeconds: 864000, Adopt: []string{ks}}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	st, err := Open(ctx, base, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		st.Close()
-		if _, err := DropPrefix(context.Background(), o.Cluster, o.Prefix); err != nil {
-			t.Errorf("drop prefix: %v", err)
-		}
-	})
+	st, ctx := openAdopting(t, ks)
 	if st.Adopted()[0].ColumnFamilies["comp"] == nil {
 		t.Fatalf("comp not served: %+v", st.AdoptedTables())
 	}
@@ -448,7 +431,7 @@ func TestAdoptedCompositeShape(t *testing.T) {
 		t.Errorf("count: %d, %v", n, err)
 	}
 	// The store writes one name and deletes the prefix "a".
-	err = st.Apply(ctx, ks, []engine.RowMutation{{Key: "k", Mutations: []engine.Mutation{
+	err := st.Apply(ctx, ks, []engine.RowMutation{{Key: "k", Mutations: []engine.Mutation{
 		{ColumnFamily: "comp", Name: name("c", 5), Value: []byte{9}, Timestamp: 99, TTL: 3000},
 		{ColumnFamily: "comp", Name: compositeName(0, []byte("a")), Delete: true, Timestamp: 100},
 	}}})
@@ -497,20 +480,7 @@ func TestAdoptedCounterShape(t *testing.T) {
 		`UPDATE KS.chits SET value = value + 20 WHERE key = 0x6b AND column1 = 'a' AND column2 = 2`,
 		`UPDATE KS.chits SET value = value + 30 WHERE key = 0x6b AND column1 = 'b' AND column2 = 1`,
 	)
-	base := storetest.TestSchema(t, "RandomPartitioner")
-	o := Options{Cluster: cluster(t, base), Prefix: testenv.CassandraPrefix(t), GCGraceSeconds: 864000, Adopt: []string{ks}}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	st, err := Open(ctx, base, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		st.Close()
-		if _, err := DropPrefix(context.Background(), o.Cluster, o.Prefix); err != nil {
-			t.Errorf("drop prefix: %v", err)
-		}
-	})
+	st, ctx := openAdopting(t, ks)
 	for _, cf := range []string{"hits", "rhits", "chits"} {
 		if st.Adopted()[0].ColumnFamilies[cf] == nil {
 			t.Fatalf("%s not served: %+v", cf, st.AdoptedTables())
@@ -635,5 +605,60 @@ func TestAdoptedCounterShape(t *testing.T) {
 	}}})
 	if err == nil {
 		t.Error("a partial composite name was counted")
+	}
+}
+
+// FollowAdopted serves the adopted keyspace as CQL changes it: a table
+// created is served, one altered is served in its new shape, one dropped
+// is an unknown column family. (Whether it reads the keyspace again with
+// no change is not tested: the test node is shared, and any keyspace
+// created on it changes its schema version.)
+func TestFollowAdoptedOnTheCluster(t *testing.T) {
+	s, ks := adoptKeyspace(t,
+		`CREATE TABLE KS.first (key blob, column1 text, value blob, PRIMARY KEY (key, column1))`,
+		`CREATE TABLE KS.gone (key blob, column1 text, value blob, PRIMARY KEY (key, column1))`,
+	)
+	st, ctx := openAdopting(t, ks)
+	for _, stmt := range []string{
+		`CREATE TABLE KS.late (key blob, column1 text, value counter, PRIMARY KEY (key, column1))`,
+		`ALTER TABLE KS.first ADD owner text static`,
+		`DROP TABLE KS.gone`,
+	} {
+		if err := s.Query(strings.ReplaceAll(stmt, "KS.", ks+".")).WithContext(ctx).Exec(); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	// Reads go on while the keyspace is read again.
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 20 {
+			st.Get(ctx, ks, "k", engine.Query{ColumnFamily: "first", Predicate: engine.Predicate{Count: 10}})
+		}
+	}()
+	kss, changed, err := st.FollowAdopted(ctx)
+	<-done
+	if err != nil || !changed || len(kss) != 1 {
+		t.Fatalf("follow after the changes: %d keyspaces, changed %v, %v", len(kss), changed, err)
+	}
+	cfs := kss[0].ColumnFamilies
+	if cfs["gone"] != nil || cfs["late"] == nil || cfs["first"] == nil || len(cfs["first"].Columns) != 1 {
+		t.Fatalf("served after the changes: %+v", cfs)
+	}
+	if fmt.Sprint(st.Adopted()[0].ColumnFamilies) != fmt.Sprint(cfs) {
+		t.Errorf("Adopted is not what FollowAdopted returned")
+	}
+	if _, err := st.Get(ctx, ks, "k", engine.Query{ColumnFamily: "gone", Predicate: engine.Predicate{Count: 10}}); err == nil || !strings.Contains(err.Error(), "unknown column family") {
+		t.Errorf("a read of the dropped table: %v", err)
+	}
+	if err := st.ApplyCounters(ctx, ks, []engine.CounterRow{{Key: "k", Mutations: []engine.CounterMutation{{ColumnFamily: "late", Name: []byte("n"), Delta: 2}}}}); err != nil {
+		t.Errorf("a counter add to the new table: %v", err)
+	}
+	if err := st.Apply(ctx, ks, []engine.RowMutation{{Key: "k", Mutations: []engine.Mutation{{ColumnFamily: "first", Name: []byte("owner"), Value: []byte("ann"), Timestamp: 5}}}}); err != nil {
+		t.Fatal(err)
+	}
+	var owner string
+	if err := s.Query(`SELECT owner FROM `+ks+`.first WHERE key = 0x6b LIMIT 1`).WithContext(ctx).Scan(&owner); err != nil || owner != "ann" {
+		t.Errorf("the new static column holds %q (%v)", owner, err)
 	}
 }

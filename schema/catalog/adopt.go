@@ -85,7 +85,7 @@ func (c *Catalog) Fresh(ctx context.Context) error {
 	for {
 		v := c.view.Load()
 		if c.view.CompareAndSwap(v, &adoptedView{adopted: kss}) {
-			c.log.Info("adopted keyspaces read again after a schema change on the cluster")
+			c.log.Debug("adopted keyspaces read again after a schema change on the cluster")
 			return nil
 		}
 	}
