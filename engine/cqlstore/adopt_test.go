@@ -658,7 +658,7 @@ func TestFollowAdoptedOnTheCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	var owner string
-	if err := s.Query(`SELECT owner FROM `+ks+`.first WHERE key = 0x6b LIMIT 1`).WithContext(ctx).Scan(&owner); err != nil || owner != "ann" {
+	if err := s.Query(`SELECT owner FROM ` + ks + `.first WHERE key = 0x6b LIMIT 1`).WithContext(ctx).Scan(&owner); err != nil || owner != "ann" {
 		t.Errorf("the new static column holds %q (%v)", owner, err)
 	}
 }
