@@ -19,7 +19,8 @@ import (
 // derived as copy derives the remaining TTL (remainingTTL). Only live
 // data comes through the API. A counter is written as a counter cell
 // ("c") whose context holds its total (sstablejson.CounterContext12), with
-// the export's start as its timestamp, since the API reports none.
+// the export's start as its timestamp (in milliseconds, as 1.2 stamped
+// counters), since the API reports none.
 // Column families are exported one after
 // the other; the checkpoint records those completed, and a resumed export
 // writes the family it was in again from its start.
@@ -167,7 +168,8 @@ func (s *exportSink12) counter(c *cassandra19.CounterColumn, nameType string) er
 	if err != nil {
 		return fmt.Errorf("row %x: %w", s.key, err)
 	}
-	s.x.Counter(name, c.Value, s.now.UnixMicro())
+	// In milliseconds, as 1.2 stamped a counter.
+	s.x.Counter(name, c.Value, s.now.UnixMilli())
 	s.pos.Columns++
 	s.pos.Bytes += int64(len(c.Name) + 8)
 	s.o.Stats.Columns.Add(1)
