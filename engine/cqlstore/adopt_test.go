@@ -3,6 +3,7 @@ package cqlstore
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -626,6 +627,20 @@ func TestFollowAdoptedOnTheCluster(t *testing.T) {
 	} {
 		if err := s.Query(strings.ReplaceAll(stmt, "KS.", ks+".")).WithContext(ctx).Exec(); err != nil {
 			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	// Until it is read again, the dropped table is still named, and the
+	// cluster's refusal is an unknown column family.
+	for _, err := range []error{
+		func() error {
+			_, err := st.Get(ctx, ks, "k", engine.Query{ColumnFamily: "gone", Predicate: engine.Predicate{Count: 10}})
+			return err
+		}(),
+		st.Apply(ctx, ks, []engine.RowMutation{{Key: "k", Mutations: []engine.Mutation{{ColumnFamily: "gone", Name: []byte("a"), Value: []byte("b"), Timestamp: 1}}}}),
+	} {
+		var gone *engine.UnknownColumnFamilyError
+		if !errors.As(err, &gone) || gone.Name != "gone" {
+			t.Errorf("a call on the table dropped with CQL: %v", err)
 		}
 	}
 	// Reads go on while the keyspace is read again.
