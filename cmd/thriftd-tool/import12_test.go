@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -382,20 +381,7 @@ func TestImportCassandra12CounterDump(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := map[string]int64{}
-			for _, r := range rows {
-				for _, it := range r.Columns {
-					if cc := it.CounterColumn; cc != nil {
-						got[fmt.Sprintf("%x//%x", r.Key, cc.Name)] = cc.Value
-					}
-					if sc := it.CounterSuperColumn; sc != nil {
-						for _, cc := range sc.Columns {
-							got[fmt.Sprintf("%x/%x/%x", r.Key, sc.Name, cc.Name)] = cc.Value
-						}
-					}
-				}
-			}
-			if !reflect.DeepEqual(got, want) {
+			if got := transfertest.CounterTotals19(rows); !reflect.DeepEqual(got, want) {
 				t.Errorf("%s on %s: %v, want %v", d.Name, dst.Addr, got, want)
 			}
 		}

@@ -12,11 +12,11 @@ import (
 	"github.com/thriftd/thriftd/schema"
 )
 
-// Adopted keyspaces are served beside the schema, kept across changes of
-// the catalog's own keyspaces, never recorded, and every system_* call
-// naming one is refused with the reason.
-func TestAdoptedKeyspacesAreServedButNeverChanged(t *testing.T) {
-	dir := t.TempDir()
+// adoptingStore opens a LevelDB store of the test schema, closed at the
+// end, and the options and start of a catalog serving beside it the
+// adopted keyspace "legacy" of one family, "events" (UTF8Type).
+func adoptingStore(t *testing.T) (*ldbstore.Store, *Start, Options, comparator.Comparator) {
+	t.Helper()
 	file := fileSchema(t, "", "")
 	utf8, err := comparator.Parse("UTF8Type")
 	if err != nil {
@@ -25,7 +25,7 @@ func TestAdoptedKeyspacesAreServedButNeverChanged(t *testing.T) {
 	legacy := newKeyspace("legacy", &schema.ColumnFamily{Keyspace: "legacy", Name: "events", Comparator: utf8, ID: 1 << 30})
 	o := Options{File: "storage-conf.xml", ParseType: comparator.Parse, Adopted: []*schema.Keyspace{legacy}}
 	var start *Start
-	st, err := ldbstore.Open(dir, file, ldbstore.Options{PurgeInterval: -1, Schema: func(rec []byte) (*schema.Schema, error) {
+	st, err := ldbstore.Open(t.TempDir(), file, ldbstore.Options{PurgeInterval: -1, Schema: func(rec []byte) (*schema.Schema, error) {
 		var err error
 		start, err = Resolve(file, rec, o)
 		return start.Schema, err
@@ -33,7 +33,16 @@ func TestAdoptedKeyspacesAreServedButNeverChanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
+	t.Cleanup(func() { st.Close() })
+	return st, start, o, utf8
+}
+
+// Adopted keyspaces are served beside the schema, kept across changes of
+// the catalog's own keyspaces, never recorded, and every system_* call
+// naming one is refused with the reason.
+func TestAdoptedKeyspacesAreServedButNeverChanged(t *testing.T) {
+	st, start, o, utf8 := adoptingStore(t)
+	legacy := o.Adopted[0]
 	cat, err := New(ctx, st, start, o)
 	if err != nil {
 		t.Fatal(err)
@@ -94,24 +103,8 @@ func (f *following) FollowAdopted(context.Context) ([]*schema.Keyspace, bool, er
 // changed one replaces the old, one gone is no longer served, yet still
 // cannot be created through the API; the catalog's own keyspaces stay.
 func TestAdoptedKeyspacesFollowTheStore(t *testing.T) {
-	dir := t.TempDir()
-	file := fileSchema(t, "", "")
-	utf8, err := comparator.Parse("UTF8Type")
-	if err != nil {
-		t.Fatal(err)
-	}
-	legacy := newKeyspace("legacy", &schema.ColumnFamily{Keyspace: "legacy", Name: "events", Comparator: utf8, ID: 1 << 30})
-	o := Options{File: "storage-conf.xml", ParseType: comparator.Parse, Adopted: []*schema.Keyspace{legacy}}
-	var start *Start
-	st, err := ldbstore.Open(dir, file, ldbstore.Options{PurgeInterval: -1, Schema: func(rec []byte) (*schema.Schema, error) {
-		var err error
-		start, err = Resolve(file, rec, o)
-		return start.Schema, err
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st, start, o, utf8 := adoptingStore(t)
+	legacy := o.Adopted[0]
 	f := &following{Store: st, next: []*schema.Keyspace{legacy}}
 	cat, err := New(ctx, f, start, o)
 	if err != nil {

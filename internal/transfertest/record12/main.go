@@ -26,6 +26,7 @@ import (
 	"github.com/apache/thrift/lib/go/thrift"
 
 	"github.com/thriftd/thriftd/gen-go/cassandra19"
+	"github.com/thriftd/thriftd/internal/transfertest"
 )
 
 // Keyspace is the keyspace record12 loads.
@@ -283,20 +284,7 @@ func loadCounters(ctx context.Context, c *cassandra19.CassandraClient, out strin
 		if err != nil {
 			log.Fatal(err)
 		}
-		totals := map[string]int64{}
-		for _, r := range rows {
-			for _, it := range r.Columns {
-				if cc := it.CounterColumn; cc != nil {
-					totals[fmt.Sprintf("%x//%x", r.Key, cc.Name)] = cc.Value
-				}
-				if sc := it.CounterSuperColumn; sc != nil {
-					for _, cc := range sc.Columns {
-						totals[fmt.Sprintf("%x/%x/%x", r.Key, sc.Name, cc.Name)] = cc.Value
-					}
-				}
-			}
-		}
-		expected[d.Name] = totals
+		expected[d.Name] = transfertest.CounterTotals19(rows)
 	}
 	write(filepath.Join(out, "expected.json"), expected)
 }
