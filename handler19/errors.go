@@ -39,6 +39,7 @@ func toThrift(err error) (thriftErr error, ok bool) {
 	var (
 		ire   *InvalidRequest
 		authn *AuthenticationError
+		gone  *engine.UnknownColumnFamilyError
 	)
 	switch {
 	case err == nil:
@@ -47,6 +48,8 @@ func toThrift(err error) (thriftErr error, ok bool) {
 		return &cassandra19.InvalidRequestException{Why: ire.Why}, true
 	case errors.Is(err, errNotFound):
 		return cassandra19.NewNotFoundException(), true
+	case errors.As(err, &gone):
+		return &cassandra19.InvalidRequestException{Why: gone.Error()}, true
 	case errors.As(err, &authn):
 		return &cassandra19.AuthenticationException{Why: authn.Why}, true
 	case errors.Is(err, engine.ErrUnavailable):

@@ -39,6 +39,23 @@ func (c *conn) validateLogin() error {
 	return nil
 }
 
+// freshener is a SchemaChanger serving a schema that may also change
+// outside the 19.x API (schema/catalog's adopted keyspaces, changed with
+// CQL).
+type freshener interface {
+	Fresh(ctx context.Context) error
+}
+
+// fresh brings such a schema up to date before a call that describes or
+// names keyspaces; a failure leaves the schema served as it was.
+func (s *Service) fresh(ctx context.Context) {
+	if f, ok := s.changer.(freshener); ok {
+		if err := f.Fresh(ctx); err != nil {
+			s.log.Warn("reading the schema again failed", "err", err)
+		}
+	}
+}
+
 // setKeyspace is ClientState.setKeyspace. A client that has not logged in
 // (where login is required) may name a keyspace that does not exist, as
 // some client libraries call set_keyspace before login.

@@ -18,6 +18,7 @@ func (c *conn) Login(ctx context.Context, req *cassandra19.AuthenticationRequest
 
 func (c *conn) SetKeyspace(ctx context.Context, keyspace string) (err error) {
 	defer c.s.recoverPanic("set_keyspace", &err)
+	c.s.fresh(ctx)
 	return c.s.reply(ctx, "set_keyspace", c.setKeyspace(keyspace))
 }
 
@@ -157,6 +158,7 @@ func (c *conn) DescribeSchemaVersions(ctx context.Context) (r map[string][]strin
 
 func (c *conn) DescribeKeyspaces(ctx context.Context) (r []*cassandra19.KsDef, err error) {
 	defer c.s.recoverPanic("describe_keyspaces", &err)
+	c.s.fresh(ctx)
 	r, err = c.describeKeyspaces()
 	return r, c.s.reply(ctx, "describe_keyspaces", err)
 }
@@ -198,6 +200,7 @@ func (c *conn) DescribeSnitch(ctx context.Context) (string, error) {
 
 func (c *conn) DescribeKeyspace(ctx context.Context, keyspace string) (r *cassandra19.KsDef, err error) {
 	defer c.s.recoverPanic("describe_keyspace", &err)
+	c.s.fresh(ctx)
 	r, err = c.describeKeyspace(keyspace)
 	return r, c.s.reply(ctx, "describe_keyspace", err)
 }

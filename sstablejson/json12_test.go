@@ -2,8 +2,10 @@ package sstablejson
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -179,6 +181,61 @@ func TestRead12Refusals(t *testing.T) {
 	} {
 		if err := Read12(strings.NewReader(in), &recorder12{}); err == nil {
 			t.Errorf("%s: read without error", in)
+		}
+	}
+}
+
+// A counter cell is written as 1.2's sstable2json wrote one, and its
+// context, whatever its shards, reads back as their total.
+func TestCounter12(t *testing.T) {
+	var b bytes.Buffer
+	w := NewWriter12(&b, false)
+	w.BeginRow([]byte("k"))
+	w.Counter("hits", -42, 1700000000000000)
+	w.EndRow()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := "[\n{\"key\": \"6b\",\"columns\": [[\"hits\",\"0000" + hex.EncodeToString(exportCounterID[:]) +
+		"0000000000000001ffffffffffffffd6\",1700000000000000,\"c\",-9223372036854775808]]}\n]\n"
+	if b.String() != want {
+		t.Fatalf("wrote\n%s\nwant\n%s", b.String(), want)
+	}
+	var rec recorder12
+	if err := Read12(&b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.events) != 3 || !strings.Contains(rec.events[1], "Kind:c") || !strings.Contains(rec.events[1], "TimestampOfLastDelete:-9223372036854775808") {
+		t.Fatalf("read %q", rec.events)
+	}
+	shard := func(id byte, clock, count int64) string {
+		var s [32]byte
+		s[0] = id
+		binary.BigEndian.PutUint64(s[16:], uint64(clock))
+		binary.BigEndian.PutUint64(s[24:], uint64(count))
+		return hex.EncodeToString(s[:])
+	}
+	for _, c := range []struct {
+		context string
+		total   int64
+	}{
+		{CounterContext12(7), 7},
+		{CounterContext12(math.MinInt64), math.MinInt64},
+		// A node's own (local) shard, listed in the header, and a
+		// remote one: 1.2's total sums both.
+		{"00010000" + shard(1, 3, 10) + shard(2, 5, -4), 6},
+		// 2.1's header counts global shards negatively.
+		{"ffff0000" + shard(1, 3, 10), 10},
+		{"0000", 0},
+	} {
+		got, err := CounterTotal12(c.context)
+		if err != nil || got != c.total {
+			t.Errorf("%s: %d, %v; want %d", c.context, got, err, c.total)
+		}
+	}
+	for _, bad := range []string{"", "00", "zz", "0001", "0000" + shard(1, 1, 1)[:10]} {
+		if _, err := CounterTotal12(bad); err == nil {
+			t.Errorf("%q read as a counter context", bad)
 		}
 	}
 }

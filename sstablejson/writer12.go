@@ -70,14 +70,7 @@ func (x *Writer12) EndSuper() { x.w.WriteString("]}") }
 // Column writes a live column, expiring when ttl > 0 (then localExp is
 // its local expiration time, in seconds since the epoch).
 func (x *Writer12) Column(name, value string, ts int64, ttl, localExp int32) {
-	first := &x.first
-	if x.super {
-		first = &x.subFirst
-	}
-	if !*first {
-		x.w.WriteString(", ")
-	}
-	*first = false
+	x.open()
 	x.w.WriteByte('[')
 	x.w.Write(jsonText(name))
 	x.w.WriteByte(',')
@@ -91,6 +84,34 @@ func (x *Writer12) Column(name, value string, ts int64, ttl, localExp int32) {
 		x.w.WriteString(strconv.FormatInt(int64(localExp), 10))
 	}
 	x.w.WriteByte(']')
+}
+
+// Counter writes a counter cell whose value is total, as 1.2 wrote one
+// (counter12.go): its context, timestamp ts, and "c" with the timestamp of
+// the last delete of a counter never deleted.
+func (x *Writer12) Counter(name string, total, ts int64) {
+	x.open()
+	x.w.WriteByte('[')
+	x.w.Write(jsonText(name))
+	x.w.WriteString(`,"`)
+	x.w.WriteString(CounterContext12(total))
+	x.w.WriteString(`",`)
+	x.w.WriteString(strconv.FormatInt(ts, 10))
+	x.w.WriteString(`,"c",`)
+	x.w.WriteString(strconv.FormatInt(NoCounterDelete, 10))
+	x.w.WriteByte(']')
+}
+
+// open starts a cell of the open row or super column.
+func (x *Writer12) open() {
+	first := &x.first
+	if x.super {
+		first = &x.subFirst
+	}
+	if !*first {
+		x.w.WriteString(", ")
+	}
+	*first = false
 }
 
 // EndRow closes the open row.

@@ -16,7 +16,8 @@ type counterCell struct{ row, super, name string }
 // as they are: the target's totals of the same counters are read
 // (multiget_slice by name) and each counter gets the difference, source
 // less target, in one batch_mutate of counter mutations. A counter the
-// target lacks counts as 0; one already equal is left alone. Every
+// target lacks counts as 0 (one of total 0 is added 0, which creates it,
+// as the source holds it); one already equal is left alone. Every
 // attempt reads again, so a batch retried after a lost connection, a
 // resumed copy rewriting rows past its checkpoint, or a copy run again
 // each end with the source's totals, not a multiple of them. This holds
@@ -60,8 +61,9 @@ func (c *conn19) mutateCounters(w *writer, b *batch) error {
 		}
 	}
 	diff := func(row, super string, cc *cassandra19.CounterColumn) *cassandra19.CounterColumn {
-		d := cc.Value - current[counterCell{row, super, string(cc.Name)}]
-		if d == 0 {
+		have, ok := current[counterCell{row, super, string(cc.Name)}]
+		d := cc.Value - have
+		if d == 0 && ok {
 			return nil
 		}
 		return &cassandra19.CounterColumn{Name: cc.Name, Value: d}

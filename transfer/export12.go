@@ -17,7 +17,11 @@ import (
 // Cassandra 0.7 to 3.11): names and values as text of the family's types,
 // expiring columns with their TTL as written and a local expiration time
 // derived as copy derives the remaining TTL (remainingTTL). Only live
-// data comes through the API. Column families are exported one after
+// data comes through the API. A counter is written as a counter cell
+// ("c") whose context holds its total (sstablejson.CounterContext12), with
+// the export's start as its timestamp (in milliseconds, as 1.2 stamped
+// counters), since the API reports none.
+// Column families are exported one after
 // the other; the checkpoint records those completed, and a resumed export
 // writes the family it was in again from its start.
 func Export12(stop context.Context, from Endpoint, o Options, dir string) (*Summary, error) {
@@ -63,9 +67,6 @@ func Export12(stop context.Context, from Endpoint, o Options, dir string) (*Summ
 			fs.Rows, fs.Columns, fs.Bytes = start.Rows, start.Columns, start.Bytes
 			sum.add(fs)
 			continue
-		}
-		if f.counter() {
-			return sum, fmt.Errorf("column family %s holds counters: exporting counters is not supported", name)
 		}
 		file, err := os.Create(path)
 		if err != nil {
@@ -161,8 +162,47 @@ func (s *exportSink12) column(c *cassandra19.Column, nameType string, super bool
 	return nil
 }
 
+// counter writes a counter cell.
+func (s *exportSink12) counter(c *cassandra19.CounterColumn, nameType string) error {
+	name, err := sstablejson.TypeString(nameType, c.Name)
+	if err != nil {
+		return fmt.Errorf("row %x: %w", s.key, err)
+	}
+	// In milliseconds, as 1.2 stamped a counter.
+	s.x.Counter(name, c.Value, s.now.UnixMilli())
+	s.pos.Columns++
+	s.pos.Bytes += int64(len(c.Name) + 8)
+	s.o.Stats.Columns.Add(1)
+	s.o.Stats.Bytes.Add(int64(len(c.Name) + 8))
+	return nil
+}
+
 func (s *exportSink12) items(page []*cassandra19.ColumnOrSuperColumn) error {
+	sub := "BytesType"
+	if s.def.SubcomparatorType != nil {
+		sub = *s.def.SubcomparatorType
+	}
 	for _, it := range page {
+		if c := it.CounterColumn; c != nil {
+			if err := s.counter(c, s.def.ComparatorType); err != nil {
+				return err
+			}
+			continue
+		}
+		if sc := it.CounterSuperColumn; sc != nil {
+			name, err := sstablejson.TypeString(s.def.ComparatorType, sc.Name)
+			if err != nil {
+				return err
+			}
+			s.x.BeginSuper(name)
+			for _, c := range sc.Columns {
+				if err := s.counter(c, sub); err != nil {
+					return err
+				}
+			}
+			s.x.EndSuper()
+			continue
+		}
 		if c := it.Column; c != nil {
 			if err := s.column(c, s.def.ComparatorType, false); err != nil {
 				return fmt.Errorf("row %x: %w", s.key, err)
@@ -176,10 +216,6 @@ func (s *exportSink12) items(page []*cassandra19.ColumnOrSuperColumn) error {
 		name, err := sstablejson.TypeString(s.def.ComparatorType, sc.Name)
 		if err != nil {
 			return err
-		}
-		sub := "BytesType"
-		if s.def.SubcomparatorType != nil {
-			sub = *s.def.SubcomparatorType
 		}
 		s.x.BeginSuper(name)
 		for _, c := range sc.Columns {

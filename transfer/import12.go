@@ -24,9 +24,22 @@ import (
 // column, a row's or super column's deletionInfo a deletion of the row or
 // super column, each with its timestamp. An expiring column is written
 // with the TTL that remains until its local expiration time, and skipped
-// if that has passed. Counter cells and range tombstones are refused: the
-// target does not take counter mutations, nor range deletions through
-// batch_mutate.
+// if that has passed. Range tombstones are refused: the target does not
+// take range deletions through batch_mutate.
+//
+// A counter family's counter cells ("c") are counted so that each
+// counter ends with the total of its context in the file
+// (sstablejson.CounterTotal12): as copy does, the target's total is read
+// and the difference added (mutateCounters), so an import interrupted
+// and resumed, or run again, does not count a counter twice; counters
+// the target held before keep what they held only if the file lacks
+// them. Tombstones and row or super column deletions of a counter family
+// are not written (a counter removed cannot be counted again reliably,
+// and the file's live counters are what it holds); a counter cell in a
+// family that is not a counter family, or a plain column in a counter
+// family, is refused. A counter's total is that of one file: a counter
+// whose shards are spread over several sstables of one node (before a
+// compaction) is set by each file's dump in turn, ending with the last.
 //
 // When stop is done, Import12 ends at a row boundary, waits for the
 // writes in flight and saves the checkpoint (rows counted from the start
@@ -83,12 +96,13 @@ func Import12(stop context.Context, to Endpoint, o Options, path string) (*Summa
 	if st, err := f.Stat(); err == nil {
 		o.Stats.Total.Store(st.Size())
 	}
-	w, err := newWriter19(&o, to, name, cp, start, false)
+	counter := fams[0].counter()
+	w, err := newWriter19(&o, to, name, cp, start, counter)
 	if err != nil {
 		return sum, err
 	}
 	o.Logger.Info("importing 1.x JSON", "file", path, "keyspace", o.Keyspace, "column_family", name, "to", to.Addr, "after_rows", start.Rows)
-	h := &handler12{stop: stop, w: w, def: def, skip: start.Rows, lastKey: start.LastKey, now: time.Now(), file: path}
+	h := &handler12{stop: stop, w: w, def: def, counter: counter, skip: start.Rows, lastKey: start.LastKey, now: time.Now(), file: path}
 	rerr := sstablejson.Read12(&countingReader{r: f, n: &o.Stats.Done}, h)
 	if rerr != nil && !errors.Is(rerr, ErrInterrupted) && !errors.Is(rerr, errBatch) {
 		rerr = fmt.Errorf("%s: %w", path, rerr)
@@ -103,6 +117,9 @@ func Import12(stop context.Context, to Endpoint, o Options, path string) (*Summa
 	if h.expired > 0 {
 		o.Logger.Info("expiring columns past their expiration time were not written", "columns", h.expired)
 	}
+	if h.deletions > 0 {
+		o.Logger.Info("deletions in a counter family were not written", "deletions", h.deletions)
+	}
 	pos.Done = true
 	cp.set(name, pos)
 	return sum, cp.remove()
@@ -116,6 +133,7 @@ type handler12 struct {
 	stop    context.Context
 	w       *writer
 	def     *cassandra19.CfDef
+	counter bool // def is a counter family
 	skip    int64
 	lastKey string
 	now     time.Time
@@ -126,6 +144,8 @@ type handler12 struct {
 	skipRow bool
 	super   []byte
 	expired int64
+	// deletions of a counter family, not written.
+	deletions int64
 }
 
 func (h *handler12) Row(r sstablejson.Row12) error {
@@ -147,7 +167,9 @@ func (h *handler12) Row(r sstablejson.Row12) error {
 	if err := h.w.beginRow(string(r.Key)); err != nil {
 		return errors.Join(errBatch, err)
 	}
-	if r.Deleted != nil {
+	if r.Deleted != nil && h.counter {
+		h.deletions++
+	} else if r.Deleted != nil {
 		m := &cassandra19.Mutation{Deletion: &cassandra19.Deletion{Timestamp: &r.Deleted.MarkedForDeleteAt}}
 		return h.add(m, 0)
 	}
@@ -170,7 +192,9 @@ func (h *handler12) Super(name string, deleted *sstablejson.Deletion12) error {
 		return fmt.Errorf("row %x: super column %q is not a %s: %v", h.key, name, h.def.ComparatorType, err)
 	}
 	h.super = b
-	if deleted != nil {
+	if deleted != nil && h.counter {
+		h.deletions++
+	} else if deleted != nil {
 		m := &cassandra19.Mutation{Deletion: &cassandra19.Deletion{Timestamp: &deleted.MarkedForDeleteAt, SuperColumn: b}}
 		return h.add(m, int64(len(b)))
 	}
@@ -204,9 +228,28 @@ func (h *handler12) Column(c sstablejson.Column12) error {
 	if err != nil {
 		return fmt.Errorf("row %x: column %q is not a %s: %v", h.key, c.Name, nameType, err)
 	}
+	switch {
+	case c.Kind == "c" && !h.counter:
+		return fmt.Errorf("row %x: column %q is a counter, but %s is not a counter column family", h.key, c.Name, h.def.Name)
+	case c.Kind == "c":
+		total, err := sstablejson.CounterTotal12(c.Value)
+		if err != nil {
+			return fmt.Errorf("row %x: counter %q: %v", h.key, c.Name, err)
+		}
+		// The total: the writer adds its difference from the target's.
+		cc := &cassandra19.CounterColumn{Name: name, Value: total}
+		cs := &cassandra19.ColumnOrSuperColumn{CounterColumn: cc}
+		if h.super != nil {
+			cs = &cassandra19.ColumnOrSuperColumn{CounterSuperColumn: &cassandra19.CounterSuperColumn{Name: h.super, Columns: []*cassandra19.CounterColumn{cc}}}
+		}
+		return h.add(&cassandra19.Mutation{ColumnOrSupercolumn: cs}, int64(len(name)+8))
+	case h.counter && (c.Kind == "d" || c.Kind == "t"):
+		h.deletions++
+		return nil
+	case h.counter:
+		return fmt.Errorf("row %x: column %q is not a counter, but %s is a counter column family", h.key, c.Name, h.def.Name)
+	}
 	switch c.Kind {
-	case "c":
-		return fmt.Errorf("row %x: column %q is a counter: counter cells are not imported (the target does not take counter mutations yet)", h.key, c.Name)
 	case "t":
 		return fmt.Errorf("row %x: a range tombstone from %q to %q: range tombstones are not imported", h.key, c.Name, c.Value)
 	case "d":

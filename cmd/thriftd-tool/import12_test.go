@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"syscall"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/thriftd/thriftd/gen-go/cassandra19"
+	"github.com/thriftd/thriftd/internal/testenv"
 	"github.com/thriftd/thriftd/internal/transfertest"
 	"github.com/thriftd/thriftd/sstablejson"
 )
@@ -138,7 +140,7 @@ func TestExportImport12FromCassandra12(t *testing.T) {
 	// IntegerType and DecimalType print a number whatever its encoding,
 	// so an encoding longer than needed does not come back byte for byte;
 	// DynamicCompositeType is not read from text.
-	lossy := map[string]bool{"NIntegerType": true, "NDecimalType": true, "NDynamicCompositeType_aAsciiType_lLongTyp": true, "Counts": true, "SuperCounts": true}
+	lossy := map[string]bool{"NIntegerType": true, "NDecimalType": true, "NDynamicCompositeType_aAsciiType_lLongTyp": true, "Counts": true, "SuperCounts": true} // counters: TestExportImport12Counters
 	var keep []*cassandra19.CfDef
 	args := []string{"export", "--server", ref, "--keyspace", ks, "--format", "1.x", "--progress", "off", "--page-size", "4", "--page-rows", "5"}
 	for _, d := range def.CfDefs {
@@ -253,6 +255,135 @@ func TestImport12InterruptedResumes(t *testing.T) {
 		j := int(int64(binary.BigEndian.Uint64(cell.Name))) + 2
 		if string(cell.Key) != transfertest.Key(i) || string(cell.Value) != "é "+strconv.Itoa(i*j) {
 			t.Fatalf("imported %v", cell)
+		}
+	}
+}
+
+// Counter families of the real Cassandra 1.2.19 node (standard and super)
+// export to the 1.x JSON as counter cells and import into thriftd on
+// LevelDB and on the Cassandra store with the source's totals; the
+// import run again, as a resume rewrites what followed its checkpoint,
+// leaves them at those totals, not doubled; and thriftd's own export of
+// them imports into the other store with the same totals.
+func TestExportImport12Counters(t *testing.T) {
+	ref, ks, fams, src := emptyReference19(t, func(f transfertest.Family19) bool { return f.IsCounter() })
+	for _, f := range fams {
+		loadCounterRows(t, src, f, 40)
+	}
+	def, err := src.DescribeKeyspace(context.Background(), ks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range def.CfDefs {
+		d.ID = nil
+	}
+	ldb := node19(t)
+	conf := transfertest.Config(t, t.TempDir(), "RandomPartitioner")
+	cql := testenv.NewNode(t, thriftdBin, conf, append(testenv.CassandraStoreFlags(t, conf), "-api", "19.x")...)
+	cql.Start()
+	export := func(from, dir string) {
+		t.Helper()
+		args := []string{"export", "--server", from, "--keyspace", ks, "--format", "1.x", "--progress", "off", "--page-rows", "7", "--out", dir}
+		if out, errOut, code := tool(t, dir, args...); code != 0 {
+			t.Fatalf("export from %s: exit %d\n%s\n%s", from, code, out, errOut)
+		}
+	}
+	load := func(to, dir string) {
+		t.Helper()
+		for _, f := range fams {
+			file := filepath.Join(dir, ks+"."+f.Def.Name+".json")
+			if out, errOut, code := tool(t, dir, "import", "--server", to, "--keyspace", ks, "--cf", f.Def.Name, "--progress", "off", "--batch-size", "9", file); code != 0 {
+				t.Fatalf("import %s into %s: exit %d\n%s\n%s", f.Def.Name, to, code, out, errOut)
+			}
+		}
+	}
+	dir := t.TempDir()
+	export(ref, dir)
+	b, err := os.ReadFile(filepath.Join(dir, ks+"."+fams[0].Def.Name+".json"))
+	if err != nil || !strings.Contains(string(b), `,"c",-9223372036854775808]`) {
+		t.Fatalf("the export holds no counter cell as 1.2 writes one (%v):\n%.400s", err, b)
+	}
+	tgt := transfertest.Dial19(t, ldb.Addr)
+	if _, err := tgt.SystemAddKeyspace(context.Background(), def); err != nil {
+		t.Fatal(err)
+	}
+	load(ldb.Addr, dir)
+	load(ldb.Addr, dir) // again: still the source's totals
+	for _, c := range []*transfertest.Client19{src, tgt} {
+		if err := c.SetKeyspace(context.Background(), ks); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sameCounters(t, src, tgt, fams)
+
+	// thriftd's export, from LevelDB into the Cassandra store.
+	dir2 := t.TempDir()
+	export(ldb.Addr, dir2)
+	tgt2 := transfertest.Dial19(t, cql.Addr)
+	if _, err := tgt2.SystemAddKeyspace(context.Background(), def); err != nil {
+		t.Fatal(err)
+	}
+	load(cql.Addr, dir2)
+	if err := tgt2.SetKeyspace(context.Background(), ks); err != nil {
+		t.Fatal(err)
+	}
+	sameCounters(t, src, tgt2, fams)
+}
+
+// Counter families that Cassandra 1.2.19's own sstable2json dumped
+// (sstablejson/testdata/1.2/counters, recorded by record.sh counters:
+// contexts of the node's local shard, a counter removed, one removed in
+// the same millisecond as its add, which 1.2 keeps, and super counters)
+// import into thriftd on LevelDB and on the Cassandra store with the
+// totals the 1.2 node answered; imported twice, they stay so.
+func TestImportCassandra12CounterDump(t *testing.T) {
+	dir := filepath.Join("..", "..", "sstablejson", "testdata", "1.2", "counters")
+	var ks cassandra19.KsDef
+	readJSON(t, filepath.Join(dir, "schema.json"), &ks)
+	var expected map[string]map[string]int64
+	readJSON(t, filepath.Join(dir, "expected.json"), &expected)
+	files, err := filepath.Glob(filepath.Join(dir, "*-*.json"))
+	if err != nil || len(files) != len(ks.CfDefs) {
+		t.Fatalf("dumps %v (%v)", files, err)
+	}
+	conf := transfertest.Config(t, t.TempDir(), "RandomPartitioner")
+	cql := testenv.NewNode(t, thriftdBin, conf, append(testenv.CassandraStoreFlags(t, conf), "-api", "19.x")...)
+	cql.Start()
+	for _, dst := range []*testenv.Node{node19(t), cql} {
+		c := transfertest.Dial19(t, dst.Addr)
+		if _, err := c.SystemAddKeyspace(context.Background(), &ks); err != nil {
+			t.Fatal(err)
+		}
+		work := t.TempDir()
+		for range 2 {
+			for _, f := range files {
+				cf, _, _ := strings.Cut(filepath.Base(f), "-")
+				b, _ := os.ReadFile(f)
+				file := filepath.Join(work, filepath.Base(f))
+				os.WriteFile(file, b, 0o644)
+				out, errOut, code := tool(t, work, "import", "--server", dst.Addr, "--keyspace", ks.Name, "--cf", cf, "--progress", "off", file)
+				if code != 0 {
+					t.Fatalf("import %s: exit %d\n%s\n%s", f, code, out, errOut)
+				}
+			}
+		}
+		if err := c.SetKeyspace(context.Background(), ks.Name); err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range ks.CfDefs {
+			want := expected[d.Name]
+			if len(want) == 0 {
+				t.Fatalf("%s: nothing expected", d.Name)
+			}
+			pred := &cassandra19.SlicePredicate{SliceRange: &cassandra19.SliceRange{Start: []byte{}, Finish: []byte{}, Count: 1000}}
+			rows, err := c.GetRangeSlices(context.Background(), &cassandra19.ColumnParent{ColumnFamily: d.Name}, pred,
+				&cassandra19.KeyRange{StartKey: []byte{}, EndKey: []byte{}, Count: 1000}, cassandra19.ConsistencyLevel_ONE)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := transfertest.CounterTotals19(rows); !reflect.DeepEqual(got, want) {
+				t.Errorf("%s on %s: %v, want %v", d.Name, dst.Addr, got, want)
+			}
 		}
 	}
 }

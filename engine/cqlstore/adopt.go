@@ -292,10 +292,10 @@ func classifyTable(ks, name string, info tableInfo, cols []cqlColumn) AdoptedTab
 }
 
 // notServedYet is why the store does not serve a table of a Thrift
-// shape, or "" when it does: the dynamic, static and composite shapes
-// (adoptstatic.go, adoptcomposite.go) with their key and value columns,
-// and but for the composite shape column1, as DROP COMPACT STORAGE named
-// them.
+// shape, or "" when it does: the dynamic, static, composite and counter
+// shapes (adoptstatic.go, adoptcomposite.go, counter.go) with their key
+// and value columns, and but for several clustering columns column1, as
+// DROP COMPACT STORAGE named them.
 func notServedYet(t AdoptedTable) string {
 	switch t.Shape {
 	case ShapeDynamic, ShapeStatic:
@@ -305,7 +305,12 @@ func notServedYet(t AdoptedTable) string {
 		}
 		return ""
 	case ShapeCounter:
-		return "counter tables of adopted keyspaces are not served yet: the store's counter column families keep a layout of their own, and CQL has no WRITETIME of a counter"
+		if len(t.Clustering) > 1 {
+			if t.Key != "key" || t.Value != "value" {
+				return fmt.Sprintf("its key and value columns are named %s and %s; thriftd serves them only as DROP COMPACT STORAGE named them: key and value", t.Key, t.Value)
+			}
+			return ""
+		}
 	default:
 		return "the " + t.Shape + " shape is described but not served yet: thriftd reads and writes only (key, column1, value) tables"
 	}

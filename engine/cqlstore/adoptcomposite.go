@@ -72,7 +72,13 @@ func (st *Store) readComposite(ctx context.Context, f *family, key string, q eng
 	a := f.adopt
 	c := f.def.Comparator
 	cols := strings.Join(a.clustering, ", ")
-	stmt := `SELECT ` + cols + `, value, writetime(value), ttl(value) FROM ` + f.table + ` WHERE key = ?`
+	// A counter (counter.go) has no write time or TTL.
+	counter := counterFamily(f.def)
+	sel := `, value, writetime(value), ttl(value)`
+	if counter {
+		sel = `, value`
+	}
+	stmt := `SELECT ` + cols + sel + ` FROM ` + f.table + ` WHERE key = ?`
 	if q.Names == nil && q.Reversed {
 		// The reverse of the clustering order, column by column.
 		dirs := make([]string, len(a.clustering))
@@ -90,7 +96,10 @@ func (st *Store) readComposite(ctx context.Context, f *family, key string, q eng
 	for i := range comps {
 		dest = append(dest, &comps[i])
 	}
-	dest = append(dest, &value, &ts, &ttl)
+	dest = append(dest, &value)
+	if !counter {
+		dest = append(dest, &ts, &ttl)
+	}
 	now := time.Now().Unix()
 	limit := q.Count
 	if q.Names != nil || limit < 0 {
@@ -135,6 +144,18 @@ func (st *Store) readComposite(ctx context.Context, f *family, key string, q eng
 	return out, clusterError(ctx, "read "+f.table, iter.Close())
 }
 
+// compositeComponents are the values of the clustering columns a name
+// of a family of the composite shape binds: one per component, or for a
+// deletion those of a prefix. A name that is no such composite is bound
+// as it is, so that the cluster refuses it with its own message.
+func compositeComponents(f *family, name []byte, deletion bool) [][]byte {
+	comps, err := splitComposite(name)
+	if n := len(f.adopt.clustering); err != nil || len(comps) > n || (!deletion && len(comps) < n) {
+		return [][]byte{name}
+	}
+	return comps
+}
+
 // compositeStatement is the statement of a mutation of a family of the
 // composite shape. A write needs one value per clustering column (the
 // cluster refuses a missing one); a deletion may name a prefix.
@@ -143,12 +164,7 @@ func (f *family) compositeStatement(key raw, m engine.Mutation) (statement, bool
 	if a == nil || len(a.clustering) == 0 || m.SuperColumn != nil || m.Name == nil {
 		return statement{}, false
 	}
-	comps, err := splitComposite(m.Name)
-	if err != nil || len(comps) > len(a.clustering) || (!m.Delete && len(comps) < len(a.clustering)) {
-		// Bound as it is, the name makes the cluster refuse the write
-		// with its own message.
-		comps = [][]byte{m.Name}
-	}
+	comps := compositeComponents(f, m.Name, m.Delete)
 	if m.Delete {
 		var where strings.Builder
 		args := []any{m.Timestamp, key}

@@ -31,6 +31,11 @@ import (
 //
 // Counters are read as the totals (8-byte big-endian bigints) of their
 // value column; a counter has no write time or TTL for CQL to report.
+//
+// An adopted counter table (adoptserve.go: key K, column1 C, value
+// counter, or several clustering columns) is served by the same
+// statements over its own columns, so a Thrift add and a CQL
+// UPDATE ... SET value = value + n count into the same total.
 
 // counterFamily reports a counter column family.
 func counterFamily(def *schema.ColumnFamily) bool {
@@ -118,7 +123,17 @@ func counterStatement(f *family, key raw, m engine.CounterMutation) statement {
 		args = append(args, f.encode(f.def.Comparator, m.SuperColumn))
 		c = f.def.SubComparator
 	}
-	if m.Name != nil {
+	switch {
+	case m.Name == nil:
+	case f.adopt != nil && len(f.adopt.clustering) > 0:
+		// An adopted counter table of several clustering columns
+		// (adoptcomposite.go): one value per component; a deletion may
+		// name a prefix.
+		for i, comp := range compositeComponents(f, m.Name, m.Delete) {
+			where.WriteString(` AND ` + f.adopt.clustering[i] + ` = ?`)
+			args = append(args, raw(comp))
+		}
+	default:
 		where.WriteString(` AND column1 = ?`)
 		args = append(args, f.encode(c, m.Name))
 	}
@@ -131,6 +146,13 @@ func counterStatement(f *family, key raw, m engine.CounterMutation) statement {
 // readCounterRow is readRow for a counter family.
 func (st *Store) readCounterRow(ctx context.Context, f *family, key string, q engine.Query) (engine.Row, error) {
 	row := engine.Row{Key: key}
+	if f.adopt != nil {
+		ctx, cancel := st.bound(ctx)
+		defer cancel()
+		var err error
+		row.Columns, err = st.readComposite(ctx, f, key, q)
+		return row, err
+	}
 	c := f.def.Comparator
 	sup := f.def.Super && q.SuperColumn == nil
 	stmt := `SELECT column1, value FROM ` + f.table + ` WHERE key = ?`
@@ -151,9 +173,12 @@ func (st *Store) readCounterRow(ctx context.Context, f *family, key string, q en
 	stmt += w
 	args = append(args, wargs...)
 	if q.Names == nil && q.Reversed {
-		if f.def.Super {
+		switch {
+		case f.def.Super:
 			stmt += ` ORDER BY super_column DESC, column1 DESC`
-		} else {
+		case f.desc:
+			stmt += ` ORDER BY column1 ASC`
+		default:
 			stmt += ` ORDER BY column1 DESC`
 		}
 	}

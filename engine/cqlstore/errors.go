@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"syscall"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
@@ -72,7 +73,31 @@ func clusterError(ctx context.Context, what string, err error) error {
 	case inDoubt(err):
 		return fmt.Errorf("cassandra: %s: %v: %w", what, err, engine.ErrTimedOut)
 	}
+	if name, ok := tableGone(err); ok {
+		return fmt.Errorf("cassandra: %s: %v: %w", what, err, &engine.UnknownColumnFamilyError{Name: name})
+	}
 	return fmt.Errorf("cassandra: %s: %w", what, err)
+}
+
+// tableGone reports whether err is the cluster's refusal of a statement
+// on a table that does not exist (dropped under the store: with CQL, in an
+// adopted keyspace), and the table's name. Cassandra 4 and 5 say "table
+// NAME does not exist"; 3.x said "unconfigured table NAME".
+func tableGone(err error) (string, bool) {
+	var inv *gocql.RequestErrInvalid
+	if !errors.As(err, &inv) {
+		return "", false
+	}
+	m := inv.Message()
+	if name, ok := strings.CutPrefix(m, "unconfigured table "); ok && name != "" && !strings.Contains(name, " ") {
+		return name, true
+	}
+	if rest, ok := strings.CutPrefix(m, "table "); ok {
+		if name, ok := strings.CutSuffix(rest, " does not exist"); ok && name != "" && !strings.Contains(name, " ") {
+			return name, true
+		}
+	}
+	return "", false
 }
 
 // notApplied reports whether err says that the request was refused

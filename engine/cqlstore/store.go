@@ -202,8 +202,8 @@ type Store struct {
 	// schemaMu serializes schema changes and guards catalog and current.
 	schemaMu sync.Mutex
 	catalog  catalogState
-	current  *schema.Schema // the schema served
-	adopted  adoption       // set by Open, read-only after
+	current  *schema.Schema           // the schema served
+	adopted  atomic.Pointer[adoption] // set by Open and FollowAdopted
 }
 
 type cfName struct{ keyspace, name string }

@@ -347,6 +347,26 @@ func DumpCounters19(t testing.TB, c *Client19, cf string) map[string]int64 {
 	return out
 }
 
+// CounterTotals19 is every counter of rows with its total, keyed
+// "KEY/SUPER/NAME" each in hex (SUPER empty in a standard family): the
+// form of sstablejson/testdata/1.2/counters/expected.json.
+func CounterTotals19(rows []*cassandra19.KeySlice) map[string]int64 {
+	out := map[string]int64{}
+	for _, r := range rows {
+		for _, it := range r.Columns {
+			if cc := it.CounterColumn; cc != nil {
+				out[fmt.Sprintf("%x//%x", r.Key, cc.Name)] = cc.Value
+			}
+			if sc := it.CounterSuperColumn; sc != nil {
+				for _, cc := range sc.Columns {
+					out[fmt.Sprintf("%x/%x/%x", r.Key, sc.Name, cc.Name)] = cc.Value
+				}
+			}
+		}
+	}
+	return out
+}
+
 // Cell19 is one column as read back: its row, super column (if any),
 // name, value, timestamp and TTL.
 type Cell19 struct {

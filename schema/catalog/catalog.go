@@ -369,6 +369,9 @@ func (c *Catalog) poll() {
 		if err := c.refresh(context.Background()); err != nil {
 			c.log.Warn("reading the recorded schema failed; retrying", "err", err)
 		}
+		if err := c.Fresh(context.Background()); err != nil {
+			c.log.Warn("reading the adopted keyspaces' schema failed; retrying", "err", err)
+		}
 	}
 }
 

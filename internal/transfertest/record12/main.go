@@ -2,7 +2,8 @@
 // sstablejson/testdata/1.2/record.sh, which dumps its sstables with 1.2's
 // own sstable2json (SSTableExport): the keyspace Dump12 with families of
 // several types, composites, a super family, expiring columns, deleted
-// columns, a deleted super column and a deleted row. It writes into -out
+// columns, a deleted super column and a deleted row; with -counters the
+// keyspace Counters12 of counter families. It writes into -out
 // schema.json (the KsDef) and expected.json (every live column as the
 // node answers it through Thrift), and with -drop drops the keyspace.
 package main
@@ -25,10 +26,15 @@ import (
 	"github.com/apache/thrift/lib/go/thrift"
 
 	"github.com/thriftd/thriftd/gen-go/cassandra19"
+	"github.com/thriftd/thriftd/internal/transfertest"
 )
 
 // Keyspace is the keyspace record12 loads.
 const Keyspace = "Dump12"
+
+// CounterKeyspace is the keyspace record12 -counters loads: counter
+// families, standard and super.
+const CounterKeyspace = "Counters12"
 
 // Cell is one live column of expected.json.
 type Cell struct {
@@ -44,6 +50,7 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:19160", "Thrift address of the Cassandra 1.2 node")
 	out := flag.String("out", "", "directory for schema.json and expected.json")
 	drop := flag.Bool("drop", false, "drop the keyspace and exit")
+	counters := flag.Bool("counters", false, "load the counter keyspace "+CounterKeyspace+" instead, and write into -out schema.json and expected.json (every counter's total)")
 	flag.Parse()
 	ctx := context.Background()
 	cfg := &thrift.TConfiguration{ConnectTimeout: 10 * time.Second, SocketTimeout: time.Minute}
@@ -53,6 +60,13 @@ func main() {
 	}
 	proto := thrift.NewTBinaryProtocolConf(trans, cfg)
 	c := cassandra19.NewCassandraClientProtocol(trans, proto, proto)
+	if *counters {
+		c.SystemDropKeyspace(ctx, CounterKeyspace)
+		if !*drop {
+			loadCounters(ctx, c, *out)
+		}
+		return
+	}
 	c.SystemDropKeyspace(ctx, Keyspace)
 	if *drop {
 		return
@@ -204,4 +218,73 @@ func dump(c *cassandra19.CassandraClient, cf string) []Cell {
 		return bytes.Compare([]byte(a.Key+"/"+a.Super+"/"+a.Name), []byte(b.Key+"/"+b.Super+"/"+b.Name)) < 0
 	})
 	return out
+}
+
+// loadCounters loads CounterKeyspace: counters added to several times,
+// negative ones, a removed one, and super counters; with out set it
+// writes schema.json and expected.json, each family's totals by
+// "KEY/SUPER/NAME", each in hex (SUPER empty in a standard family).
+func loadCounters(ctx context.Context, c *cassandra19.CassandraClient, out string) {
+	str := func(s string) *string { return &s }
+	ks := &cassandra19.KsDef{Name: CounterKeyspace, StrategyClass: "org.apache.cassandra.locator.SimpleStrategy", StrategyOptions: map[string]string{"replication_factor": "1"},
+		CfDefs: []*cassandra19.CfDef{
+			{Keyspace: CounterKeyspace, Name: "Counts", ColumnType: "Standard", ComparatorType: "UTF8Type", DefaultValidationClass: str("CounterColumnType"), Caching: "KEYS_ONLY"},
+			{Keyspace: CounterKeyspace, Name: "SuperCounts", ColumnType: "Super", ComparatorType: "UTF8Type", SubcomparatorType: str("LongType"), DefaultValidationClass: str("CounterColumnType"), Caching: "KEYS_ONLY"},
+		}}
+	if _, err := c.SystemAddKeyspace(ctx, ks); err != nil {
+		log.Fatal(err)
+	}
+	if err := c.SetKeyspace(ctx, CounterKeyspace); err != nil {
+		log.Fatal(err)
+	}
+	cl := cassandra19.ConsistencyLevel_ONE
+	add := func(key, cf string, super, name []byte, n int64) {
+		if err := c.Add(ctx, []byte(key), &cassandra19.ColumnParent{ColumnFamily: cf, SuperColumn: super}, &cassandra19.CounterColumn{Name: name, Value: n}, cl); err != nil {
+			log.Fatalf("add %s %s: %v", cf, key, err)
+		}
+	}
+	for r := range 3 {
+		key := fmt.Sprintf("page%d", r)
+		for j, name := range []string{"views", "clicks", "errors: \"quoted\""} {
+			for k := range 3 {
+				add(key, "Counts", nil, []byte(name), int64((r+1)*(j+1)*(2*k-1)*7))
+			}
+		}
+		add(key, "Counts", nil, []byte("gone"), 5)
+		if err := c.RemoveCounter(ctx, []byte(key), &cassandra19.ColumnPath{ColumnFamily: "Counts", Column: []byte("gone")}, cl); err != nil {
+			log.Fatal(err)
+		}
+	}
+	for r := range 2 {
+		key := fmt.Sprintf("day%d", r)
+		for j, sc := range []string{"eu", "us"} {
+			for k := range 3 {
+				add(key, "SuperCounts", []byte(sc), binary.BigEndian.AppendUint64(nil, uint64(k-1)), int64(r*100+j*10+k))
+				add(key, "SuperCounts", []byte(sc), binary.BigEndian.AppendUint64(nil, uint64(k-1)), -1)
+			}
+		}
+	}
+	if out == "" {
+		return
+	}
+	schema, err := c.DescribeKeyspace(ctx, CounterKeyspace)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, d := range schema.CfDefs {
+		d.ID = nil
+	}
+	sort.Slice(schema.CfDefs, func(i, j int) bool { return schema.CfDefs[i].Name < schema.CfDefs[j].Name })
+	write(filepath.Join(out, "schema.json"), schema)
+	expected := map[string]map[string]int64{}
+	pred := &cassandra19.SlicePredicate{SliceRange: &cassandra19.SliceRange{Start: []byte{}, Finish: []byte{}, Count: 1000}}
+	for _, d := range schema.CfDefs {
+		rows, err := c.GetRangeSlices(ctx, &cassandra19.ColumnParent{ColumnFamily: d.Name}, pred,
+			&cassandra19.KeyRange{StartKey: []byte{}, EndKey: []byte{}, Count: 1000}, cl)
+		if err != nil {
+			log.Fatal(err)
+		}
+		expected[d.Name] = transfertest.CounterTotals19(rows)
+	}
+	write(filepath.Join(out, "expected.json"), expected)
 }

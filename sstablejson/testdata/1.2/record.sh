@@ -8,18 +8,30 @@
 # which TestImportCassandra12Dump (cmd/thriftd-tool) compares an import
 # of the dumps with.
 #
-#   sstablejson/testdata/1.2/record.sh      # from the repository's root
+# With the argument "counters" it records the keyspace Counters12 of
+# counter families (record12 -counters) into counters/ instead, whose
+# expected.json holds every counter's total.
+#
+#   sstablejson/testdata/1.2/record.sh [counters]     # from the repository's root
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 out=sstablejson/testdata/1.2
+ks=Dump12
+flags=()
+if [ "${1:-}" = counters ]; then
+	out=$out/counters
+	ks=Counters12
+	flags=(-counters)
+fi
 addr=$(test/cassandra/reference start 1.2 | tail -n 1)
 run=${THRIFTD_REFERENCE_RUN:-/tmp/thriftd-reference}
 node=$run/1.2-random
 lib=${THRIFTD_REFERENCE_CACHE:-$HOME/.cache/thriftd}/cassandra-1.2.19-reference/lib
 java=${THRIFTD_REFERENCE_JAVA:-/usr/lib/jvm/java-17-openjdk-amd64/bin/java}
 
+mkdir -p "$out"
 rm -f "$out"/*.json
-go run ./internal/transfertest/record12 -addr "$addr" -out "$out"
+go run ./internal/transfertest/record12 "${flags[@]}" -addr "$addr" -out "$out"
 
 quiet=$(mktemp)
 trap 'rm -f "$quiet" "$quiet.err"' EXIT
@@ -41,8 +53,8 @@ trap 'rm -f "$quiet" "$quiet.err"; "$jcmd" "$(cat "$node/pid")" ManagementAgent.
 # 1.2's NodeCmd writes the host in brackets, which Java 17 parses only in
 # its legacy mode.
 "$java" "${opens[@]}" -Xmx128m -Dcom.sun.jndi.rmiURLParsing=legacy "-Dlog4j.configuration=file://$quiet" \
-	-cp "$node/conf:$lib/*" org.apache.cassandra.tools.NodeCmd -h 127.0.0.1 -p $jmx flush Dump12
-for data in "$node"/data/data/Dump12/*/*-Data.db; do
+	-cp "$node/conf:$lib/*" org.apache.cassandra.tools.NodeCmd -h 127.0.0.1 -p $jmx flush "$ks"
+for data in "$node"/data/data/"$ks"/*/*-Data.db; do
 	cf=$(basename "$(dirname "$data")")
 	gen=$(basename "$data" | sed -E 's/.*-([0-9]+)-Data\.db/\1/')
 	# The node may compact its schema tables under SSTableExport, which
@@ -56,4 +68,4 @@ for data in "$node"/data/data/Dump12/*/*-Data.db; do
 	done
 	echo "recorded $out/$cf-$gen.json"
 done
-go run ./internal/transfertest/record12 -addr "$addr" -drop
+go run ./internal/transfertest/record12 "${flags[@]}" -addr "$addr" -drop
