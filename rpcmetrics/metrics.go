@@ -237,6 +237,18 @@ func (s meteredStore) Truncate(ctx context.Context, keyspace, columnFamily strin
 	return t.Truncate(ctx, keyspace, columnFamily)
 }
 
+// IndexedKeys forwards index lookups to the store's engine.Indexer, which
+// the wrapping would otherwise hide, so that queries read the index
+// instead of scanning; on a store without one it answers not ready, and
+// the caller scans, as it would on that store unwrapped.
+func (s meteredStore) IndexedKeys(ctx context.Context, keyspace, columnFamily string, column, value []byte, b engine.Bounds, max int) ([]string, bool, error) {
+	ix, ok := s.Store.(engine.Indexer)
+	if !ok {
+		return nil, false, nil
+	}
+	return ix.IndexedKeys(ctx, keyspace, columnFamily, column, value, b, max)
+}
+
 // ApplyCounters forwards counter writes to the store's
 // engine.CounterStore, which the wrapping would otherwise hide, and
 // counts them as writes of their column families.

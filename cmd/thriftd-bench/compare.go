@@ -41,9 +41,12 @@ type compareOptions struct {
 	// Thrift, "start" or "off".
 	reference, script string
 	rows              int
-	conns             []int
-	warm              time.Duration
-	profiles          string // directory for thriftd's CPU profiles
+	// indexRows are the rows of the Indexed family, read by the
+	// get_indexed_slices shape.
+	indexRows int
+	conns     []int
+	warm      time.Duration
+	profiles  string // directory for thriftd's CPU profiles
 	// shapes are the names (up to the first space) of the shapes to
 	// run; all when empty.
 	shapes []string
@@ -68,8 +71,9 @@ func (c *compareOptions) register(fs *flag.FlagSet) (columns, conns *string) {
 		"the real Cassandra 1.2.19 node (ByteOrderedPartitioner): its Thrift HOST:PORT; start (start or reuse it with -reference-script); or off (no real column)")
 	fs.StringVar(&c.script, "reference-script", "test/cassandra/reference", "the script that starts the real node for -reference start")
 	fs.IntVar(&c.rows, "compare-rows", 2000, "rows of 100 columns loaded into each server for the comparison's reads")
+	fs.IntVar(&c.indexRows, "compare-index-rows", 100_000, "rows loaded into each server's Indexed family (a KEYS index on a column of 100 values) for the get_indexed_slices shape")
 	conns = fs.String("compare-conns", "32", "connection counts of the comparison")
-	fs.Func("shapes", "the comparison's shapes to run, comma-separated, by call name: get_slice, multiget_slice, get_range_slices, get_paged_slice, insert, batch_mutate, add (default: all)", func(v string) error {
+	fs.Func("shapes", "the comparison's shapes to run, comma-separated, by call name: get_slice, multiget_slice, get_range_slices, get_paged_slice, insert, batch_mutate, add, get_indexed_slices (default: all)", func(v string) error {
 		c.shapes = nil
 		for _, name := range strings.Split(v, ",") {
 			name = strings.TrimSpace(name)
@@ -156,6 +160,22 @@ type shape19 struct {
 	args19, args06 []string
 	// note says how the 0.6 call differs, when it does.
 	note string
+	// indexed shapes read the Indexed family: -n is its rows, -g the
+	// rows that hold one value of its indexed column.
+	indexed bool
+}
+
+// indexValues is how many values the Indexed family's indexed column
+// takes, each in as many rows: one value matches 1% of them.
+const indexValues = 100
+
+// args19For are thriftd-stress's arguments for s on the 19.x API over
+// rows loaded rows (or the Indexed family's indexRows).
+func (s shape19) args19For(rows, indexRows int) []string {
+	if !s.indexed {
+		return append([]string{"-n", strconv.Itoa(rows)}, s.args19...)
+	}
+	return append([]string{"-n", strconv.Itoa(indexRows), "-g", strconv.Itoa(max(1, indexRows/indexValues))}, s.args19...)
 }
 
 // shapes19 are the comparison's shapes, the reads first: the
@@ -191,6 +211,11 @@ func shapes19() []shape19 {
 		{name: "add (a random counter of the loaded rows' keys)",
 			args19: read("-o", "add", "-c", "1", "-cf", "Counters", "-r"),
 			note:   "each call adds 1 to the counter of a random row; 0.6 has no counters"},
+		// Secondary indexes: 0.6 has none.
+		{name: "get_indexed_slices (EQ on a KEYS index: the 1% of rows that match, 2 columns each)",
+			args19:  read("-o", "indexed", "-cf", "Indexed", "-index-values", strconv.Itoa(indexValues), "-slice", "2"),
+			note:    "every row whose indexed column holds one value (1 of 100, chosen at random) in one call, with 2 of its 6 columns; 0.6 has no secondary indexes",
+			indexed: true},
 	}
 }
 
@@ -282,8 +307,17 @@ func runCompare(o *options, tmp string) error {
 	if srv != nil {
 		fmt.Printf("- thriftd: %s with OrderPreservingPartitioner, LevelDB store, CommitLogSync periodic\n", o.config)
 	}
-	fmt.Printf("- data: %d rows of 100 columns of %d bytes in Standard1 (BytesType), loaded by 19.x batch_mutate; writes go to Standard2 (UTF8Type); each server warmed %v; each figure %v\n\n",
+	indexing := false
+	for _, s := range c.chosen() {
+		indexing = indexing || s.indexed
+	}
+	fmt.Printf("- data: %d rows of 100 columns of %d bytes in Standard1 (BytesType), loaded by 19.x batch_mutate; writes go to Standard2 (UTF8Type); each server warmed %v; each figure %v\n",
 		c.rows, o.valueSize, c.warm, duration)
+	if indexing {
+		fmt.Printf("- indexed: %d rows of 5 columns of %d bytes and column %q, KEYS-indexed, holding one of %d values (each in %d rows), in Indexed (BytesType), loaded by 19.x batch_mutate\n",
+			c.indexRows, o.valueSize, "idx", indexValues, c.indexRows/indexValues)
+	}
+	fmt.Println()
 
 	// Load and warm each server once (thriftd's two paths share a store).
 	loaded := map[*process]bool{}
@@ -304,12 +338,25 @@ func runCompare(o *options, tmp string) error {
 		if _, err := stress(o.stress, t.p, "-api", "19", "-keyspace", t.ks, "-o", "batch", "-c", "100", "-n", rows, "-t", "8", "-S", valueSize, "-now"); err != nil {
 			return err
 		}
+		if indexing {
+			// A run before may have left rows of another count.
+			if err := truncate19(t.p.addr, t.ks, "Indexed"); err != nil {
+				return fmt.Errorf("%s: %w", t.p.name, err)
+			}
+			if _, err := stress(o.stress, t.p, "-api", "19", "-keyspace", t.ks, "-o", "batch", "-c", "5", "-cf", "Indexed",
+				"-index-values", strconv.Itoa(indexValues), "-n", strconv.Itoa(c.indexRows), "-t", "8", "-S", valueSize, "-now"); err != nil {
+				return err
+			}
+		}
 		load := time.Since(t0)
 		t0 = time.Now()
 		if c.warm > 0 && t.col != colNoop {
 			for _, s := range shapes19() {
+				if s.indexed && !indexing {
+					continue // nothing loaded to read
+				}
 				w := c.warm / time.Duration(len(shapes19()))
-				a := append([]string{"-api", "19", "-keyspace", t.ks, "-n", rows, "-t", "8", "-S", valueSize, "-duration", w.String()}, s.args19...)
+				a := append([]string{"-api", "19", "-keyspace", t.ks, "-t", "8", "-S", valueSize, "-duration", w.String()}, s.args19For(c.rows, c.indexRows)...)
 				// A cold node may finish no call in a short warm-up,
 				// which is no failure; an error is.
 				if s, err := stress(o.stress, t.p, a...); err != nil && (s == nil || s.Errors > 0) {
@@ -317,7 +364,11 @@ func runCompare(o *options, tmp string) error {
 				}
 			}
 		}
-		fmt.Fprintf(os.Stderr, "%s: loaded %d rows of 100 columns in %v, warmed in %v\n", t.p.name, c.rows, load.Round(time.Millisecond), time.Since(t0).Round(time.Millisecond))
+		loaded := fmt.Sprintf("%d rows of 100 columns", c.rows)
+		if indexing {
+			loaded += fmt.Sprintf(" and %d indexed rows", c.indexRows)
+		}
+		fmt.Fprintf(os.Stderr, "%s: loaded %s in %v, warmed in %v\n", t.p.name, loaded, load.Round(time.Millisecond), time.Since(t0).Round(time.Millisecond))
 	}
 
 	var table []compareRow
@@ -329,14 +380,14 @@ func runCompare(o *options, tmp string) error {
 			// always weigh on the same neighbour.
 			for k := range targets {
 				t := targets[(k+len(table))%len(targets)]
-				shape := s.args19
+				shape := s.args19For(c.rows, c.indexRows)
 				if t.col == col06 {
-					shape = s.args06
-					if shape == nil {
+					if s.args06 == nil {
 						continue // a shape 0.6 cannot make
 					}
+					shape = append([]string{"-n", rows}, s.args06...)
 				}
-				a := append(append([]string{"-keyspace", t.ks, "-n", rows, "-t", strconv.Itoa(n), "-S", valueSize, "-duration", duration.String()}, t.args...), shape...)
+				a := append(append([]string{"-keyspace", t.ks, "-t", strconv.Itoa(n), "-S", valueSize, "-duration", duration.String()}, t.args...), shape...)
 				var stopProfile func() error
 				if c.profiles != "" && t.p == srv && srv.admin != "" {
 					name := fmt.Sprintf("%s-%s-%d.pprof", fileName(s.name), t.col, n)
@@ -512,7 +563,11 @@ func ensureSchema19(addr, ks string) error {
 	ctx := context.Background()
 	counters := cfDef19(ks, "Counters", "BytesType")
 	counters.DefaultValidationClass = thrift.StringPtr("CounterColumnType")
-	families := []*cassandra19.CfDef{cfDef19(ks, "Standard1", "BytesType"), cfDef19(ks, "Standard2", "UTF8Type"), counters}
+	indexed := cfDef19(ks, "Indexed", "BytesType")
+	indexType := cassandra19.IndexType_KEYS
+	indexed.ColumnMetadata = []*cassandra19.ColumnDef{{Name: []byte("idx"), ValidationClass: "BytesType",
+		IndexType: &indexType, IndexName: thrift.StringPtr("Indexed_idx")}}
+	families := []*cassandra19.CfDef{cfDef19(ks, "Standard1", "BytesType"), cfDef19(ks, "Standard2", "UTF8Type"), counters, indexed}
 	def, err := c.DescribeKeyspace(ctx, ks)
 	var nf *cassandra19.NotFoundException
 	if errors.As(err, &nf) {
@@ -540,6 +595,24 @@ func ensureSchema19(addr, ks string) error {
 				return fmt.Errorf("system_add_column_family %s.%s: %w", ks, f.Name, err)
 			}
 		}
+	}
+	return nil
+}
+
+// truncate19 empties column family cf of keyspace ks on the server at
+// addr.
+func truncate19(addr, ks, cf string) error {
+	c, t, err := dial19(addr)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	ctx := context.Background()
+	if err := c.SetKeyspace(ctx, ks); err != nil {
+		return err
+	}
+	if err := c.Truncate(ctx, cf); err != nil {
+		return fmt.Errorf("truncate %s.%s: %w", ks, cf, err)
 	}
 	return nil
 }

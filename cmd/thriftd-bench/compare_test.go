@@ -73,8 +73,8 @@ func TestChosenShapes(t *testing.T) {
 	if want := []string{"get_slice (10 of 100 columns)", "insert (1 column)"}; !slices.Equal(got, want) {
 		t.Fatalf("chose %v, want %v", got, want)
 	}
-	if n := len((&compareOptions{}).chosen()); n != 8 {
-		t.Fatalf("no -shapes chose %d shapes, want all 8", n)
+	if n := len((&compareOptions{}).chosen()); n != 9 {
+		t.Fatalf("no -shapes chose %d shapes, want all 9", n)
 	}
 	if err := flagSetWithCompare().Parse([]string{"-shapes", "get_slices"}); err == nil {
 		t.Fatal("an unknown shape was accepted")
@@ -86,4 +86,22 @@ func flagSetWithCompare() *flag.FlagSet {
 	fs.SetOutput(io.Discard)
 	(&compareOptions{}).register(fs)
 	return fs
+}
+
+// The index shape reads the Indexed family's rows, all the rows of one
+// value a call; the other shapes the loaded rows.
+func TestIndexedShapeArgs(t *testing.T) {
+	for _, s := range shapes19() {
+		got := strings.Join(s.args19For(2000, 100_000), " ")
+		switch {
+		case s.indexed && !strings.HasPrefix(got, "-n 100000 -g 1000 -o indexed -cf Indexed -index-values 100 "):
+			t.Fatalf("%s: args %q", s.name, got)
+		case !s.indexed && !strings.HasPrefix(got, "-n 2000 "):
+			t.Fatalf("%s: args %q", s.name, got)
+		}
+	}
+	c := compareOptions{shapes: []string{"get_indexed_slices"}}
+	if got := c.chosen(); len(got) != 1 || !got[0].indexed || got[0].args06 != nil {
+		t.Fatalf("-shapes get_indexed_slices chose %+v", got)
+	}
 }

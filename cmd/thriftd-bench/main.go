@@ -118,6 +118,7 @@ func main() {
 		// it runs on until one has succeeded.
 		stressExtra = []string{"-min-ops", "1"}
 		o.compare.rows, o.compare.warm = 200, min(o.compare.warm, 1200*time.Millisecond)
+		o.compare.indexRows = min(o.compare.indexRows, 2000)
 		o.loadColumns = min(o.loadColumns, 20_000)
 		o.transfer.columns = min(o.transfer.columns, 20_000)
 	}

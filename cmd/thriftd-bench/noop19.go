@@ -143,3 +143,8 @@ func serveNoop19(addr string, valueSize int) error {
 func (n *noop19) Add(context.Context, []byte, *cassandra19.ColumnParent, *cassandra19.CounterColumn, cassandra19.ConsistencyLevel) error {
 	return nil
 }
+
+// GetIndexedSlices answers the index shape's calls: clause.count rows.
+func (n *noop19) GetIndexedSlices(_ context.Context, _ *cassandra19.ColumnParent, clause *cassandra19.IndexClause, pred *cassandra19.SlicePredicate, _ cassandra19.ConsistencyLevel) ([]*cassandra19.KeySlice, error) {
+	return n.keySlices(int(max(clause.Count, 0)), predicateCount(pred)), nil
+}

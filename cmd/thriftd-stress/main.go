@@ -253,12 +253,17 @@ type options struct {
 	timeout      time.Duration
 	minOps       int
 	cpuProfile   string
+	// indexValues, when positive, gives every row -o batch writes an
+	// indexed column: indexColumn, one of indexValues values by key
+	// number, so that each value is held by 1/indexValues of the rows;
+	// -o indexed asks for the rows of one of them.
+	indexValues int
 	// api is the interface spoken: "0.6", or "19" (Cassandra 0.7-2.1's,
 	// framed, keyspace by set_keyspace).
 	api string
 }
 
-var operations = []string{"insert", "read", "rangeslice", "multiget", "batch", "mixed", "paged", "add"}
+var operations = []string{"insert", "read", "rangeslice", "multiget", "batch", "mixed", "paged", "add", "indexed"}
 
 func parseOptions(args []string) (*options, error) {
 	o := &options{}
@@ -296,6 +301,7 @@ func parseOptions(args []string) (*options, error) {
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "socket timeout")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write the load generator's own CPU profile to this file")
 	fs.IntVar(&o.minOps, "min-ops", 0, "with -duration, run on until this many calls have succeeded")
+	fs.IntVar(&o.indexValues, "index-values", 0, "with -api 19: -o batch also writes column \""+indexColumn+"\", one of this many values by key number (each value in 1/N of the rows); -o indexed is get_indexed_slices of -g rows of -slice columns where that column equals a random one of them (the family needs a KEYS index on it)")
 	fs.StringVar(&o.api, "api", "0.6", "interface: 0.6, or 19 (the 0.7-2.1 API of Cassandra 1.2: framed, set_keyspace; -o paged is get_paged_slice of -g columns; -o add adds 1 to counter -c's first name of a key chosen as reads choose theirs, in a counter family -cf)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -335,6 +341,12 @@ func parseOptions(args []string) (*options, error) {
 		return nil, errors.New("-o paged (get_paged_slice) needs -api 19")
 	case o.operation == "add" && o.api != "19":
 		return nil, errors.New("-o add (counters) needs -api 19")
+	case o.indexValues < 0:
+		return nil, errors.New("-index-values must not be negative")
+	case o.indexValues > 0 && o.api != "19":
+		return nil, errors.New("-index-values (secondary indexes) needs -api 19")
+	case o.operation == "indexed" && o.indexValues == 0:
+		return nil, errors.New("-o indexed (get_indexed_slices) needs -index-values")
 	}
 	known := false
 	for _, op := range operations {

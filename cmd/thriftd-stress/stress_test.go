@@ -111,3 +111,23 @@ func TestAPIOption(t *testing.T) {
 		}
 	}
 }
+
+// Secondary index operations are 19.x's and need the values' count.
+func TestIndexedOptions(t *testing.T) {
+	for _, args := range [][]string{
+		{"-o", "indexed", "-api", "19"},
+		{"-o", "indexed", "-index-values", "100"},
+		{"-o", "batch", "-index-values", "-1", "-api", "19"},
+	} {
+		if _, err := parseOptions(args); err == nil {
+			t.Fatalf("%v was accepted", args)
+		}
+	}
+	o, err := parseOptions([]string{"-o", "indexed", "-api", "19", "-index-values", "100", "-g", "10"})
+	if err != nil || o.indexValues != 100 {
+		t.Fatalf("options %+v, error %v", o, err)
+	}
+	if got := string(indexValue(142 % 100)); got != "v42" {
+		t.Fatalf("index value of key 142 = %q", got)
+	}
+}

@@ -58,6 +58,8 @@ func (w *worker) do19(ctx context.Context, op string) error {
 		return w.paged19(ctx)
 	case "add":
 		return w.add19(ctx)
+	case "indexed":
+		return w.indexed19(ctx)
 	}
 	return fmt.Errorf("unknown operation %q", op)
 }
@@ -106,8 +108,42 @@ func (w *worker) batch19(ctx context.Context) error {
 	for i, c := range cols {
 		ms[i] = &cassandra19.Mutation{ColumnOrSupercolumn: &cassandra19.ColumnOrSuperColumn{Column: c}}
 	}
-	m := map[string]map[string][]*cassandra19.Mutation{w.nextWriteKey(): {w.o.columnFamily: ms}}
+	key := w.nextWriteKey()
+	if w.o.indexValues > 0 {
+		n, _ := strconv.Atoi(key)
+		ts := w.timestamp()
+		ms = append(ms, &cassandra19.Mutation{ColumnOrSupercolumn: &cassandra19.ColumnOrSuperColumn{
+			Column: &cassandra19.Column{Name: []byte(indexColumn), Value: indexValue(n % w.o.indexValues), Timestamp: &ts}}})
+	}
+	m := map[string]map[string][]*cassandra19.Mutation{key: {w.o.columnFamily: ms}}
 	return w.c19.c.BatchMutate(ctx, m, w.c19.cl)
+}
+
+// indexColumn is the column -index-values writes and -o indexed asks for.
+const indexColumn = "idx"
+
+// indexValue is the value of indexColumn in the rows whose key number
+// is i modulo -index-values.
+func indexValue(i int) []byte {
+	return []byte("v" + strconv.Itoa(i))
+}
+
+// indexed19 is get_indexed_slices: the rows whose indexColumn equals one
+// of the -index-values values, chosen uniformly, up to -g of them from
+// the start of the ring, each with a slice of -slice columns.
+func (w *worker) indexed19(ctx context.Context) error {
+	v := indexValue(w.rng.IntN(w.o.indexValues))
+	clause := &cassandra19.IndexClause{
+		Expressions: []*cassandra19.IndexExpression{{ColumnName: []byte(indexColumn), Op: cassandra19.IndexOperator_EQ, Value: v}},
+		StartKey:    []byte{}, Count: int32(w.o.rangeCount)}
+	r, err := w.c19.c.GetIndexedSlices(ctx, w.parent19(), clause, w.predicate19(), w.c19.cl)
+	if err != nil {
+		return err
+	}
+	if len(r) == 0 {
+		return fmt.Errorf("no row has %s = %s", indexColumn, v)
+	}
+	return nil
 }
 
 func (w *worker) read19(ctx context.Context) error {

@@ -77,7 +77,10 @@ module Thriftd
 
     def start(timeout: 30)
       FileUtils.mkdir_p(@workdir)
-      args = [Thriftd.binary, "-config", @config, "-listen", "127.0.0.1:0", "-data", @data,
+      # No data directory when @extra names another store (-cassandra):
+      # thriftd refuses -data beside it.
+      data = @data ? ["-data", @data] : []
+      args = [Thriftd.binary, "-config", @config, "-listen", "127.0.0.1:0", *data,
               "-log-format", "json", "-admin", "127.0.0.1:0", "-api", "0.6", *@extra]
       stdin, stderr, @wait = Open3.popen2e(*args, chdir: @workdir)
       stdin.close

@@ -2,7 +2,9 @@
 # (clients/ruby/lib/cassandra_thrift19, Debian's ruby-thrift) used the way
 # the Ruby cassandra gem's 1.x releases use them, against one thriftd for
 # the whole run serving the 19.x API (the stock 0.6 configuration:
-# RandomPartitioner, Keyspace1). THRIFTD19_TARGET=host:port runs the suite
+# RandomPartitioner, Keyspace1), on LevelDB or, with
+# THRIFTD_TEST_BACKEND=cassandra, on the Cassandra node
+# $THRIFTD_CASSANDRA_RANDOM. THRIFTD19_TARGET=host:port runs the suite
 # against another 19.x server instead, such as the real Cassandra 1.2.19 of
 # test/cassandra/reference, on a keyspace of Keyspace1's shape the suite
 # creates there.
@@ -14,6 +16,15 @@ require "cassandra_thrift19/cassandra"
 module Thriftd19
   C = CassandraThrift19
   ONE = C::ConsistencyLevel::ONE
+
+  # The store of the suite's own thriftd: leveldb, or cassandra
+  # (THRIFTD_TEST_BACKEND=cassandra, as test/suites/cassandra.sh runs it).
+  def self.backend
+    b = ENV["THRIFTD_TEST_BACKEND"].to_s
+    b = "leveldb" if b.empty?
+    raise "THRIFTD_TEST_BACKEND=#{b}: want leveldb or cassandra" unless %w[leveldb cassandra].include?(b)
+    b
+  end
 
   def self.target
     t = ENV["THRIFTD19_TARGET"].to_s
@@ -58,14 +69,28 @@ module Thriftd19
         [host, Integer(port), ks]
       else
         dir = Dir.mktmpdir("thriftd-rb19")
-        node = Thriftd::Node.new(DEFAULT_CONF, data: File.join(dir, "data"), workdir: File.join(dir, "work"),
-                                               extra: ["-api", "auto"])
+        data = File.join(dir, "data")
+        store = []
+        if backend == "cassandra"
+          # The stock configuration is RandomPartitioner's: the "random"
+          # node of test/cassandra/cluster, under a prefix of this run's.
+          points = ENV["THRIFTD_CASSANDRA_RANDOM"].to_s
+          raise "THRIFTD_TEST_BACKEND=cassandra needs THRIFTD_CASSANDRA_RANDOM (test/cassandra/cluster start random)" if points.empty?
+          store = ["-cassandra", points, "-cassandra-prefix", "t#{SecureRandom.hex(5)}_"]
+          data = nil
+        end
+        node = Thriftd::Node.new(DEFAULT_CONF, data: data, workdir: File.join(dir, "work"),
+                                               extra: ["-api", "auto", *store])
         node.start
         # Minitest runs the tests in its own at_exit handler, registered
         # before this one and so run after it: stop thriftd from the
         # after-run hook instead.
         Minitest.after_run do
           node.stop
+          unless store.empty? || ENV["THRIFTD_CASSANDRA_KEEP_KEYSPACES"] == "1"
+            system(Thriftd.binary, "-config", DEFAULT_CONF, *store, "-cassandra-drop", out: File::NULL, err: File::NULL) ||
+              warn("dropping the keyspaces of #{store.last} failed")
+          end
           FileUtils.rm_rf(dir)
         end
         [node.host, node.port, "Keyspace1"]

@@ -5,6 +5,8 @@
 # The gem itself is not used: it is not packaged by Debian, and RubyGems is
 # not among the registries the tests may reach. Uses Debian's ruby with
 # ruby-thrift; thriftd is $THRIFTD_BIN, else built here.
+# THRIFTD_TEST_BACKEND=cassandra runs it on the Cassandra store (the node
+# $THRIFTD_CASSANDRA_RANDOM; test/suites/cassandra.sh does);
 # THRIFTD19_TARGET=host:port runs it against another 19.x server instead,
 # such as the real Cassandra 1.2.19 of test/cassandra/reference.
 set -euo pipefail

@@ -5,6 +5,7 @@ import static thriftd.javatest.Checks.fails;
 import static thriftd.javatest.Checks.isTrue;
 
 import java.math.BigInteger;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.ArrayList;
@@ -18,8 +19,10 @@ import java.util.Set;
 import java.util.UUID;
 
 import me.prettyprint.cassandra.model.BasicColumnDefinition;
+import me.prettyprint.cassandra.model.IndexedSlicesQuery;
 import me.prettyprint.cassandra.serializers.AsciiSerializer;
 import me.prettyprint.cassandra.serializers.BigIntegerSerializer;
+import me.prettyprint.cassandra.serializers.ByteBufferSerializer;
 import me.prettyprint.cassandra.serializers.CompositeSerializer;
 import me.prettyprint.cassandra.serializers.IntegerSerializer;
 import me.prettyprint.cassandra.serializers.LongSerializer;
@@ -43,6 +46,7 @@ import me.prettyprint.hector.api.beans.Row;
 import me.prettyprint.hector.api.beans.Rows;
 import me.prettyprint.hector.api.beans.SuperSlice;
 import me.prettyprint.hector.api.ddl.ColumnDefinition;
+import me.prettyprint.hector.api.ddl.ColumnIndexType;
 import me.prettyprint.hector.api.ddl.ColumnFamilyDefinition;
 import me.prettyprint.hector.api.ddl.ColumnType;
 import me.prettyprint.hector.api.ddl.ComparatorType;
@@ -55,8 +59,10 @@ import thriftd.javatest.Checks;
 /**
  * Hector 1.1-4 driving a 19.x server as an application does: the pool,
  * the schema API (waiting for schema agreement), mutators, every kind of
- * query, deletions, TTLs, composites, super columns and the typed
- * comparators, then dropping what it made. Needs a RandomPartitioner
+ * query, deletions, TTLs, composites, super columns, the typed
+ * comparators, KEYS secondary indexes (IndexedSlicesQuery, range queries
+ * with index expressions, an index added to a family holding rows) and
+ * counters, then dropping what it made. Needs a RandomPartitioner
  * server; its keyspace is HectorTest (dropped first if a run left it).
  */
 public final class HectorProgram {
@@ -541,6 +547,125 @@ public final class HectorProgram {
                     .setName("age").execute().get().getValue(), "data kept across the update");
         });
 
+        c.check("secondary indexes: a KEYS index at creation, IndexedSlicesQuery with EQ, GT and LT", () -> {
+            ColumnFamilyDefinition users = HFactory.createColumnFamilyDefinition(KS, "Users", ComparatorType.UTF8TYPE,
+                    Arrays.asList(indexed("state", "users_state"), column("age", ComparatorType.LONGTYPE)));
+            cluster.addColumnFamily(users, true);
+            ColumnDefinition state = columnDef("Users", "state");
+            eq(ColumnIndexType.KEYS, state.getIndexType(), "state's index type as described");
+            eq("users_state", state.getIndexName(), "state's index name as described");
+            loadUsers("Users");
+
+            List<String> ny = keysOf(usersQuery("Users").addEqualsExpression("state", s("NY")).execute().get());
+            eq(users(1, 4, 7, 10, 13, 16, 19, 22, 25, 28), sorted(ny), "the users of NY");
+            // In the partitioner's order: the order of a range scan.
+            List<String> scan = keysOf(HFactory.createRangeSlicesQuery(ks, SS, SS, ByteBufferSerializer.get())
+                    .setColumnFamily("Users").setKeys("", "").setRange(null, null, false, 10).setRowCount(100).execute().get());
+            scan.retainAll(ny);
+            eq(scan, ny, "the users of NY in ring order");
+            eq(users(13, 16, 19, 22), sorted(keysOf(usersQuery("Users").addEqualsExpression("state", s("NY"))
+                    .addGtExpression("age", l(10)).addLtExpression("age", l(25)).execute().get())), "NY, 10 < age < 25");
+            eq(users(20, 23, 26), sorted(keysOf(usersQuery("Users").addEqualsExpression("state", s("TX"))
+                    .addGteExpression("age", l(20)).addLteExpression("age", l(26)).execute().get())), "TX, 20 <= age <= 26");
+            eq(List.of(), keysOf(usersQuery("Users").addEqualsExpression("state", s("WA")).execute().get()), "no user of WA");
+            // A small slice of each matching row.
+            Map<String, String> names = new HashMap<>();
+            for (Row<String, String, ByteBuffer> r : usersQuery("Users").setColumnNames("name")
+                    .addEqualsExpression("state", s("CA")).addLtExpression("age", l(7)).execute().get()) {
+                eq(1, r.getColumnSlice().getColumns().size(), "columns of " + r.getKey());
+                names.put(r.getKey(), SS.fromByteBuffer(r.getColumnSlice().getColumnByName("name").getValue()));
+            }
+            eq(Map.of("u00", "user 0", "u03", "user 3", "u06", "user 6"), names, "the names of CA under 7");
+            fails("a clause without EQ on an indexed column", "No indexed columns present in index clause with operator EQ",
+                    () -> usersQuery("Users").addGtExpression("age", l(1)).execute());
+        });
+
+        c.check("secondary indexes: start key paging, row count, get_range_slices with a row filter", () -> {
+            List<String> ca = keysOf(usersQuery("Users").addEqualsExpression("state", s("CA")).execute().get());
+            eq(users(0, 3, 6, 9, 12, 15, 18, 21, 24, 27), sorted(ca), "the users of CA");
+            eq(ca.subList(0, 4), keysOf(usersQuery("Users").addEqualsExpression("state", s("CA")).setRowCount(4)
+                    .execute().get()), "the first 4 of CA");
+            // Pages from the last key seen, which comes back first.
+            List<String> seen = new ArrayList<>();
+            String start = "";
+            for (int pages = 0; pages < 20; pages++) {
+                List<String> page = keysOf(usersQuery("Users").addEqualsExpression("state", s("CA")).setStartKey(start)
+                        .setRowCount(4).execute().get());
+                if (!seen.isEmpty()) {
+                    eq(seen.get(seen.size() - 1), page.get(0), "a page's first key");
+                    page = page.subList(1, page.size());
+                }
+                seen.addAll(page);
+                if (page.size() < 3) {
+                    break;
+                }
+                start = seen.get(seen.size() - 1);
+            }
+            eq(ca, seen, "CA paged by 4");
+            List<String> filtered = keysOf(HFactory.createRangeSlicesQuery(ks, SS, SS, ByteBufferSerializer.get())
+                    .setColumnFamily("Users").setKeys("", "").setRange(null, null, false, 10).setRowCount(100)
+                    .addEqualsExpression("state", s("TX")).addGtExpression("age", l(15)).execute().get());
+            eq(users(17, 20, 23, 26, 29), sorted(filtered), "a range of TX, age > 15");
+            eq(keysOf(usersQuery("Users").addEqualsExpression("state", s("TX")).addGtExpression("age", l(15)).execute().get()),
+                    filtered, "the range and the index query in the same order");
+        });
+
+        c.check("secondary indexes: updates and deletions are seen by the next query", () -> {
+            Mutator<String> m = HFactory.createMutator(ks, SS);
+            m.addInsertion("u01", "Users", HFactory.createStringColumn("state", "CA"));
+            m.addDeletion("u04", "Users", "state", SS);
+            m.addDeletion("u07", "Users");
+            m.addInsertion("u30", "Users", HFactory.createStringColumn("state", "NY"));
+            m.addInsertion("u10", "Users", HFactory.createColumn("age", 99L, SS, LS));
+            m.execute();
+            eq(users(10, 13, 16, 19, 22, 25, 28, 30), sorted(keysOf(usersQuery("Users")
+                    .addEqualsExpression("state", s("NY")).execute().get())), "the users of NY after the changes");
+            eq(users(10, 28), sorted(keysOf(usersQuery("Users").addEqualsExpression("state", s("NY"))
+                    .addGtExpression("age", l(25)).execute().get())), "NY, age > 25 after u10's age changed");
+            isTrue(keysOf(usersQuery("Users").addEqualsExpression("state", s("CA")).execute().get()).contains("u01"),
+                    "u01 is not found in CA");
+        });
+
+        c.check("secondary indexes: an index added with updateColumnFamily to a family holding rows", () -> {
+            cluster.addColumnFamily(HFactory.createColumnFamilyDefinition(KS, "Accounts", ComparatorType.UTF8TYPE,
+                    Arrays.asList(column("age", ComparatorType.LONGTYPE))), true);
+            loadUsers("Accounts");
+            fails("an index query before the index", "No indexed columns present in index clause with operator EQ",
+                    () -> usersQuery("Accounts").addEqualsExpression("state", s("NY")).execute());
+            ColumnFamilyDefinition current = null;
+            for (ColumnFamilyDefinition cf : cluster.describeKeyspace(KS).getCfDefs()) {
+                if (cf.getName().equals("Accounts")) {
+                    current = cf;
+                }
+            }
+            ThriftCfDef updated = new ThriftCfDef(current);
+            // Hector sends the index type only with an index name. A name
+            // of this run's: 1.2.19 remembers an index it built by
+            // keyspace and name past a drop of the keyspace, and would not
+            // build the index of a later run over the rows it holds.
+            String name = "accounts_state_" + UUID.randomUUID().toString().substring(0, 8);
+            updated.addColumnDefinition(indexed("state", name));
+            cluster.updateColumnFamily(updated, true);
+            ColumnDefinition state = columnDef("Accounts", "state");
+            eq(ColumnIndexType.KEYS, state.getIndexType(), "the added index's type as described");
+            eq(name, state.getIndexName(), "the added index's name as described");
+            // The rows written before are found once the server has built
+            // the index, which it may do in the background.
+            List<String> want = users(1, 4, 7, 10, 13, 16, 19, 22, 25, 28);
+            long deadline = System.currentTimeMillis() + 30000;
+            while (!want.equals(sorted(keysOf(usersQuery("Accounts").addEqualsExpression("state", s("NY")).execute().get())))
+                    && System.currentTimeMillis() < deadline) {
+                Checks.sleep(200);
+            }
+            eq(want, sorted(keysOf(usersQuery("Accounts").addEqualsExpression("state", s("NY")).execute().get())),
+                    "the rows written before the index");
+            HFactory.createMutator(ks, SS).insert("u02", "Accounts", HFactory.createStringColumn("state", "NY"));
+            List<String> more = new ArrayList<>(want);
+            more.add("u02");
+            eq(sorted(more), sorted(keysOf(usersQuery("Accounts").addEqualsExpression("state", s("NY")).execute().get())),
+                    "a row written after the index");
+        });
+
         c.check("counters: incrementCounter, CounterQuery, counter slices, deleteCounter", () -> {
             ColumnFamilyDefinition counters = HFactory.createColumnFamilyDefinition(KS, "Counters", ComparatorType.UTF8TYPE);
             counters.setDefaultValidationClass(ComparatorType.COUNTERTYPE.getClassName());
@@ -622,6 +747,79 @@ public final class HectorProgram {
     }
 
     // ---- helpers -------------------------------------------------------
+
+    static final String[] STATES = {"CA", "NY", "TX"};
+
+    /** A UTF8Type column with a KEYS index. */
+    static ColumnDefinition indexed(String name, String indexName) {
+        BasicColumnDefinition d = new BasicColumnDefinition();
+        d.setName(SS.toByteBuffer(name));
+        d.setValidationClass(ComparatorType.UTF8TYPE.getClassName());
+        d.setIndexType(ColumnIndexType.KEYS);
+        d.setIndexName(indexName);
+        return d;
+    }
+
+    ColumnDefinition columnDef(String cf, String name) {
+        for (ColumnFamilyDefinition d : cluster.describeKeyspace(KS).getCfDefs()) {
+            if (d.getName().equals(cf)) {
+                for (ColumnDefinition cd : d.getColumnMetadata()) {
+                    if (SS.fromByteBuffer(cd.getName().duplicate()).equals(name)) {
+                        return cd;
+                    }
+                }
+            }
+        }
+        throw new AssertionError(cf + " describes no column " + name);
+    }
+
+    /** 30 users u00..u29: state STATES[i % 3], age i (LongType), name. */
+    void loadUsers(String cf) {
+        Mutator<String> m = HFactory.createMutator(ks, SS);
+        for (int i = 0; i < 30; i++) {
+            String k = String.format("u%02d", i);
+            m.addInsertion(k, cf, HFactory.createStringColumn("state", STATES[i % 3]));
+            m.addInsertion(k, cf, HFactory.createColumn("age", (long) i, SS, LS));
+            m.addInsertion(k, cf, HFactory.createStringColumn("name", "user " + i));
+        }
+        m.execute();
+    }
+
+    /** An index query of cf; its expressions' values are raw bytes (s, l), as the columns' types differ. */
+    IndexedSlicesQuery<String, String, ByteBuffer> usersQuery(String cf) {
+        return HFactory.createIndexedSlicesQuery(ks, SS, SS, ByteBufferSerializer.get()).setColumnFamily(cf)
+                .setRange(null, null, false, 10).setRowCount(100);
+    }
+
+    static ByteBuffer s(String v) {
+        return SS.toByteBuffer(v);
+    }
+
+    static ByteBuffer l(long v) {
+        return LS.toByteBuffer(v);
+    }
+
+    static List<String> users(int... ages) {
+        List<String> out = new ArrayList<>();
+        for (int a : ages) {
+            out.add(String.format("u%02d", a));
+        }
+        return sorted(out);
+    }
+
+    static List<String> sorted(List<String> in) {
+        List<String> out = new ArrayList<>(in);
+        Collections.sort(out);
+        return out;
+    }
+
+    static <V> List<String> keysOf(OrderedRows<String, String, V> rows) {
+        List<String> out = new ArrayList<>();
+        for (Row<String, String, V> r : rows) {
+            out.add(r.getKey());
+        }
+        return out;
+    }
 
     static ColumnDefinition column(String name, ComparatorType type) {
         BasicColumnDefinition d = new BasicColumnDefinition();
