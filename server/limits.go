@@ -172,11 +172,28 @@ func (p *checkedProtocol) Skip(ctx context.Context, t thrift.TType) error {
 // transport, which keeps its own.
 
 func (p *checkedProtocol) ReadFieldBegin(ctx context.Context) (string, thrift.TType, int16, error) {
-	name, t, id, err := p.TProtocol.ReadFieldBegin(ctx)
+	name, t, id, err := p.readFieldBegin(ctx)
 	if n := len(p.open); err == nil && t == thrift.STOP && n > 0 {
 		p.open[n-1].stopped = true
 	}
 	return name, t, id, p.note(err)
+}
+
+// readFieldBegin reads a binary-protocol field header (its type, then the
+// id unless the type is STOP) straight from the bytes already buffered, as
+// the library would read it; a decoder reads several headers per column.
+func (p *checkedProtocol) readFieldBegin(ctx context.Context) (string, thrift.TType, int16, error) {
+	if !p.compact {
+		if b, ok := p.t.buffered(3); ok {
+			if t := thrift.TType(b[0]); t == thrift.STOP {
+				p.t.consume(1)
+				return "", t, 0, nil
+			}
+			p.t.consume(3)
+			return "", thrift.TType(b[0]), int16(binary.BigEndian.Uint16(b[1:])), nil
+		}
+	}
+	return p.TProtocol.ReadFieldBegin(ctx)
 }
 
 func (p *checkedProtocol) ReadString(ctx context.Context) (string, error) {

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"reflect"
 	"testing"
 
 	"github.com/apache/thrift/lib/go/thrift"
+
+	"github.com/thriftd/thriftd/gen-go/cassandra"
 )
 
 // binariesArgs is an argument struct of binaries, fields 1, 2, ... in order.
@@ -95,6 +98,53 @@ func TestAppendBinaryReadsAsReadBinary(t *testing.T) {
 					t.Fatalf("read %d of %d binaries", len(got), len(args))
 				}
 			})
+		}
+	}
+}
+
+// TestBufferedReadsDecodeAsLibrary decodes calls, whole and cut short,
+// through a connection's input protocol, whose field headers and numbers
+// are read from the buffer when they have arrived, and through the
+// library's binary protocol alone, and checks the two agree.
+func TestBufferedReadsDecodeAsLibrary(t *testing.T) {
+	ctx := context.Background()
+	var muts []*cassandra.Mutation
+	for c := range 50 {
+		muts = append(muts, &cassandra.Mutation{ColumnOrSupercolumn: &cassandra.ColumnOrSuperColumn{
+			Column: &cassandra.Column{Name: []byte(fmt.Sprint("c", c)), Value: bytes.Repeat([]byte{'v'}, c), Timestamp: int64(c) << 40}}})
+	}
+	muts = append(muts, &cassandra.Mutation{Deletion: &cassandra.Deletion{Timestamp: -7, Predicate: &cassandra.SlicePredicate{
+		SliceRange: &cassandra.SliceRange{Start: []byte{}, Finish: []byte{}, Count: -3}}}})
+	args := &cassandra.CassandraBatchMutateArgs{Keyspace: "Keyspace1", ConsistencyLevel: cassandra.ConsistencyLevel_ALL,
+		MutationMap: map[string]map[string][]*cassandra.Mutation{"row": {"Standard1": muts}}}
+	msg := encodeCall(t, clientKinds[0], "batch_mutate", 1, args)
+	for cut := len(msg); cut > len(msg)-300; cut-- {
+		var want cassandra.CassandraBatchMutateArgs
+		lib := thrift.NewTBinaryProtocolConf(thrift.NewStreamTransportR(bytes.NewReader(msg[:cut])), nil)
+		if _, _, _, err := lib.ReadMessageBegin(ctx); err != nil {
+			t.Fatal(err)
+		}
+		werr := want.Read(ctx, lib)
+
+		conn := &readerConn{r: bytes.NewReader(msg[:cut])}
+		tr := newTransport(conn, 16<<20)
+		in := &checkedProtocol{TProtocol: thrift.NewTBinaryProtocolConf(tr, nil), t: tr, maxMessage: 16 << 20}
+		if err := tr.startRequest(); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, _, err := in.ReadMessageBegin(ctx); err != nil {
+			t.Fatal(err)
+		}
+		var got cassandra.CassandraBatchMutateArgs
+		gerr := got.Read(ctx, in)
+		if (werr == nil) != (gerr == nil) {
+			t.Fatalf("%d of %d bytes: error %v, the library's %v", cut, len(msg), gerr, werr)
+		}
+		if werr == nil && !reflect.DeepEqual(got, want) {
+			t.Fatalf("%d of %d bytes: decoded differently from the library", cut, len(msg))
+		}
+		if cut == len(msg) && werr != nil {
+			t.Fatal(werr)
 		}
 	}
 }
