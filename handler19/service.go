@@ -194,9 +194,14 @@ func (s *Service) typ(c comparator.Comparator) comparator.Comparator {
 }
 
 // Processor returns the Thrift processor of one client connection: the
-// generated one, over a fresh Connection, each method counted and timed.
+// generated one, over a fresh Connection, with batch_mutate's and
+// atomic_batch_mutate's arguments decoded by hand (decode.go), each method
+// counted and timed.
 func (s *Service) Processor() thrift.TProcessor {
-	p := cassandra19.NewCassandraProcessor(s.Connection())
+	h := s.Connection()
+	p := cassandra19.NewCassandraProcessor(h)
+	p.AddToProcessorMap("batch_mutate", &mutateFunction{name: "batch_mutate", call: h.BatchMutate, result: batchMutateResult})
+	p.AddToProcessorMap("atomic_batch_mutate", &mutateFunction{name: "atomic_batch_mutate", call: h.AtomicBatchMutate, result: atomicBatchMutateResult})
 	for name, fn := range p.ProcessorMap() {
 		p.AddToProcessorMap(name, s.metrics.Wrap(name, fn))
 	}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/binary"
 
 	"github.com/apache/thrift/lib/go/thrift"
 )
@@ -87,13 +88,27 @@ func (p *checkedProtocol) ReadI16(ctx context.Context) (int16, error) {
 	return p.TProtocol.ReadI16(ctx)
 }
 
+// ReadI32 and ReadI64 read a binary-protocol number straight from the
+// bytes already buffered when they have arrived, as the library would.
 func (p *checkedProtocol) ReadI32(ctx context.Context) (int32, error) {
 	p.began()
+	if !p.compact {
+		if b, ok := p.t.buffered(4); ok {
+			p.t.consume(4)
+			return int32(binary.BigEndian.Uint32(b)), nil
+		}
+	}
 	return p.TProtocol.ReadI32(ctx)
 }
 
 func (p *checkedProtocol) ReadI64(ctx context.Context) (int64, error) {
 	p.began()
+	if !p.compact {
+		if b, ok := p.t.buffered(8); ok {
+			p.t.consume(8)
+			return int64(binary.BigEndian.Uint64(b)), nil
+		}
+	}
 	return p.TProtocol.ReadI64(ctx)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"io"
+	"slices"
 
 	"github.com/apache/thrift/lib/go/thrift"
 )
@@ -171,11 +172,28 @@ func (p *checkedProtocol) Skip(ctx context.Context, t thrift.TType) error {
 // transport, which keeps its own.
 
 func (p *checkedProtocol) ReadFieldBegin(ctx context.Context) (string, thrift.TType, int16, error) {
-	name, t, id, err := p.TProtocol.ReadFieldBegin(ctx)
+	name, t, id, err := p.readFieldBegin(ctx)
 	if n := len(p.open); err == nil && t == thrift.STOP && n > 0 {
 		p.open[n-1].stopped = true
 	}
 	return name, t, id, p.note(err)
+}
+
+// readFieldBegin reads a binary-protocol field header (its type, then the
+// id unless the type is STOP) straight from the bytes already buffered, as
+// the library would read it; a decoder reads several headers per column.
+func (p *checkedProtocol) readFieldBegin(ctx context.Context) (string, thrift.TType, int16, error) {
+	if !p.compact {
+		if b, ok := p.t.buffered(3); ok {
+			if t := thrift.TType(b[0]); t == thrift.STOP {
+				p.t.consume(1)
+				return "", t, 0, nil
+			}
+			p.t.consume(3)
+			return "", thrift.TType(b[0]), int16(binary.BigEndian.Uint16(b[1:])), nil
+		}
+	}
+	return p.TProtocol.ReadFieldBegin(ctx)
 }
 
 func (p *checkedProtocol) ReadString(ctx context.Context) (string, error) {
@@ -209,25 +227,56 @@ const smallBody = 4096
 // compact protocol, or a large body still in flight); the length has then
 // not been consumed.
 func (p *checkedProtocol) readBody(ctx context.Context) (b []byte, ok bool, err error) {
-	if p.compact {
-		return nil, false, nil
-	}
-	head, err := p.t.peek(4)
-	if err != nil {
-		return nil, false, nil
-	}
-	n := int64(int32(binary.BigEndian.Uint32(head)))
-	if n < 0 || n > p.t.remaining-4 || (n > smallBody && int(n) > p.t.br.Buffered()-4) {
-		return nil, false, nil // the library reports bad lengths; big bodies grow as they arrive
-	}
-	if _, err := p.TProtocol.ReadI32(ctx); err != nil {
-		return nil, true, p.note(err)
+	n, ok, err := p.bodyLength(ctx)
+	if !ok || err != nil {
+		return nil, ok, err
 	}
 	b = make([]byte, n)
 	if _, err := io.ReadFull(p.t, b); err != nil {
 		return nil, true, p.note(thrift.NewTProtocolException(err))
 	}
 	return b, true, nil
+}
+
+// bodyLength reads the length of a binary-protocol string or binary whose
+// body readBody may read itself; ok and err are readBody's.
+func (p *checkedProtocol) bodyLength(ctx context.Context) (n int, ok bool, err error) {
+	if p.compact {
+		return 0, false, nil
+	}
+	head, err := p.t.peek(4)
+	if err != nil {
+		return 0, false, nil
+	}
+	l := int64(int32(binary.BigEndian.Uint32(head)))
+	if l < 0 || l > p.t.remaining-4 || (l > smallBody && int(l) > p.t.br.Buffered()-4) {
+		return 0, false, nil // the library reports bad lengths; big bodies grow as they arrive
+	}
+	if _, err := p.TProtocol.ReadI32(ctx); err != nil {
+		return 0, true, p.note(err)
+	}
+	return int(l), true, nil
+}
+
+// AppendBinary reads a binary as ReadBinary does and appends its bytes to
+// dst, returning the extended slice (a new array when dst's capacity is
+// short, as append's). A decoder that reads many small binaries into
+// shared chunks this way allocates once per chunk, not once per binary.
+func (p *checkedProtocol) AppendBinary(ctx context.Context, dst []byte) ([]byte, error) {
+	p.began()
+	if n, ok, err := p.bodyLength(ctx); !ok {
+		v, err := p.TProtocol.ReadBinary(ctx)
+		return append(dst, v...), p.note(err)
+	} else if err != nil {
+		return dst, err
+	} else {
+		dst = slices.Grow(dst, n)
+		b := dst[len(dst) : len(dst)+n]
+		if _, err := io.ReadFull(p.t, b); err != nil {
+			return dst, p.note(thrift.NewTProtocolException(err))
+		}
+		return dst[:len(dst)+n], nil
+	}
 }
 
 // Request is implemented by the input protocol that a processor function

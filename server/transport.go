@@ -182,6 +182,22 @@ func (t *transport) noteRead(err error) error {
 	return err
 }
 
+// buffered returns the next n bytes of the current message if they have
+// arrived, without consuming them or waiting; ok is false otherwise. The
+// slice is valid until the next read.
+func (t *transport) buffered(n int) (b []byte, ok bool) {
+	if int64(n) > t.remaining || t.br.Buffered() < n {
+		return nil, false
+	}
+	return t.br.buf[t.br.r : t.br.r+n], true
+}
+
+// consume moves past n bytes that buffered returned.
+func (t *transport) consume(n int) {
+	t.br.r += n
+	t.remaining -= int64(n)
+}
+
 func (t *transport) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil

@@ -7,6 +7,7 @@ import (
 	"hash/maphash"
 	"math"
 	"sort"
+	"unsafe"
 
 	"github.com/syndtr/goleveldb/leveldb"
 	"github.com/syndtr/goleveldb/leveldb/util"
@@ -45,7 +46,7 @@ func (st *Store) Apply(ctx context.Context, keyspace string, rows []engine.RowMu
 		return err
 	}
 	w := &writer{st: st, batch: leveldb.MakeBatch(size), baseSlot: -1,
-		now: uint32(st.opts.Now().Unix())}
+		now: uint32(st.opts.Now().Unix()), size: size}
 	if count > 1 {
 		// A single mutation has nothing later in its call to reconcile
 		// with, so it stages nothing.
@@ -120,6 +121,10 @@ type writer struct {
 	baseSlot   int
 	baseNewest int64
 	slotBase   int64 // the base of slot
+	// buf is the chunk keys and cells are encoded into (room, keep);
+	// size bounds what the call's keys and cells take.
+	buf  []byte
+	size int
 }
 
 func (w *writer) get(key []byte) ([]byte, bool, error) {
@@ -198,10 +203,12 @@ func (w *writer) stored(key []byte, stored [][]byte, i int) ([]byte, bool, error
 // absent is what prefetch read where nothing is stored.
 var absent = []byte{}
 
-// put stages value, a version with timestamp ts, at key.
+// put stages value, a version with timestamp ts, at key. Neither may be
+// modified afterwards: the staging map keeps them, key's bytes as its
+// string, without a copy.
 func (w *writer) put(key, value []byte, ts int64) {
 	if w.staged != nil {
-		w.staged[string(key)] = value
+		w.staged[unsafe.String(unsafe.SliceData(key), len(key))] = value
 	}
 	w.batch.Put(key, value)
 	if n := &w.st.newest[w.slot]; ts > *n {
@@ -410,7 +417,7 @@ func (w *writer) family(f *family, key string, muts []engine.Mutation) error {
 			next.ttl, next.expiresAt = m.TTL, expiry(w.now, m.TTL)
 		}
 		if w.blind(key, m.Timestamp) {
-			w.put(key, appendCell(nil, next), next.ts)
+			w.put(key, w.cell(next), next.ts)
 			if m.Delete {
 				w.notePurge(row)
 			} else if next.expiresAt != 0 {
@@ -431,7 +438,7 @@ func (w *writer) family(f *family, key string, muts []engine.Mutation) error {
 				continue
 			}
 		}
-		w.put(key, appendCell(nil, next), next.ts)
+		w.put(key, w.cell(next), next.ts)
 		if m.Delete {
 			w.notePurge(row)
 		} else if next.expiresAt != 0 {
@@ -447,5 +454,37 @@ func (w *writer) columnKey(f *family, names []byte, m engine.Mutation) []byte {
 		sc := f.def.Comparator.Encode(append([]byte(nil), names...), m.SuperColumn)
 		return f.def.SubComparator.Encode(join(sc, markNames), m.Name)
 	}
-	return f.def.Comparator.Encode(append([]byte(nil), names...), m.Name)
+	b, n := w.room(len(names) + len(m.Name) + 8)
+	return w.keep(f.def.Comparator.Encode(append(b, names...), m.Name), n)
+}
+
+// cell encodes c into the writer's chunk.
+func (w *writer) cell(c cell) []byte {
+	b, n := w.room(17 + len(c.value))
+	return w.keep(appendCell(b, c), n)
+}
+
+// writeChunk is the size of the chunks a writer encodes keys and cells
+// into: a 100-column row takes one or two rather than 200 allocations.
+const writeChunk = 8 << 10
+
+// room returns the writer's chunk, with at least n bytes free when it can
+// (an encoding may outgrow the estimate: append then moves it), and the
+// length where the next encoding starts.
+func (w *writer) room(n int) ([]byte, int) {
+	if cap(w.buf)-len(w.buf) < n {
+		// The first chunk is sized by the call, so that a one-column
+		// insert does not pay for 8 KiB.
+		w.buf = make([]byte, 0, max(min(writeChunk, w.size), n))
+		w.size = writeChunk
+	}
+	return w.buf, len(w.buf)
+}
+
+// keep makes b, the chunk extended by an encoding from n, the writer's
+// chunk and returns the encoding, capped so that appending to it cannot
+// reach the next one. Encodings handed out are never written again.
+func (w *writer) keep(b []byte, n int) []byte {
+	w.buf = b
+	return b[n:len(b):len(b)]
 }
