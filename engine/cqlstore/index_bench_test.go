@@ -3,6 +3,7 @@ package cqlstore
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -215,4 +216,124 @@ func BenchmarkIndexDesigns(b *testing.B) {
 			return batch.Exec()
 		})
 	})
+}
+
+// BenchmarkIndexSAI compares, on a Murmur3 node, a storage-attached index
+// with the legacy secondary index the store creates, on tables of the 19.x
+// layout whose value column is text (a storage-attached index refuses
+// blob, the type of most families' values), holding indexRows rows of
+// which 1% hold the queried value; and reports whether each index accepts
+// a value of 9,000 bytes (storage-attached indexes refuse terms over
+// sai_string_term_size_fail_threshold, 8 KiB by default).
+//
+//	go test -run '^$' -bench IndexSAI -benchtime 20x ./engine/cqlstore
+func BenchmarkIndexSAI(b *testing.B) {
+	const indexRows = 20000
+	s := storetest.TestSchema(b, "Murmur3Partitioner")
+	c := cluster(b, s)
+	sess, err := c.Connect()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer sess.Close()
+	prefix := testenv.CassandraPrefix(b)
+	ks := prefix + "saibench"
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		DropPrefix(ctx, c, prefix)
+	}()
+	exec := func(q string, args ...any) error { return sess.Query(q, args...).Exec() }
+	must := func(q string, args ...any) {
+		if err := exec(q, args...); err != nil {
+			b.Fatalf("%s: %v", q, err)
+		}
+	}
+	must(`CREATE KEYSPACE ` + ks + ` WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`)
+	tables := []string{"sai", "legacy"}
+	for _, t := range tables {
+		must(`CREATE TABLE ` + ks + `.` + t + ` (key blob, column1 blob, value text, PRIMARY KEY (key, column1))`)
+	}
+	must(`CREATE INDEX ON ` + ks + `.sai (value) USING 'sai'`)
+	must(`CREATE INDEX ON ` + ks + `.legacy (value) USING 'legacy_local_table'`)
+	state := []byte("state")
+	valueOf := func(i int) string {
+		if i%100 == 0 {
+			return "match"
+		}
+		return fmt.Sprintf("v%03d", i%97)
+	}
+	load := func(i int) error {
+		key := []byte(fmt.Sprintf("row%06d", i))
+		batch := sess.Batch(gocql.UnloggedBatch)
+		for _, t := range tables {
+			batch.Query(`INSERT INTO `+ks+`.`+t+` (key, column1, value) VALUES (?, ?, ?)`, key, state, valueOf(i))
+			batch.Query(`INSERT INTO `+ks+`.`+t+` (key, column1, value) VALUES (?, ?, ?)`, key, []byte("a"), "x")
+			batch.Query(`INSERT INTO `+ks+`.`+t+` (key, column1, value) VALUES (?, ?, ?)`, key, []byte("b"), "y")
+		}
+		return batch.Exec()
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 1)
+	next := make(chan int)
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				err := load(i)
+				for try := 0; err != nil && try < 5; try++ {
+					time.Sleep(time.Second)
+					err = load(i)
+				}
+				if err != nil {
+					select {
+					case errs <- err:
+					default:
+					}
+				}
+			}
+		}()
+	}
+	for i := 0; i < indexRows; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	select {
+	case err := <-errs:
+		b.Fatal(err)
+	default:
+	}
+	big := strings.Repeat("x", 9000)
+	for _, t := range tables {
+		b.Logf("%s: a 9,000-byte value: %v", t, exec(`INSERT INTO `+ks+`.`+t+` (key, column1, value) VALUES (?, ?, ?)`, []byte("big"), []byte("a"), big))
+	}
+	for _, t := range tables {
+		b.Run("query/"+t, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				iter := sess.Query(`SELECT key FROM `+ks+`.`+t+` WHERE column1 = ? AND value = ? ALLOW FILTERING`, state, "match").PageSize(1000).Iter()
+				n := 0
+				var k []byte
+				for iter.Scan(&k) {
+					n++
+				}
+				if err := iter.Close(); err != nil {
+					b.Fatal(err)
+				}
+				if n != indexRows/100 {
+					b.Fatalf("found %d rows, want %d", n, indexRows/100)
+				}
+			}
+		})
+	}
+	for _, t := range tables {
+		b.Run("write/"+t, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if err := exec(`INSERT INTO `+ks+`.`+t+` (key, column1, value) VALUES (?, ?, ?)`, []byte(fmt.Sprintf("w%d", i)), state, valueOf(i)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
