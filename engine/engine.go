@@ -199,6 +199,14 @@ var ErrUnavailable = errors.New("not enough replicas are alive for the consisten
 // is unknown, as in 0.6.
 var ErrTimedOut = errors.New("replicas did not answer in time")
 
+// RefusedError is a Store's error for a write it cannot hold although the
+// API accepts it (the Cassandra store's index refuses a family's values
+// of 65,535 bytes or more). The refused row was not written; Why names
+// the limit and is the client's InvalidRequestException.
+type RefusedError struct{ Why string }
+
+func (e *RefusedError) Error() string { return e.Why }
+
 // ConsistencyLevel is a call's 0.6 consistency level; the values are the
 // IDL's.
 type ConsistencyLevel int

@@ -48,15 +48,18 @@ var errInternal = errors.New("internal error; see the server log")
 // failure or a bug.
 func toThrift(err error) (thriftErr error, ok bool) {
 	var (
-		ire   *InvalidRequest
-		authn *AuthenticationError
-		authz *AuthorizationError
+		ire     *InvalidRequest
+		refused *engine.RefusedError
+		authn   *AuthenticationError
+		authz   *AuthorizationError
 	)
 	switch {
 	case err == nil:
 		return nil, true
 	case errors.As(err, &ire):
 		return &cassandra.InvalidRequestException{Why: ire.Why}, true
+	case errors.As(err, &refused):
+		return &cassandra.InvalidRequestException{Why: refused.Why}, true
 	case errors.Is(err, errNotFound):
 		return cassandra.NewNotFoundException(), true
 	case errors.As(err, &authn):

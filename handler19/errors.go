@@ -37,15 +37,18 @@ var errInternal = errors.New("internal error; see the server log")
 // 19.x IDL declares. ok is false for an error with no Thrift meaning.
 func toThrift(err error) (thriftErr error, ok bool) {
 	var (
-		ire   *InvalidRequest
-		authn *AuthenticationError
-		gone  *engine.UnknownColumnFamilyError
+		ire     *InvalidRequest
+		refused *engine.RefusedError
+		authn   *AuthenticationError
+		gone    *engine.UnknownColumnFamilyError
 	)
 	switch {
 	case err == nil:
 		return nil, true
 	case errors.As(err, &ire):
 		return &cassandra19.InvalidRequestException{Why: ire.Why}, true
+	case errors.As(err, &refused):
+		return &cassandra19.InvalidRequestException{Why: refused.Why}, true
 	case errors.Is(err, errNotFound):
 		return cassandra19.NewNotFoundException(), true
 	case errors.As(err, &gone):

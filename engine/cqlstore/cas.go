@@ -2,6 +2,7 @@ package cqlstore
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -22,9 +23,11 @@ import (
 //     the partition.
 //  2. When it holds, one conditional batch on the row's partition makes
 //     the condition part of the write: IF value = e for each expected
-//     name, IF NOT EXISTS for each written name of an empty condition.
-//     When the batch is not applied, another transaction came between,
-//     and the round starts again.
+//     name; for an empty condition, IF NOT EXISTS for each written name
+//     and IF ghost = (what the round read) on the partition's static
+//     ghost column, which the batch writes anew (ghostFence). When the
+//     batch is not applied, another transaction came between, and the
+//     round starts again.
 //
 // The batch carries no USING TIMESTAMP (Cassandra refuses one on a
 // conditional write): its cells are written at the Paxos ballot's time,
@@ -64,8 +67,22 @@ func (st *Store) CompareAndSet(ctx context.Context, keyspace, key string, c engi
 			}
 		}
 	}
+	// An empty condition is fenced by the partition's static ghost
+	// column (ghostFence) where the table has one.
+	fenced := len(c.Expected) == 0 && len(c.Updates) > 0 && f.ghost && f.adopt == nil && !f.def.Super
 	for round := 0; ; round++ {
-		row, err := st.Get(readCtx, keyspace, key, q)
+		var fence *ghostFence
+		err = nil
+		if fenced {
+			// Read before the row: a creator that wins after this read
+			// has changed the ghost, one that won before it is seen by
+			// the row's read.
+			fence, err = st.readGhost(readCtx, f, key)
+		}
+		var row engine.Row
+		if err == nil {
+			row, err = st.Get(readCtx, keyspace, key, q)
+		}
 		if errors.Is(err, engine.ErrTimedOut) && round < maxSerialReadRetries && ctx.Err() == nil {
 			// A serial read is a Paxos round: under contention the
 			// cluster gives up on it (a read timeout with no answers).
@@ -83,7 +100,7 @@ func (st *Store) CompareAndSet(ctx context.Context, keyspace, key string, c engi
 		if len(c.Updates) == 0 {
 			return true, nil, nil
 		}
-		applied, err := st.casBatch(ctx, keyspace, key, c, row.Columns, serial, commit)
+		applied, err := st.casBatch(ctx, keyspace, key, c, row.Columns, fence, serial, commit)
 		if err != nil || applied {
 			return applied, nil, err
 		}
@@ -109,9 +126,49 @@ func casBackOff(ctx context.Context, round int) error {
 	}
 }
 
+// ghostFence is the partition's ghost column as a serial read found it:
+// the condition of an empty expected. Every compare-and-set with an
+// empty condition writes the ghost anew (a value no other writes) in its
+// batch, IF ghost still holds what its round read: of two creators whose
+// rounds interleave, the second's batch finds the ghost changed, and its
+// next round finds the row. IF NOT EXISTS on each written name alone
+// would let two creators of different names both win.
+type ghostFence struct {
+	value []byte // nil: no ghost
+	ttl   int    // seconds it has left to live; 0 without a ghost
+}
+
+// minFenceTTL is the least TTL a fence's ghost is written with: longer
+// than any round can last between its reads and its batch, so that the
+// ghost cannot expire back to the value a concurrent round read.
+const minFenceTTL = 3600
+
+// readGhost reads the ghost of key's partition at the serial level ctx
+// carries.
+func (st *Store) readGhost(ctx context.Context, f *family, key string) (*ghostFence, error) {
+	bctx, cancel := st.bound(ctx)
+	defer cancel()
+	var g ghostFence
+	var value raw
+	var ttl *int
+	err := st.readQuery(bctx, `SELECT ghost, TTL(ghost) FROM `+f.table+` WHERE key = ? LIMIT 1`, st.keyOf(f, key)).Scan(&value, &ttl)
+	if errors.Is(err, gocql.ErrNotFound) {
+		return &g, nil
+	}
+	if err != nil {
+		return nil, clusterError(bctx, "cas: read "+f.table, err)
+	}
+	g.value = value
+	if value != nil && ttl != nil {
+		g.ttl = *ttl
+	}
+	return &g, nil
+}
+
 // casBatch is one conditional batch of a compare-and-set whose condition
-// held on current (the live expected columns, or nothing).
-func (st *Store) casBatch(ctx context.Context, keyspace, key string, c engine.CAS, current []engine.Column, serial, commit gocql.Consistency) (bool, error) {
+// held on current (the live expected columns, or nothing), fenced by the
+// partition's ghost when fence is set.
+func (st *Store) casBatch(ctx context.Context, keyspace, key string, c engine.CAS, current []engine.Column, fence *ghostFence, serial, commit gocql.Consistency) (bool, error) {
 	if err := st.enter(); err != nil {
 		return false, err
 	}
@@ -127,6 +184,19 @@ func (st *Store) casBatch(ctx context.Context, keyspace, key string, c engine.CA
 	cmp := f.def.Comparator
 	updated := map[string]bool{}
 	b := st.session.Batch(gocql.UnloggedBatch).Consistency(commit).SerialConsistency(serial)
+	if fence != nil {
+		// Kept at least as long as it had left (a range ghost's time)
+		// and the family's grace.
+		ttl := max(fence.ttl, st.gcGrace(f.def), minFenceTTL)
+		var nonce [16]byte
+		binary.BigEndian.PutUint64(nonce[:8], rand.Uint64())
+		binary.BigEndian.PutUint64(nonce[8:], rand.Uint64())
+		if fence.value == nil {
+			b.Query(`UPDATE `+f.table+` USING TTL ? SET ghost = ? WHERE key = ? IF ghost = null`, capTTL(ttl), nonce[:], kb)
+		} else {
+			b.Query(`UPDATE `+f.table+` USING TTL ? SET ghost = ? WHERE key = ? IF ghost = ?`, capTTL(ttl), nonce[:], kb, fence.value)
+		}
+	}
 	expected := map[string][]byte{}
 	for _, e := range c.Expected {
 		expected[string(e.Name)] = e.Value

@@ -85,24 +85,53 @@ func TestCompareAndSet(t *testing.T) {
 		t.Errorf("range read at LOCAL_SERIAL: %v", err)
 	}
 
-	const n = 16
-	var wins atomic.Int32
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			ok, _, err := st.CompareAndSet(ctx, ks, "race", engine.CAS{ColumnFamily: "Standard1", Updates: []engine.Mutation{put("owner", strconv.Itoa(i))}})
-			if err != nil {
-				t.Error(err)
-			}
-			if ok {
-				wins.Add(1)
-			}
-		}()
+	// Racing creators of one row, writing one name or each its own (the
+	// second needs the partition's fence: IF NOT EXISTS on each name
+	// would let them all win): exactly one wins, and the row holds only
+	// what it wrote. The last race is on a row deleted before, whose
+	// ghost the fence starts from.
+	if err := st.Apply(ctx, ks, []engine.RowMutation{{Key: "race-deleted", Mutations: []engine.Mutation{
+		{ColumnFamily: "Standard1", Name: []byte("old"), Value: []byte("v"), Timestamp: 1}}}}); err != nil {
+		t.Fatal(err)
 	}
-	wg.Wait()
-	if w := wins.Load(); w != 1 {
-		t.Fatalf("%d of %d creators won", w, n)
+	if err := st.Apply(ctx, ks, []engine.RowMutation{{Key: "race-deleted", Mutations: []engine.Mutation{
+		{ColumnFamily: "Standard1", Delete: true, Timestamp: 2}}}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []struct {
+		key      string
+		n        int
+		ownNames bool
+	}{{"race", 16, false}, {"race-names", 32, true}, {"race-deleted", 32, true}} {
+		var wins atomic.Int32
+		var wg sync.WaitGroup
+		for i := range r.n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				name := "owner"
+				if r.ownNames {
+					name += strconv.Itoa(i)
+				}
+				ok, _, err := st.CompareAndSet(ctx, ks, r.key, engine.CAS{ColumnFamily: "Standard1", Updates: []engine.Mutation{put(name, strconv.Itoa(i))}})
+				if err != nil {
+					t.Error(err)
+				}
+				if ok {
+					wins.Add(1)
+				}
+			}()
+		}
+		wg.Wait()
+		if w := wins.Load(); w != 1 {
+			t.Errorf("%s: %d of %d creators won", r.key, w, r.n)
+		}
+		row, err := st.Get(serial, ks, r.key, engine.Query{ColumnFamily: "Standard1", Predicate: engine.Predicate{Count: 100}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(row.Columns) != 1 {
+			t.Errorf("%s: the row holds %d columns after the race, want the winner's one", r.key, len(row.Columns))
+		}
 	}
 }

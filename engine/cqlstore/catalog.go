@@ -467,7 +467,7 @@ func (st *Store) applySchema(ctx context.Context, next *schema.Schema, author bo
 			}
 		}
 	}
-	return nil
+	return st.syncIndexes(ctx, next, author)
 }
 
 // recordExec writes or deletes a family's record in its keyspace's
@@ -621,6 +621,7 @@ func (st *Store) serve(ctx context.Context, next *schema.Schema) error {
 	st.addAdopted(fams)
 	st.cfs.Store(&fams)
 	st.current = next
+	st.built.reset()
 	return nil
 }
 

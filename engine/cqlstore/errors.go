@@ -68,6 +68,8 @@ func clusterError(ctx context.Context, what string, err error) error {
 		return fmt.Errorf("cassandra: %s: no answer within the request timeout: %w", what, engine.ErrTimedOut)
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return err
+	case valueTooLarge(err):
+		return &engine.RefusedError{Why: "Cassandra refused the write: " + err.Error()}
 	case notApplied(err):
 		return fmt.Errorf("cassandra: %s: %v: %w", what, err, engine.ErrUnavailable)
 	case inDoubt(err):
@@ -98,6 +100,14 @@ func tableGone(err error) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// valueTooLarge reports the cluster's refusal of a value its index cannot
+// hold: a family with a KEYS index keeps Cassandra's index on every value
+// of its table (index.go), which refuses values of 65,535 bytes or more.
+func valueTooLarge(err error) bool {
+	var re gocql.RequestError
+	return errors.As(err, &re) && re.Code() == 0x2200 && strings.HasPrefix(re.Message(), "Cannot index value of size")
 }
 
 // notApplied reports whether err says that the request was refused

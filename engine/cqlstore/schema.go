@@ -115,6 +115,10 @@ func (st *Store) ensureSchema(ctx context.Context, s *schema.Schema) error {
 			return err
 		}
 	}
+	// An index whose creation a stopped process did not finish.
+	if err := st.syncIndexes(ctx, s, false); err != nil {
+		return err
+	}
 	// Each family is served in the layout its table has: the 0.6 one for
 	// tables created here, the 19.x one for those ChangeSchema created.
 	return st.serve(ctx, s)

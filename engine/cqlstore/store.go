@@ -204,6 +204,8 @@ type Store struct {
 	catalog  catalogState
 	current  *schema.Schema           // the schema served
 	adopted  atomic.Pointer[adoption] // set by Open and FollowAdopted
+
+	built builtIndexes // indexes seen built (index.go)
 }
 
 type cfName struct{ keyspace, name string }

@@ -29,63 +29,74 @@ func casColumn(name, value string) *cassandra19.Column {
 
 // N clients, each on its own connection, race to create the same row
 // with cas and an empty expected list: exactly one wins, and every loser
-// is told the winner's column, which a SERIAL read then returns.
+// is told the winner's column, which a SERIAL read then returns. The
+// clients write one name, or each a name of its own, which only the
+// row's absence, not any one name's, can keep apart.
 func TestCASCreateRace(t *testing.T) {
 	const n = 32
 	node := start(t)
 	cs := casClients(t, node, n)
-	key := []byte(fmt.Sprintf("cas-race-%d", time.Now().UnixNano()))
-	results := make([]*cassandra19.CASResult_, n)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	startLine := make(chan struct{})
-	began := time.Now()
-	for i := range cs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-startLine
-			results[i], errs[i] = cs[i].Cas(ctx, key, "Standard1", nil,
-				[]*cassandra19.Column{casColumn("owner", strconv.Itoa(i))},
-				cassandra19.ConsistencyLevel_SERIAL, cassandra19.ConsistencyLevel_QUORUM)
-		}()
-	}
-	close(startLine)
-	wg.Wait()
-	took := time.Since(began)
-	winner := -1
-	for i := range cs {
-		if errs[i] != nil {
-			t.Fatalf("client %d: %v", i, errs[i])
-		}
-		if results[i].Success {
-			if winner >= 0 {
-				t.Fatalf("clients %d and %d both created the row", winner, i)
+	for _, ownNames := range []bool{false, true} {
+		name := func(i int) string {
+			if ownNames {
+				return "owner" + strconv.Itoa(i)
 			}
-			winner = i
-			if results[i].IsSetCurrentValues() {
-				t.Errorf("the winner got current values %v", results[i].CurrentValues)
+			return "owner"
+		}
+		key := []byte(fmt.Sprintf("cas-race-%t-%d", ownNames, time.Now().UnixNano()))
+		results := make([]*cassandra19.CASResult_, n)
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		startLine := make(chan struct{})
+		began := time.Now()
+		for i := range cs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-startLine
+				results[i], errs[i] = cs[i].Cas(ctx, key, "Standard1", nil,
+					[]*cassandra19.Column{casColumn(name(i), strconv.Itoa(i))},
+					cassandra19.ConsistencyLevel_SERIAL, cassandra19.ConsistencyLevel_QUORUM)
+			}()
+		}
+		close(startLine)
+		wg.Wait()
+		took := time.Since(began)
+		winner := -1
+		for i := range cs {
+			if errs[i] != nil {
+				t.Fatalf("client %d: %v", i, errs[i])
+			}
+			if results[i].Success {
+				if winner >= 0 {
+					t.Fatalf("own names %t: clients %d and %d both created the row", ownNames, winner, i)
+				}
+				winner = i
+				if results[i].IsSetCurrentValues() {
+					t.Errorf("the winner got current values %v", results[i].CurrentValues)
+				}
 			}
 		}
-	}
-	if winner < 0 {
-		t.Fatal("no client created the row")
-	}
-	for i, r := range results {
-		if i == winner {
-			continue
+		if winner < 0 {
+			t.Fatalf("own names %t: no client created the row", ownNames)
 		}
-		if len(r.CurrentValues) != 1 || string(r.CurrentValues[0].Name) != "owner" || string(r.CurrentValues[0].Value) != strconv.Itoa(winner) {
-			t.Errorf("loser %d was told %v, want owner=%d", i, r.CurrentValues, winner)
+		for i, r := range results {
+			if i == winner {
+				continue
+			}
+			if len(r.CurrentValues) != 1 || string(r.CurrentValues[0].Name) != name(winner) || string(r.CurrentValues[0].Value) != strconv.Itoa(winner) {
+				t.Errorf("own names %t: loser %d was told %v, want %s=%d", ownNames, i, r.CurrentValues, name(winner), winner)
+			}
 		}
+		got, err := cs[0].GetSlice(ctx, key, &cassandra19.ColumnParent{ColumnFamily: "Standard1"},
+			&cassandra19.SlicePredicate{SliceRange: &cassandra19.SliceRange{Start: []byte{}, Finish: []byte{}, Count: 100}}, cassandra19.ConsistencyLevel_SERIAL)
+		must(t, err)
+		if len(got) != 1 || string(got[0].Column.Name) != name(winner) || string(got[0].Column.Value) != strconv.Itoa(winner) {
+			t.Errorf("own names %t: SERIAL read gives %v, the winner was %d", ownNames, got, winner)
+		}
+		t.Logf("backend %s: %d clients raced to create one row (own names %t) in %v: exactly one (client %d) won, %d were told its column",
+			testenv.Backend(), n, ownNames, took.Round(time.Millisecond), winner, n-1)
 	}
-	got, err := cs[0].Get(ctx, key, &cassandra19.ColumnPath{ColumnFamily: "Standard1", Column: []byte("owner")}, cassandra19.ConsistencyLevel_SERIAL)
-	must(t, err)
-	if string(got.Column.Value) != strconv.Itoa(winner) {
-		t.Errorf("SERIAL read gives owner=%s, the winner was %d", got.Column.Value, winner)
-	}
-	t.Logf("backend %s: %d clients raced to create one row in %v: exactly one (client %d) won, %d were told its column",
-		testenv.Backend(), n, took.Round(time.Millisecond), winner, n-1)
 }
 
 // N clients increment one value by cas, each retrying with the current

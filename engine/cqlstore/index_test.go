@@ -1,0 +1,160 @@
+package cqlstore
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/thriftd/thriftd/engine"
+	"github.com/thriftd/thriftd/engine/comparator"
+	"github.com/thriftd/thriftd/engine/storetest"
+	"github.com/thriftd/thriftd/schema"
+)
+
+// TestIndexConformance runs the engine.Indexer suite on a real node: the
+// store's indexes are Cassandra's own.
+func TestIndexConformance(t *testing.T) {
+	storetest.RunIndexes(t, storetest.Harness{
+		Open: func(t *testing.T, s *schema.Schema) engine.Store {
+			st, _ := openFresh(t, s, 864000)
+			return st
+		},
+		Reopen: func(t *testing.T, st engine.Store, s *schema.Schema) engine.Store {
+			o := st.(*Store).opts
+			if err := st.Close(); err != nil {
+				t.Fatal(err)
+			}
+			return openAnother(t, s, o)
+		},
+	})
+}
+
+// A family with a KEYS index keeps Cassandra's index on every value of its
+// table, which holds values shorter than 65,535 bytes: a longer one, in any
+// column, is refused as a RefusedError (the client's
+// InvalidRequestException) and not written; a family without an index
+// takes it.
+func TestIndexedFamilyValueLimit(t *testing.T) {
+	s := storetest.TestSchema(t, "org.apache.cassandra.dht.RandomPartitioner")
+	st, _ := openFresh(t, s, 864000)
+	next := storetest.Clone(s, "v2")
+	next.Keyspaces[storetest.Keyspace].ColumnFamilies["Standard1"].Columns = []schema.ColumnDef{
+		{Name: []byte("state"), Index: &schema.IndexDef{Type: schema.IndexKeys, Name: "Standard1_state_idx"}}}
+	if err := st.ChangeSchema(ctx, next, []byte("v2")); err != nil {
+		t.Fatal(err)
+	}
+	write := func(cf, name string, size int) error {
+		return st.Apply(ctx, storetest.Keyspace, []engine.RowMutation{{Key: "k", Mutations: []engine.Mutation{
+			{ColumnFamily: cf, Name: []byte(name), Value: make([]byte, size), Timestamp: 1}}}})
+	}
+	for _, name := range []string{"state", "other"} {
+		if err := write("Standard1", name, 65534); err != nil {
+			t.Errorf("%s: 65,534 bytes: %v", name, err)
+		}
+		var refused *engine.RefusedError
+		if err := write("Standard1", name+"-long", 65535); !errors.As(err, &refused) {
+			t.Errorf("%s: 65,535 bytes: %v, want a RefusedError", name, err)
+		}
+	}
+	if err := write("Standard2", "other", 70000); err != nil {
+		t.Errorf("a family without an index: %v", err)
+	}
+	row, err := st.Get(ctx, storetest.Keyspace, "k", engine.Query{ColumnFamily: "Standard1", Predicate: engine.Predicate{Count: 10}})
+	if err != nil || len(row.Columns) != 2 {
+		t.Errorf("after the writes: %d columns, %v; want the two that fit", len(row.Columns), err)
+	}
+}
+
+// Families of the 19.x layout whose value column has a CQL type of its
+// own (text, bigint) are indexed and queried in that type; a counter
+// family gets no index; an index whose last KEYS column goes is dropped.
+func TestIndexOnTypedTables(t *testing.T) {
+	base := storetest.TestSchema(t, "Murmur3Partitioner")
+	st, o := openFresh(t, base, 864000)
+	var err error
+	keys := func(name string) []schema.ColumnDef {
+		return []schema.ColumnDef{{Name: []byte(name), Index: &schema.IndexDef{Type: schema.IndexKeys, Name: name + "_idx"}}}
+	}
+	text := dynamic(t, "Text", "UTF8Type", "UTF8Type", "UTF8Type")
+	text.Columns = keys("state")
+	long := dynamic(t, "Long", "BytesType", "AsciiType", "LongType")
+	long.Columns = keys("n")
+	ctr := dynamic(t, "Ctr", "BytesType", "AsciiType", "BytesType")
+	if ctr.DefaultValidator, err = comparator.Parse("CounterColumnType"); err != nil {
+		t.Fatal(err)
+	}
+	ctr.Columns = keys("c")
+	change(t, st, with19(base, "T", text, long, ctr), "1")
+	cqlKS := keyspaceName(o.Prefix, "T")
+	indexes := func() map[string]bool {
+		t.Helper()
+		have, err := st.indexesOf(ctx, cqlKS)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return have
+	}
+	if have := indexes(); !have["Text"] || !have["Long"] || have["Ctr"] {
+		t.Fatalf("indexes on %v, want Text and Long", have)
+	}
+	n := func(v int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(v)) }
+	for i, state := range []string{"CA", "NY", "CA", "TX", "CA"} {
+		key := fmt.Sprintf("k%d", i)
+		apply(t, st, "T", engine.RowMutation{Key: key, Mutations: []engine.Mutation{
+			{ColumnFamily: "Text", Name: []byte("state"), Value: []byte(state), Timestamp: 1},
+			{ColumnFamily: "Text", Name: []byte("other"), Value: []byte("CA"), Timestamp: 1},
+			{ColumnFamily: "Long", Name: []byte("n"), Value: n(int64(i % 2)), Timestamp: 1},
+		}})
+	}
+	apply(t, st, "T", engine.RowMutation{Key: "other-only", Mutations: []engine.Mutation{
+		{ColumnFamily: "Text", Name: []byte("other"), Value: []byte("CA"), Timestamp: 1}}})
+	part := base.Partitioner
+	sorted := func(ks ...string) string {
+		sort.Slice(ks, func(i, j int) bool { return bytes.Compare(part.Token(ks[i]), part.Token(ks[j])) < 0 })
+		return fmt.Sprint(ks)
+	}
+	query := func(cf, column string, value []byte, b engine.Bounds) string {
+		t.Helper()
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			got, ready, err := st.IndexedKeys(ctx, "T", cf, []byte(column), value, b, 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ready {
+				return fmt.Sprint(got)
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s.%s: the index is not ready after 30 s", cf, column)
+			}
+		}
+	}
+	all := engine.Bounds{StartInclusive: true}
+	if got, want := query("Text", "state", []byte("CA"), all), sorted("k0", "k2", "k4"); got != want {
+		t.Errorf("Text state = CA: %v, want %v (token order, not the other column's CA)", got, want)
+	}
+	if got, want := query("Long", "n", n(1), all), sorted("k1", "k3"); got != want {
+		t.Errorf("Long n = 1: %v, want %v", got, want)
+	}
+	first := strings.Trim(sorted("k0", "k2", "k4"), "[]")
+	from := strings.Fields(first)[0]
+	if got, want := query("Text", "state", []byte("CA"), engine.Bounds{Start: part.Token(from)}), strings.Replace(sorted("k0", "k2", "k4"), from+" ", "", 1); got != want {
+		t.Errorf("Text state = CA after %s: %v, want %v", from, got, want)
+	}
+	if _, ready, err := st.IndexedKeys(ctx, "T", "Ctr", []byte("c"), n(1), all, 10); ready || err != nil {
+		t.Errorf("a counter family's index answered ready = %v, %v", ready, err)
+	}
+
+	long.Columns = nil
+	change(t, st, with19(base, "T", text, long, ctr), "2")
+	if have := indexes(); !have["Text"] || have["Long"] {
+		t.Errorf("after Long's KEYS column went: indexes on %v, want Text only", have)
+	}
+	if _, ready, err := st.IndexedKeys(ctx, "T", "Long", []byte("n"), n(1), all, 10); ready || err != nil {
+		t.Errorf("a dropped index answered ready = %v, %v", ready, err)
+	}
+}
