@@ -5,10 +5,12 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 	"time"
 
 	"github.com/thriftd/thriftd/engine"
+	"github.com/thriftd/thriftd/engine/comparator"
 )
 
 // The composite shape of an adopted table: a 1.2 column family whose
@@ -56,8 +58,15 @@ func splitComposite(name []byte) ([][]byte, error) {
 	return out, nil
 }
 
-// joinComposite is the CompositeType name of full components.
-func joinComposite(comps []raw) []byte {
+// joinComposite is the CompositeType name of full components. With
+// prefixes, trailing empty components are left out (at least one is
+// kept): they stand for the components a shorter name does not have.
+func joinComposite(comps []raw, prefixes bool) []byte {
+	if prefixes {
+		for len(comps) > 1 && len(comps[len(comps)-1]) == 0 {
+			comps = comps[:len(comps)-1]
+		}
+	}
 	var out []byte
 	for _, c := range comps {
 		out = binary.BigEndian.AppendUint16(out, uint16(len(c)))
@@ -67,13 +76,39 @@ func joinComposite(comps []raw) []byte {
 	return out
 }
 
+// lastEOC is the end-of-component byte of a composite name's last
+// component, 0 when the name is not a well-formed composite.
+func lastEOC(name []byte) byte {
+	var eoc byte
+	for len(name) >= 3 {
+		n := int(binary.BigEndian.Uint16(name))
+		if len(name) < 2+n+1 {
+			return 0
+		}
+		eoc = name[2+n]
+		name = name[2+n+1:]
+	}
+	return eoc
+}
+
 // readComposite is readColumns of a family of the composite shape.
 func (st *Store) readComposite(ctx context.Context, f *family, key string, q engine.Query) ([]engine.Column, error) {
 	a := f.adopt
 	c := f.def.Comparator
-	cols := strings.Join(a.clustering, ", ")
-	stmt := `SELECT ` + cols + `, value, writetime(value), ttl(value) FROM ` + f.table + ` WHERE key = ?`
-	if q.Names == nil && q.Reversed {
+	sel := `SELECT ` + strings.Join(a.clustering, ", ") + `, value, writetime(value), ttl(value)`
+	if f.writtenTTL {
+		sel += `, written_ttl`
+	}
+	stmt := sel + ` FROM ` + f.table + ` WHERE key = ?`
+	// A name of fewer components (its missing ones empty) sorts before
+	// every longer name it prefixes in 1.2, but an empty value sorts last
+	// in a DESC column: past the first component, the cluster's order is
+	// then not the comparator's, and the row is read whole and sorted.
+	sorted := false
+	for i := 1; i < len(a.reverseOrder) && a.prefixes; i++ {
+		sorted = sorted || a.reverseOrder[i] == "ASC" // a DESC column
+	}
+	if q.Names == nil && q.Reversed && !sorted {
 		// The reverse of the clustering order, column by column.
 		dirs := make([]string, len(a.clustering))
 		for i, col := range a.clustering {
@@ -85,66 +120,104 @@ func (st *Store) readComposite(ctx context.Context, f *family, key string, q eng
 	comps := make([]raw, len(a.clustering))
 	var value raw
 	var ts int64
-	var ttl *int32
-	dest := make([]any, 0, len(comps)+3)
+	var ttl, wrote *int32
+	dest := make([]any, 0, len(comps)+4)
 	for i := range comps {
 		dest = append(dest, &comps[i])
 	}
 	dest = append(dest, &value, &ts, &ttl)
+	if f.writtenTTL {
+		dest = append(dest, &wrote)
+	}
 	now := time.Now().Unix()
 	limit := q.Count
 	if q.Names != nil || limit < 0 {
 		limit = math.MaxInt
 	}
-	var out []engine.Column
-	for len(out) < limit && iter.Scan(dest...) {
-		name := joinComposite(comps)
-		keep := true
-		switch {
-		case q.Names != nil:
-			keep = false
-			for _, n := range q.Names {
-				if c.Compare(n, name) == 0 {
-					keep = true
-					break
-				}
-			}
-		case !q.Reversed:
-			if len(q.Start) > 0 && c.Compare(name, q.Start) < 0 {
-				keep = false
-			} else if len(q.Finish) > 0 && c.Compare(name, q.Finish) > 0 {
-				limit = len(out) // past the run
-				keep = false
-			}
-		default:
-			if len(q.Start) > 0 && c.Compare(name, q.Start) > 0 {
-				keep = false
-			} else if len(q.Finish) > 0 && c.Compare(name, q.Finish) < 0 {
-				limit = len(out)
-				keep = false
-			}
+	var out, all []engine.Column
+	for (sorted || len(out) < limit) && iter.Scan(dest...) {
+		if comps[0] == nil {
+			continue // a partition with only the ghost marker
 		}
-		if keep {
-			out = append(out, expiring(engine.Column{Name: name, Value: nonNil(value), Timestamp: ts}, ttl, now))
-		}
+		col := expiring(engine.Column{Name: joinComposite(comps, a.prefixes), Value: nonNil(value), Timestamp: ts}, ttl, now)
+		col = asWritten(col, wrote)
 		for i := range comps {
 			comps[i] = nil
 		}
-		value, ttl = nil, nil
+		value, ttl, wrote = nil, nil, nil
+		if sorted {
+			all = append(all, col)
+			continue
+		}
+		keep, past := selects(c, q, col.Name)
+		if past {
+			break
+		}
+		if keep {
+			out = append(out, col)
+		}
 	}
-	return out, clusterError(ctx, "read "+f.table, iter.Close())
+	if err := iter.Close(); err != nil {
+		return nil, clusterError(ctx, "read "+f.table, err)
+	}
+	if sorted {
+		sort.SliceStable(all, func(i, j int) bool {
+			return (c.Compare(all[i].Name, all[j].Name) < 0) != (q.Reversed && q.Names == nil)
+		})
+		for _, col := range all {
+			keep, past := selects(c, q, col.Name)
+			if past || len(out) == limit {
+				break
+			}
+			if keep {
+				out = append(out, col)
+			}
+		}
+	}
+	return out, nil
+}
+
+// selects tells whether q selects name, compared by c, the names coming
+// in q's order, and whether name is past q's run (so every later one is).
+func selects(c comparator.Comparator, q engine.Query, name []byte) (keep, past bool) {
+	switch {
+	case q.Names != nil:
+		for _, n := range q.Names {
+			if c.Compare(n, name) == 0 {
+				return true, false
+			}
+		}
+		return false, false
+	case !q.Reversed:
+		if len(q.Start) > 0 && c.Compare(name, q.Start) < 0 {
+			return false, false
+		}
+		past = len(q.Finish) > 0 && c.Compare(name, q.Finish) > 0
+		return !past, past
+	}
+	if len(q.Start) > 0 && c.Compare(name, q.Start) > 0 {
+		return false, false
+	}
+	past = len(q.Finish) > 0 && c.Compare(name, q.Finish) < 0
+	return !past, past
 }
 
 // compositeStatement is the statement of a mutation of a family of the
 // composite shape. A write needs one value per clustering column (the
-// cluster refuses a missing one); a deletion may name a prefix.
+// cluster refuses a missing one, unless the layout has prefixes); a
+// deletion may name a prefix.
 func (f *family) compositeStatement(key raw, m engine.Mutation) (statement, bool) {
 	a := f.adopt
 	if a == nil || len(a.clustering) == 0 || m.SuperColumn != nil || m.Name == nil {
 		return statement{}, false
 	}
 	comps, err := splitComposite(m.Name)
-	if err != nil || len(comps) > len(a.clustering) || (!m.Delete && len(comps) < len(a.clustering)) {
+	switch {
+	case err == nil && a.prefixes && len(comps) <= len(a.clustering):
+		for len(comps) < len(a.clustering) {
+			comps = append(comps, []byte{})
+		}
+	case err != nil || len(comps) > len(a.clustering) || (!m.Delete && len(comps) < len(a.clustering)):
 		// Bound as it is, the name makes the cluster refuse the write
 		// with its own message.
 		comps = [][]byte{m.Name}
@@ -170,11 +243,33 @@ func (f *family) compositeStatement(key raw, m engine.Mutation) (statement, bool
 		}
 		args = append(args, v)
 	}
-	stmt := `INSERT INTO ` + f.table + ` (` + names + `, value) VALUES (` + marks + `, ?) USING TIMESTAMP ?`
-	args = append(args, raw(nonNil(m.Value)), m.Timestamp)
+	names += ", value"
+	marks += ", ?"
+	args = append(args, raw(nonNil(m.Value)))
+	if m.TTL > 0 && f.writtenTTL {
+		names += ", written_ttl"
+		marks += ", ?"
+		args = append(args, m.TTL)
+	}
+	stmt := `INSERT INTO ` + f.table + ` (` + names + `) VALUES (` + marks + `) USING TIMESTAMP ?`
+	args = append(args, m.Timestamp)
 	if m.TTL > 0 {
 		stmt += ` AND TTL ?`
-		args = append(args, min(int(m.TTL), maxTTL))
+		args = append(args, capTTL(int(m.TTL)))
 	}
 	return statement{stmt, args}, true
+}
+
+// checkComposite refuses a name the composite layout with prefixes cannot
+// hold: one whose last component carries a non-zero end-of-component
+// byte, which 1.2 accepted as a column name (only a slice bound needs
+// one) but which no row of clustering values can stand for.
+func (f *family) checkComposite(m engine.Mutation) error {
+	if f.adopt == nil || !f.adopt.prefixes || m.Delete || m.SuperColumn != nil || m.Name == nil {
+		return nil
+	}
+	if lastEOC(m.Name) != 0 {
+		return fmt.Errorf("cqlstore: column family %s.%s: a column name whose last component has a non-zero end-of-component byte cannot be stored as a row of clustering values", f.def.Keyspace, f.def.Name)
+	}
+	return nil
 }

@@ -75,7 +75,7 @@ func (st *Store) adopt(ctx context.Context, served *schema.Schema) error {
 			def.ID = adoptedID(name, t.Name)
 			ks.ColumnFamilies[t.Name] = &def
 			table := quote(name) + "." + quote(t.Name)
-			f := familyOf(&def, table, tableColumns{"key": "adopted", "column1": "adopted"})
+			f := familyOf(&def, table, tableColumns{types: map[string]string{"key": "adopted", "column1": "adopted"}})
 			// The table's own types hold names and keys as they are.
 			f.rawNames, f.rawKey = true, true
 			f.desc = strings.HasPrefix(def.Comparator.Name(), marshalPackage+"ReversedType(")

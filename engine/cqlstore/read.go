@@ -271,11 +271,7 @@ func (st *Store) readColumns(ctx context.Context, f *family, key string, q engin
 			return nil, fmt.Errorf("%s: stored column name: %w", f.table, err)
 		}
 		col := expiring(engine.Column{Name: name, Value: nonNil(value), Timestamp: ts}, ttl, now)
-		if col.TTL > 0 && wrote != nil && *wrote >= col.TTL {
-			// The TTL as written (capTTL may have shortened the cell's).
-			col.TTL = *wrote
-		}
-		out = append(out, col)
+		out = append(out, asWritten(col, wrote))
 		enc, value, ttl, wrote = nil, nil, nil, nil
 	}
 	return out, clusterError(ctx, "read "+f.table, iter.Close())
@@ -352,6 +348,16 @@ func nonNil[B ~[]byte](b B) []byte {
 		return []byte{}
 	}
 	return b
+}
+
+// asWritten gives an expiring column the TTL it was written with
+// (written_ttl, nil where the table has none or the column does not
+// expire): capTTL may have shortened the cell's.
+func asWritten(c engine.Column, wrote *int32) engine.Column {
+	if c.TTL > 0 && wrote != nil && *wrote >= c.TTL {
+		c.TTL = *wrote
+	}
+	return c
 }
 
 // expiring adds to c what CQL tells of its expiry: the seconds it has left
