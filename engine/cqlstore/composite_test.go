@@ -274,3 +274,45 @@ func TestCompositeLayout(t *testing.T) {
 		t.Errorf("Old's first stored name %x decodes to %x, %v", []byte(enc), dec, err)
 	}
 }
+
+// TestUnboundableStart: a slice bound that the clustering column's CQL
+// type refuses (get_paged_slice's start column, which 1.2 did not
+// validate) is placed where its encoding falls among the names, as on the
+// LevelDB store, instead of failing in the cluster.
+func TestUnboundableStart(t *testing.T) {
+	base := storetest.TestSchema(t, "RandomPartitioner")
+	st, _ := openFresh(t, base, 864000)
+	next := with19(base, "U", family12(t, "Utf", "UTF8Type"), family12(t, "Long", "LongType"))
+	change(t, st, next, "1")
+	ctx := context.Background()
+	L := storetest.Long
+	for _, n := range [][]byte{[]byte("a"), []byte("é"), []byte("z")} {
+		apply(t, st, "U", engine.RowMutation{Key: "k", Mutations: []engine.Mutation{{ColumnFamily: "Utf", Name: n, Value: n, Timestamp: 1}}})
+	}
+	for _, n := range []int64{-3, 1 << 62, 0x7f << 56} {
+		apply(t, st, "U", engine.RowMutation{Key: "k", Mutations: []engine.Mutation{{ColumnFamily: "Long", Name: L(n), Value: []byte(fmt.Sprint(n)), Timestamp: 1}}})
+	}
+	for _, tc := range []struct {
+		cf    string
+		start []byte
+		count int
+		want  string
+	}{
+		{"Utf", []byte{0xc3, 0x28}, 10, "é"},             // invalid UTF-8, before "é" (c3 a9)
+		{"Utf", []byte{0x62, 0xff}, 1, "z"},              // after "a", the count applied after it
+		{"Long", []byte("x"), 10, "9151314442816847872"}, // 0x78 padded: after 1<<62
+	} {
+		rows, err := st.Range(ctx, "U", engine.Bounds{}, engine.Query{ColumnFamily: tc.cf, Predicate: engine.Predicate{Start: tc.start, Count: tc.count}}, 1)
+		if err != nil {
+			t.Errorf("%s from %x: %v", tc.cf, tc.start, err)
+			continue
+		}
+		var got []string
+		for _, c := range rows[0].Columns {
+			got = append(got, string(c.Value))
+		}
+		if g := strings.Join(got, " "); g != tc.want {
+			t.Errorf("%s from %x: %q, want %q", tc.cf, tc.start, g, tc.want)
+		}
+	}
+}

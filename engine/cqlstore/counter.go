@@ -147,7 +147,7 @@ func (st *Store) readCounterRow(ctx context.Context, f *family, key string, q en
 	if sup {
 		col = "super_column"
 	}
-	w, wargs := where(f, col, c, q.Predicate)
+	w, wargs, filter := where(f, col, c, q.Predicate)
 	stmt += w
 	args = append(args, wargs...)
 	if q.Names == nil && q.Reversed {
@@ -157,7 +157,7 @@ func (st *Store) readCounterRow(ctx context.Context, f *family, key string, q en
 			stmt += ` ORDER BY column1 DESC`
 		}
 	}
-	if !sup && q.Names == nil && q.Count > 0 {
+	if !sup && q.Names == nil && q.Count > 0 && filter == nil {
 		stmt += ` LIMIT ?`
 		args = append(args, min(q.Count, math.MaxInt32))
 	}
@@ -195,6 +195,13 @@ func (st *Store) readCounterRow(ctx context.Context, f *family, key string, q en
 		if err != nil {
 			iter.Close()
 			return row, fmt.Errorf("%s: stored counter name: %w", f.table, err)
+		}
+		if filter != nil && filter.outside(name) {
+			scEnc, enc, value = nil, nil, nil
+			continue
+		}
+		if filter != nil && q.Names == nil && len(row.Columns) == limit {
+			break
 		}
 		cell := engine.Column{Name: name, Value: nonNil(value)}
 		if sup {
