@@ -2,7 +2,6 @@ package cqlstore
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"sort"
 	"strings"
@@ -26,22 +25,6 @@ func family12(t testing.TB, name, comparatorClass string) *schema.ColumnFamily {
 	f := dynamic(t, name, "UTF8Type", "BytesType", "UTF8Type")
 	f.Comparator = c
 	return f
-}
-
-// comp is a CompositeType name of the given components, each ending with
-// end-of-component byte 0, but the last, which ends with eoc.
-func comp(eoc byte, parts ...[]byte) []byte {
-	var out []byte
-	for i, p := range parts {
-		out = binary.BigEndian.AppendUint16(out, uint16(len(p)))
-		out = append(out, p...)
-		if i == len(parts)-1 {
-			out = append(out, eoc)
-		} else {
-			out = append(out, 0)
-		}
-	}
-	return out
 }
 
 // showComposite prints a composite name of a text and a bigint
@@ -76,21 +59,17 @@ func TestCompositeLayout(t *testing.T) {
 		family12(t, "Old", "CompositeType(UTF8Type,LongType)"))
 	change(t, st, next, "1")
 	ks := keyspaceName(o.Prefix, "C")
-	for table, want := range map[string]string{
+	expectColumns(t, st.session, ks, map[string]string{
 		"Comp":     "column1 text clustering asc, column2 bigint clustering asc, ghost blob static, key text partition_key, value text regular, written_ttl int regular",
 		"CompDesc": "column1 text clustering asc, column2 bigint clustering desc, ghost blob static, key text partition_key, value text regular, written_ttl int regular",
 		"Rev":      "column1 bigint clustering desc, ghost blob static, key text partition_key, value text regular, written_ttl int regular",
 		"CompDate": "column1 blob clustering asc, ghost blob static, key text partition_key, value text regular, written_ttl int regular",
-	} {
-		if got := columnTypes(t, st.session, ks, table); got != want {
-			t.Errorf("%s: columns\n %s\nwant\n %s", table, got, want)
-		}
-	}
+	})
 	ctx := context.Background()
 	L := storetest.Long
 	names := [][]byte{
-		comp(0, []byte("b"), L(0)), comp(0, []byte("a"), L(1)), comp(0, []byte("a"), L(-1)),
-		comp(0, []byte("a")), comp(0, []byte("c"), L(7)), comp(0, []byte(""), L(3)),
+		compositeName(0, []byte("b"), L(0)), compositeName(0, []byte("a"), L(1)), compositeName(0, []byte("a"), L(-1)),
+		compositeName(0, []byte("a")), compositeName(0, []byte("c"), L(7)), compositeName(0, []byte(""), L(3)),
 	}
 	put := func(st *Store, cf, key string, name []byte, value string, ts int64, ttl int32) {
 		t.Helper()
@@ -141,11 +120,11 @@ func TestCompositeLayout(t *testing.T) {
 		p    engine.Predicate
 		want string
 	}{
-		{engine.Predicate{Start: comp(0, []byte("a")), Finish: comp(1, []byte("a")), Count: 10}, "a=a a:-1=a:-1 a:1=a:1"},
-		{engine.Predicate{Start: comp(1, []byte("a")), Count: 2}, "b:0=b:0 c:7=c:7"},
-		{engine.Predicate{Start: comp(0xff, []byte("b")), Finish: comp(0, []byte("b"), L(0)), Count: 10}, "b:0=b:0"},
-		{engine.Predicate{Start: comp(1, []byte("b")), Finish: comp(0xff, []byte("a")), Reversed: true, Count: 10}, "b:0=b:0 a:1=a:1 a:-1=a:-1 a=a"},
-		{engine.Predicate{Names: [][]byte{comp(0, []byte("a")), comp(0, []byte("c"), L(7)), comp(0, []byte("z"), L(7))}}, "a=a c:7=c:7"},
+		{engine.Predicate{Start: compositeName(0, []byte("a")), Finish: compositeName(1, []byte("a")), Count: 10}, "a=a a:-1=a:-1 a:1=a:1"},
+		{engine.Predicate{Start: compositeName(1, []byte("a")), Count: 2}, "b:0=b:0 c:7=c:7"},
+		{engine.Predicate{Start: compositeName(0xff, []byte("b")), Finish: compositeName(0, []byte("b"), L(0)), Count: 10}, "b:0=b:0"},
+		{engine.Predicate{Start: compositeName(1, []byte("b")), Finish: compositeName(0xff, []byte("a")), Reversed: true, Count: 10}, "b:0=b:0 a:1=a:1 a:-1=a:-1 a=a"},
+		{engine.Predicate{Names: [][]byte{compositeName(0, []byte("a")), compositeName(0, []byte("c"), L(7)), compositeName(0, []byte("z"), L(7))}}, "a=a c:7=c:7"},
 	} {
 		if g := read(st, "Comp", "k", tc.p); g != tc.want {
 			t.Errorf("Comp %+v: %s, want %s", tc.p, g, tc.want)
@@ -189,33 +168,21 @@ func TestCompositeLayout(t *testing.T) {
 	// Deletion of one name (a one-component name is its own row), a TTL
 	// as written, and a range ghost.
 	apply(t, st, "C", engine.RowMutation{Key: "k", Mutations: []engine.Mutation{
-		{ColumnFamily: "Comp", Name: comp(0, []byte("a")), Delete: true, Timestamp: 100}}})
-	put(st, "Comp", "k", comp(0, []byte("d"), L(1)), "d", 100, 600)
-	if g := read(st, "Comp", "k", engine.Predicate{Start: comp(0, []byte("a")), Finish: comp(1, []byte("a")), Count: 10}); g != "a:-1=a:-1 a:1=a:1" {
+		{ColumnFamily: "Comp", Name: compositeName(0, []byte("a")), Delete: true, Timestamp: 100}}})
+	put(st, "Comp", "k", compositeName(0, []byte("d"), L(1)), "d", 100, 600)
+	if g := read(st, "Comp", "k", engine.Predicate{Start: compositeName(0, []byte("a")), Finish: compositeName(1, []byte("a")), Count: 10}); g != "a:-1=a:-1 a:1=a:1" {
 		t.Errorf("after deleting a: %s", g)
 	}
-	if g := read(st, "Comp", "k", engine.Predicate{Start: comp(0, []byte("d")), Count: 10}); g != "d:1=d/600" {
+	if g := read(st, "Comp", "k", engine.Predicate{Start: compositeName(0, []byte("d")), Count: 10}); g != "d:1=d/600" {
 		t.Errorf("expiring column: %s", g)
 	}
-	put(st, "Comp", "gone", comp(0, []byte("a"), L(1)), "x", 1, 0)
+	put(st, "Comp", "gone", compositeName(0, []byte("a"), L(1)), "x", 1, 0)
 	apply(t, st, "C", engine.RowMutation{Key: "gone", Mutations: []engine.Mutation{{ColumnFamily: "Comp", Delete: true, Timestamp: 2}}})
-	ranged, err := st.Range(ctx, "C", engine.Bounds{}, engine.Query{ColumnFamily: "Comp", Predicate: storetest.All(10)}, 10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ghost := false
-	for _, r := range ranged {
-		if r.Key == "gone" {
-			ghost = len(r.Columns) == 0
-		}
-	}
-	if !ghost {
-		t.Errorf("no range ghost: %+v", ranged)
-	}
+	expectRangeGhost(t, st, "C", "Comp", "gone")
 	// A name whose last component has a non-zero end-of-component byte
 	// has no row to stand for it.
-	err = st.Apply(ctx, "C", []engine.RowMutation{{Key: "k", Mutations: []engine.Mutation{
-		{ColumnFamily: "Comp", Name: comp(1, []byte("a")), Value: []byte("x"), Timestamp: 1}}}})
+	err := st.Apply(ctx, "C", []engine.RowMutation{{Key: "k", Mutations: []engine.Mutation{
+		{ColumnFamily: "Comp", Name: compositeName(1, []byte("a")), Value: []byte("x"), Timestamp: 1}}}})
 	if err == nil || !strings.Contains(err.Error(), "end-of-component") {
 		t.Errorf("a name ending with EOC 1: %v", err)
 	}
@@ -270,7 +237,7 @@ func TestCompositeLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := next.Keyspaces["C"].ColumnFamilies["Old"].Comparator
-	if dec, err := decodeName(c, enc); err != nil || c.Compare(dec, comp(0, []byte(""), L(3))) != 0 {
+	if dec, err := decodeName(c, enc); err != nil || c.Compare(dec, compositeName(0, []byte(""), L(3))) != 0 {
 		t.Errorf("Old's first stored name %x decodes to %x, %v", []byte(enc), dec, err)
 	}
 }
