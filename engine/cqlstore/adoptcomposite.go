@@ -211,17 +211,7 @@ func (f *family) compositeStatement(key raw, m engine.Mutation) (statement, bool
 	if a == nil || len(a.clustering) == 0 || m.SuperColumn != nil || m.Name == nil {
 		return statement{}, false
 	}
-	comps, err := splitComposite(m.Name)
-	switch {
-	case err == nil && a.prefixes && len(comps) <= len(a.clustering):
-		for len(comps) < len(a.clustering) {
-			comps = append(comps, []byte{})
-		}
-	case err != nil || len(comps) > len(a.clustering) || (!m.Delete && len(comps) < len(a.clustering)):
-		// Bound as it is, the name makes the cluster refuse the write
-		// with its own message.
-		comps = [][]byte{m.Name}
-	}
+	comps := a.components(m.Name, m.Delete)
 	if m.Delete {
 		var where strings.Builder
 		args := []any{m.Timestamp, key}
@@ -258,6 +248,38 @@ func (f *family) compositeStatement(key raw, m engine.Mutation) (statement, bool
 		args = append(args, capTTL(int(m.TTL)))
 	}
 	return statement{stmt, args}, true
+}
+
+// components are the clustering values of name's row: one per clustering
+// column, the missing ones empty where the layout has prefixes; fewer, a
+// prefix of rows, for a deletion of an adopted table's. A name that is no
+// such composite is one value bound as it is, which makes the cluster
+// refuse the statement with its own message.
+func (a *adoptedLayout) components(name []byte, del bool) [][]byte {
+	comps, err := splitComposite(name)
+	switch {
+	case err == nil && a.prefixes && len(comps) <= len(a.clustering):
+		for len(comps) < len(a.clustering) {
+			comps = append(comps, []byte{})
+		}
+	case err != nil || len(comps) > len(a.clustering) || (!del && len(comps) < len(a.clustering)):
+		comps = [][]byte{name}
+	}
+	return comps
+}
+
+// rowOf is the row of name, compared by c, in f: its clustering columns
+// and their values.
+func (f *family) rowOf(c comparator.Comparator, name []byte) ([]string, []any) {
+	if a := f.adopt; a != nil && len(a.clustering) > 0 {
+		comps := a.components(name, false)
+		vals := make([]any, len(comps))
+		for i, comp := range comps {
+			vals[i] = raw(comp)
+		}
+		return a.clustering[:len(comps)], vals
+	}
+	return []string{"column1"}, []any{f.encode(c, name)}
 }
 
 // checkComposite refuses a name the composite layout with prefixes cannot

@@ -187,6 +187,26 @@ func TestCompositeLayout(t *testing.T) {
 		t.Errorf("a name ending with EOC 1: %v", err)
 	}
 
+	// Compare-and-set names rows by their components.
+	cas := func(expected []engine.Column, updates ...engine.Mutation) bool {
+		t.Helper()
+		ok, _, err := st.CompareAndSet(engine.WithConsistency(ctx, engine.Quorum), "C", "cas", engine.CAS{ColumnFamily: "CompDesc", Expected: expected, Updates: updates})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	x1, x2 := compositeName(0, []byte("x"), L(1)), compositeName(0, []byte("x"))
+	if !cas(nil, engine.Mutation{ColumnFamily: "CompDesc", Name: x1, Value: []byte("1")}) ||
+		cas(nil, engine.Mutation{ColumnFamily: "CompDesc", Name: x2, Value: []byte("2")}) ||
+		!cas([]engine.Column{{Name: x1, Value: []byte("1")}}, engine.Mutation{ColumnFamily: "CompDesc", Name: x2, Value: []byte("x")},
+			engine.Mutation{ColumnFamily: "CompDesc", Name: x1, Value: []byte("x:1")}) {
+		t.Error("cas on a composite family: a condition was not applied as expected")
+	}
+	if g := read(st, "CompDesc", "cas", storetest.All(10)); g != "x=x x:1=x:1" {
+		t.Errorf("after cas: %s", g)
+	}
+
 	// ReversedType: DESC, sliced in its order.
 	for _, n := range []int64{5, -3, 0, 1 << 40} {
 		put(st, "Rev", "k", L(n), fmt.Sprint(n), 1, 0)
