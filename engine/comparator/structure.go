@@ -22,13 +22,14 @@ func Unreversed(c Comparator) (Comparator, bool) {
 }
 
 // Comparable12 reports whether Cassandra 1.2's compare of t takes name
-// as an operand without failing. Its DoubleType, FloatType, DecimalType,
-// LexicalUUIDType and TimeUUIDType read fixed-width fields without
-// checking the length, and its CompositeType reads each component's
-// length, value and end-of-component byte and the component's type, so a
-// name they do not accept makes the comparison throw. Only a start column
-// of get_paged_slice, which 1.2 did not validate, can reach a comparison
-// so; the read then failed inside the server.
+// as an operand without failing. Its DoubleType, FloatType,
+// LexicalUUIDType and TimeUUIDType read fixed-width fields without checking
+// the length, its DecimalType a 4-byte scale and at least one byte of
+// value, and its CompositeType each component's length, value and
+// end-of-component byte and the component's type, so a name they do not
+// accept makes the comparison throw. Only a start column of
+// get_paged_slice, which 1.2 did not validate, can reach a comparison so;
+// the read then failed inside the server.
 func Comparable12(t Comparator, name []byte) bool {
 	if len(name) == 0 {
 		return true
@@ -52,8 +53,11 @@ func Comparable12(t Comparator, name []byte) bool {
 	switch strings.TrimPrefix(t.Name(), marshalPackage) {
 	case "DoubleType", "TimeUUIDType":
 		return len(name) >= 8
-	case "FloatType", "DecimalType":
+	case "FloatType":
 		return len(name) >= 4
+	case "DecimalType":
+		// A 4-byte scale, then an unscaled value of at least one byte.
+		return len(name) >= 5
 	case "LexicalUUIDType":
 		return len(name) >= 16
 	}

@@ -44,6 +44,8 @@ func TestComparable12(t *testing.T) {
 		{"DoubleType", make([]byte, 8), true},
 		{"FloatType", []byte{1, 2}, false},
 		{"DecimalType", []byte{1, 2, 3}, false},
+		{"DecimalType", []byte{0, 0, 0, 1}, false},
+		{"DecimalType", []byte{0, 0, 0, 1, 5}, true},
 		{"LexicalUUIDType", make([]byte, 3), false},
 		{"TimeUUIDType", make([]byte, 7), false},
 		{"UUIDType", make([]byte, 15), true},
