@@ -74,9 +74,9 @@ type family struct {
 	// rawKey: key is of a CQL type other than blob, holding the row key's
 	// bytes as they are; otherwise it holds keyBlob.
 	rawKey bool
-	// desc: column1 is clustered in descending order (an adopted table's
-	// ReversedType comparator), so CQL's order of its values is the
-	// reverse of the comparator's.
+	// desc: column1 is clustered in descending order (a ReversedType
+	// comparator, of an adopted table or a 19.x one), so CQL's order of
+	// its values is the reverse of the comparator's.
 	desc bool
 	// adopt, when set, serves an adopted table's static columns as
 	// declared columns (adoptstatic.go).

@@ -18,11 +18,13 @@ import (
 //	key K, column1 C, value V, PRIMARY KEY (key, column1)
 //
 // K is the key validator's CQL type, C the comparator's and V the default
-// validator's (cqlType). Where the CQL type of the comparator does not
-// order names as Cassandra 1.2 did, or does not accept every name 1.2
-// accepts (nameTypes, measured by TestComparatorOrderOnTheCluster), column1
-// is a blob holding the comparator's order-preserving encoding instead, as
-// in the 0.6 layout. Beside the upgraded columns the table has a static
+// validator's (cqlType). A CompositeType comparator is a clustering column
+// per component, a ReversedType one is clustered DESC (clusteringOf), as
+// DROP COMPACT STORAGE leaves them. Where the CQL type of the comparator (or
+// of a component) does not order names as Cassandra 1.2 did, or does not
+// accept every name 1.2 accepts (nameTypes, measured by
+// TestComparatorOrderOnTheCluster), column1 is a blob holding the
+// comparator's order-preserving encoding instead, as in the 0.6 layout. Beside the upgraded columns the table has a static
 // range ghost marker and the written TTL of each expiring column
 // (typedTable); tables created before those were added are served
 // without them (familyOf).
@@ -70,8 +72,8 @@ var nativeTypes = map[string]string{
 // dates as unsigned bytes, CQL's timestamp as signed numbers),
 // BooleanType (CQL's boolean makes every non-zero byte one name),
 // DecimalType (CQL's decimal refuses names of 1 to 3 bytes that 1.2
-// accepts), CounterColumnType (no clustering type), and the composite,
-// reversed and custom types.
+// accepts), CounterColumnType (no clustering type), and the custom types;
+// composite and reversed types are laid out by clusteringOf.
 var nameTypes = map[string]bool{
 	"BytesType":       true,
 	"AsciiType":       true,
