@@ -100,12 +100,13 @@ func (st *Store) readComposite(ctx context.Context, f *family, key string, q eng
 		sel += `, written_ttl`
 	}
 	stmt := sel + ` FROM ` + f.table + ` WHERE key = ?`
-	// A name of fewer components (its missing ones empty) sorts before
-	// every longer name it prefixes in 1.2, but an empty value sorts last
-	// in a DESC column: past the first component, the cluster's order is
-	// then not the comparator's, and the row is read whole and sorted.
+	// 1.2's ReversedType sorts an empty component first, and a name of
+	// fewer components (its missing ones empty) before every longer name
+	// it prefixes, but Cassandra 5 sorts an empty value last in a DESC
+	// column: with one, the cluster's order is not the comparator's, and
+	// the partition is read whole and sorted.
 	sorted := false
-	for i := 1; i < len(a.reverseOrder) && a.prefixes; i++ {
+	for i := 0; i < len(a.reverseOrder) && a.prefixes; i++ {
 		sorted = sorted || a.reverseOrder[i] == "ASC" // a DESC column
 	}
 	if q.Names == nil && q.Reversed && !sorted {

@@ -54,6 +54,7 @@ func TestCompositeLayout(t *testing.T) {
 	next := with19(base, "C",
 		family12(t, "Comp", "CompositeType(UTF8Type,LongType)"),
 		family12(t, "CompDesc", "CompositeType(UTF8Type,ReversedType(LongType))"),
+		family12(t, "DescFirst", "CompositeType(ReversedType(UTF8Type),LongType)"),
 		family12(t, "Rev", "LongType(reversed=true)"),
 		family12(t, "CompDate", "CompositeType(UTF8Type,DateType)"),
 		family12(t, "Old", "CompositeType(UTF8Type,LongType)"))
@@ -103,7 +104,7 @@ func TestCompositeLayout(t *testing.T) {
 		}
 		return strings.Join(out, " ")
 	}
-	for _, cf := range []string{"Comp", "CompDesc", "CompDate", "Old"} {
+	for _, cf := range []string{"Comp", "CompDesc", "DescFirst", "CompDate", "Old"} {
 		for i, n := range names {
 			put(st, cf, "k", n, showComposite(n), int64(i+1), 0)
 		}
