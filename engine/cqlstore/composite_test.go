@@ -57,7 +57,8 @@ func TestCompositeLayout(t *testing.T) {
 		family12(t, "DescFirst", "CompositeType(ReversedType(UTF8Type),LongType)"),
 		family12(t, "Rev", "LongType(reversed=true)"),
 		family12(t, "CompDate", "CompositeType(UTF8Type,DateType)"),
-		family12(t, "Old", "CompositeType(UTF8Type,LongType)"))
+		family12(t, "Old", "CompositeType(UTF8Type,LongType)"),
+		family12(t, "OldRev", "ReversedType(LongType)"))
 	change(t, st, next, "1")
 	ks := keyspaceName(o.Prefix, "C")
 	expectColumns(t, st.session, ks, map[string]string{
@@ -239,8 +240,9 @@ func TestCompositeLayout(t *testing.T) {
 
 	// A table of the earlier layout (one blob column1 of the encoded
 	// names), served by a store opened on it.
-	for _, q := range []string{`DROP TABLE ` + quote(ks) + `."Old"`,
-		`CREATE TABLE ` + quote(ks) + `."Old" (key text, column1 blob, value text, ghost blob static, written_ttl int, PRIMARY KEY (key, column1))`} {
+	for _, q := range []string{`DROP TABLE ` + quote(ks) + `."Old"`, `DROP TABLE ` + quote(ks) + `."OldRev"`,
+		`CREATE TABLE ` + quote(ks) + `."Old" (key text, column1 blob, value text, ghost blob static, written_ttl int, PRIMARY KEY (key, column1))`,
+		`CREATE TABLE ` + quote(ks) + `."OldRev" (key text, column1 blob, value text, ghost blob static, written_ttl int, PRIMARY KEY (key, column1))`} {
 		if err := st.session.Query(q).Exec(); err != nil {
 			t.Fatal(err)
 		}
@@ -260,6 +262,13 @@ func TestCompositeLayout(t *testing.T) {
 	c := next.Keyspaces["C"].ColumnFamilies["Old"].Comparator
 	if dec, err := decodeName(c, enc); err != nil || c.Compare(dec, compositeName(0, []byte(""), L(3))) != 0 {
 		t.Errorf("Old's first stored name %x decodes to %x, %v", []byte(enc), dec, err)
+	}
+	for _, n := range []int64{5, -3, 1 << 40} {
+		put(other, "OldRev", "k", L(n), fmt.Sprint(n), 1, 0)
+	}
+	row, err := other.Get(ctx, "C", "k", engine.Query{ColumnFamily: "OldRev", Predicate: engine.Predicate{Start: L(5), Count: 10}})
+	if err != nil || len(row.Columns) != 2 || string(row.Columns[0].Value) != "5" || string(row.Columns[1].Value) != "-3" {
+		t.Errorf("OldRev from 5: %+v, %v", row.Columns, err)
 	}
 }
 
