@@ -25,6 +25,11 @@ import (
 // a slice may be composites of fewer components with any end-of-component
 // byte, as 1.2 allowed. A deletion of a name of fewer components deletes
 // every row of that prefix.
+//
+// A 19.x family thriftd creates with such a comparator has the same table
+// (clusteringOf, typed.go) and is served by the same code, with prefixes
+// (adoptedLayout): there a name of fewer components is a row of its own,
+// its missing components empty, as 1.2 held it as a column of its own.
 
 // withComposite makes f serve the composite shape over clustering.
 func withComposite(f *family, clustering []string, desc []bool) {
