@@ -114,6 +114,12 @@ func (st *Store) readComposite(ctx context.Context, f *family, key string, q eng
 	for i := 0; i < len(a.reverseOrder) && a.prefixes; i++ {
 		sorted = sorted || a.reverseOrder[i] == "ASC" // a DESC column
 	}
+	args := []any{st.keyOf(f, key)}
+	if q.Names == nil && !sorted {
+		w, wargs := a.firstBounds(c, q.Predicate)
+		stmt += w
+		args = append(args, wargs...)
+	}
 	if q.Names == nil && q.Reversed && !sorted {
 		// The reverse of the clustering order, column by column.
 		dirs := make([]string, len(a.clustering))
@@ -122,7 +128,7 @@ func (st *Store) readComposite(ctx context.Context, f *family, key string, q eng
 		}
 		stmt += ` ORDER BY ` + strings.Join(dirs, ", ")
 	}
-	iter := st.readQuery(ctx, stmt, st.keyOf(f, key)).PageSize(pageSize).Iter()
+	iter := st.readQuery(ctx, stmt, args...).PageSize(pageSize).Iter()
 	comps := make([]raw, len(a.clustering))
 	var value raw
 	var ts int64
@@ -181,6 +187,40 @@ func (st *Store) readComposite(ctx context.Context, f *family, key string, q eng
 		}
 	}
 	return out, nil
+}
+
+// firstBounds restricts the first clustering column to what the bounds
+// of a slice allow, so that a slice starting deep in a row does not read
+// the rows before it: every name from a bound on has a first component at
+// or past the bound's first component (a ReversedType's at or before it,
+// in the column's own order). The rows read are still compared by the
+// comparator. A first component that is empty (the ends of a ReversedType
+// column are not CQL's) or that the column's type refuses is left out.
+func (a *adoptedLayout) firstBounds(c comparator.Comparator, p engine.Predicate) (string, []any) {
+	comps := comparator.Components(c)
+	if len(comps) == 0 {
+		return "", nil
+	}
+	base, rev := comparator.Unreversed(comps[0])
+	lo, hi := p.Start, p.Finish
+	if p.Reversed {
+		lo, hi = hi, lo
+	}
+	var where strings.Builder
+	var args []any
+	for i, b := range [][]byte{lo, hi} {
+		parts, err := splitComposite(b)
+		if err != nil || len(parts) == 0 || len(parts[0]) == 0 || !valid12(base, parts[0]) {
+			continue
+		}
+		op := " >= ?"
+		if (i == 1) != rev {
+			op = " <= ?"
+		}
+		where.WriteString(` AND ` + a.clustering[0] + op)
+		args = append(args, raw(parts[0]))
+	}
+	return where.String(), args
 }
 
 // selects tells whether q selects name, compared by c, the names coming

@@ -313,3 +313,42 @@ func TestUnboundableStart(t *testing.T) {
 		}
 	}
 }
+
+// firstBounds restricts the first clustering column in the column's own
+// order: the reverse of a ReversedType component's.
+func TestFirstBounds(t *testing.T) {
+	L := storetest.Long
+	for _, tc := range []struct {
+		typ  string
+		p    engine.Predicate
+		want string
+	}{
+		{"CompositeType(UTF8Type,LongType)", engine.Predicate{Start: compositeName(0, []byte("a")), Finish: compositeName(1, []byte("b"), L(1))},
+			` AND "column1" >= ? AND "column1" <= ? [a b]`},
+		{"CompositeType(UTF8Type,LongType)", engine.Predicate{Start: compositeName(0, []byte("b")), Reversed: true},
+			` AND "column1" <= ? [b]`},
+		{"CompositeType(ReversedType(UTF8Type),LongType)", engine.Predicate{Start: compositeName(0, []byte("b")), Finish: compositeName(0, []byte("a"))},
+			` AND "column1" <= ? AND "column1" >= ? [b a]`},
+		{"CompositeType(ReversedType(UTF8Type),LongType)", engine.Predicate{Start: compositeName(0, []byte("a")), Reversed: true},
+			` AND "column1" >= ? [a]`},
+		// An empty first component, one the type refuses, and a bound that
+		// is no composite are left out.
+		{"CompositeType(UTF8Type,LongType)", engine.Predicate{Start: compositeName(0, []byte("")), Finish: compositeName(0, []byte{0xff})}, ` []`},
+		{"CompositeType(UTF8Type,LongType)", engine.Predicate{Start: []byte{0, 5, 'a'}}, ` []`},
+	} {
+		c, err := comparator.Parse(tc.typ)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := newFamily(family12(t, "F", tc.typ), `"K"."F"`, false)
+		withComposite(f, []string{"column1", "column2"}, []bool{strings.Contains(tc.typ, "(ReversedType"), false})
+		w, args := f.adopt.firstBounds(c, tc.p)
+		var vals []string
+		for _, a := range args {
+			vals = append(vals, string(a.(raw)))
+		}
+		if got := w + " [" + strings.Join(vals, " ") + "]"; got != tc.want {
+			t.Errorf("%s %+v: %q, want %q", tc.typ, tc.p, got, tc.want)
+		}
+	}
+}
