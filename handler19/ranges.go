@@ -3,9 +3,11 @@ package handler19
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math/big"
 
 	"github.com/thriftd/thriftd/engine"
+	"github.com/thriftd/thriftd/engine/comparator"
 	"github.com/thriftd/thriftd/engine/partitioner"
 	"github.com/thriftd/thriftd/gen-go/cassandra19"
 )
@@ -106,6 +108,10 @@ func (c *conn) getPagedSlice(ctx context.Context, cfName string, kr *cassandra19
 	var out []*cassandra19.KeySlice
 	columns := 0
 	first := true
+	// 1.2 did not validate start_column: one its comparator could not
+	// compare threw inside the read of the first row, if that row held
+	// any column, and the call timed out.
+	uncomparable := !comparator.Comparable12(f.cmp, startColumn)
 	for _, b := range pieces {
 		// Each piece of a range that wraps around the ring is read with
 		// the whole count, as 1.2 sent each piece its own command with the
@@ -118,7 +124,7 @@ func (c *conn) getPagedSlice(ctx context.Context, cfName string, kr *cassandra19
 			// start_column.
 			q := engine.Query{ColumnFamily: f.Name}
 			q.Count = want - piece
-			if first {
+			if first && !uncomparable {
 				q.Start = startColumn
 			}
 			rows, err := c.s.store.Range(ctx, ks, b, q, 1)
@@ -129,8 +135,11 @@ func (c *conn) getPagedSlice(ctx context.Context, cfName string, kr *cassandra19
 				break
 			}
 			row := rows[0]
-			first = false
 			cols := thriftifyRow(row, f)
+			if first && uncomparable && len(cols) > 0 {
+				return nil, fmt.Errorf("get_paged_slice: start column %x cannot be compared by %s: %w", startColumn, f.cmp.Name(), engine.ErrTimedOut)
+			}
+			first = false
 			out = append(out, &cassandra19.KeySlice{Key: []byte(row.Key), Columns: cols})
 			piece += len(cols)
 			columns += len(cols)

@@ -59,6 +59,7 @@ type encFamily struct {
 	GCGraceSeconds   int32       `json:"gc_grace_seconds"`
 	DefaultTTL       int32       `json:"default_time_to_live,omitempty"`
 	ID               int32       `json:"id"`
+	Types12          bool        `json:"types_1_2,omitempty"`
 
 	ReadRepairChance          jfloat            `json:"read_repair_chance"`
 	DCLocalReadRepairChance   jfloat            `json:"dclocal_read_repair_chance"`
@@ -149,6 +150,7 @@ func encodeFamily(cf *ColumnFamily) encFamily {
 		Name: cf.Name, Super: cf.Super, Comparator: typeName(cf.Comparator), SubComparator: typeName(cf.SubComparator),
 		Comment: cf.Comment, HasComment: cf.HasComment, KeyValidator: typeName(cf.KeyValidator),
 		DefaultValidator: typeName(cf.DefaultValidator), GCGraceSeconds: cf.GCGraceSeconds, DefaultTTL: cf.DefaultTTL, ID: cf.ID,
+		Types12:          cf.Types12,
 		ReadRepairChance: jfloat(o.ReadRepairChance), DCLocalReadRepairChance: jfloat(o.DCLocalReadRepairChance),
 		ReplicateOnWrite: o.ReplicateOnWrite, MinCompactionThreshold: o.MinCompactionThreshold,
 		MaxCompactionThreshold: o.MaxCompactionThreshold, CompactionStrategy: o.CompactionStrategy,
@@ -173,9 +175,10 @@ func encodeFamily(cf *ColumnFamily) encFamily {
 }
 
 // Unmarshal decodes what Marshal wrote, resolving every type name with
-// parseType, and adds the built-in system keyspace. An error says what is
-// wrong with the bytes; the caller adds where they came from.
-func Unmarshal(data []byte, parseType func(string) (comparator.Comparator, error)) (Record, error) {
+// parseType, or with parseType12 in a family whose Types12 is set, and
+// adds the built-in system keyspace. An error says what is wrong with the
+// bytes; the caller adds where they came from.
+func Unmarshal(data []byte, parseType, parseType12 func(string) (comparator.Comparator, error)) (Record, error) {
 	var e encSchema
 	if err := json.Unmarshal(data, &e); err != nil {
 		return Record{}, fmt.Errorf("recorded schema is unreadable: %w", err)
@@ -188,15 +191,21 @@ func Unmarshal(data []byte, parseType func(string) (comparator.Comparator, error
 		return Record{}, fmt.Errorf("recorded schema: %v", err)
 	}
 	s := &Schema{ClusterName: e.ClusterName, Partitioner: p, Version: e.Version, Keyspaces: map[string]*Keyspace{}}
-	parse := func(name string) (comparator.Comparator, error) {
-		if name == "" {
-			return nil, nil
+	resolve := func(types12 bool) func(string) (comparator.Comparator, error) {
+		return func(name string) (comparator.Comparator, error) {
+			if name == "" {
+				return nil, nil
+			}
+			parse := parseType
+			if types12 {
+				parse = parseType12
+			}
+			t, err := parse(name)
+			if err != nil {
+				return nil, fmt.Errorf("recorded schema: %v", err)
+			}
+			return t, nil
 		}
-		t, err := parseType(name)
-		if err != nil {
-			return nil, fmt.Errorf("recorded schema: %v", err)
-		}
-		return t, nil
 	}
 	for _, ek := range e.Keyspaces {
 		ks := &Keyspace{
@@ -205,7 +214,7 @@ func Unmarshal(data []byte, parseType func(string) (comparator.Comparator, error
 			Options: KeyspaceOptions{StrategyClass: ek.StrategyClass, StrategyOptions: ek.StrategyOptions, DurableWrites: ek.DurableWrites},
 		}
 		for _, f := range ek.ColumnFamilies {
-			cf, err := decodeFamily(ek.Name, f, parse)
+			cf, err := decodeFamily(ek.Name, f, resolve(f.Types12))
 			if err != nil {
 				return Record{}, err
 			}
@@ -220,7 +229,7 @@ func Unmarshal(data []byte, parseType func(string) (comparator.Comparator, error
 func decodeFamily(keyspace string, f encFamily, parse func(string) (comparator.Comparator, error)) (*ColumnFamily, error) {
 	cf := &ColumnFamily{
 		Keyspace: keyspace, Name: f.Name, Super: f.Super, Comment: f.Comment, HasComment: f.HasComment,
-		GCGraceSeconds: f.GCGraceSeconds, DefaultTTL: f.DefaultTTL, ID: f.ID,
+		GCGraceSeconds: f.GCGraceSeconds, DefaultTTL: f.DefaultTTL, ID: f.ID, Types12: f.Types12,
 		Options: FamilyOptions{
 			ReadRepairChance: float64(f.ReadRepairChance), DCLocalReadRepairChance: float64(f.DCLocalReadRepairChance),
 			ReplicateOnWrite: f.ReplicateOnWrite, MinCompactionThreshold: f.MinCompactionThreshold,

@@ -76,7 +76,7 @@ func TestMarshalRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Unmarshal(data, comparator.Lookup)
+	r, err := Unmarshal(data, comparator.Lookup, comparator.Lookup)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestMarshalLeavesUnsetPropertiesUnset(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Unmarshal(data, comparator.Lookup)
+	r, err := Unmarshal(data, comparator.Lookup, comparator.Lookup)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,11 +124,11 @@ func TestUnmarshalRefusesALaterFormat(t *testing.T) {
 		t.Fatal(err)
 	}
 	later := bytes.Replace(data, []byte(`"format":1`), []byte(`"format":2`), 1)
-	_, err = Unmarshal(later, comparator.Lookup)
+	_, err = Unmarshal(later, comparator.Lookup, comparator.Lookup)
 	if err == nil || !strings.Contains(err.Error(), "format 2") {
 		t.Fatalf("a later format: err = %v", err)
 	}
-	if _, err := Unmarshal([]byte("{not json"), comparator.Lookup); err == nil {
+	if _, err := Unmarshal([]byte("{not json"), comparator.Lookup, comparator.Lookup); err == nil {
 		t.Fatal("garbage decoded without an error")
 	}
 }
@@ -139,7 +139,7 @@ func TestUnmarshalNamesAnUnknownType(t *testing.T) {
 		t.Fatal(err)
 	}
 	bad := bytes.Replace(data, []byte("TimeUUIDType"), []byte("NoSuchType"), 1)
-	_, err = Unmarshal(bad, comparator.Lookup)
+	_, err = Unmarshal(bad, comparator.Lookup, comparator.Lookup)
 	if err == nil || !strings.Contains(err.Error(), "Blog.Comments") || !strings.Contains(err.Error(), "NoSuchType") {
 		t.Fatalf("err = %v", err)
 	}
@@ -154,7 +154,7 @@ func TestMarshalKeepsNaNAndInfinities(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Unmarshal(data, comparator.Lookup)
+	r, err := Unmarshal(data, comparator.Lookup, comparator.Lookup)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,6 +42,13 @@ type ColumnFamily struct {
 	// ID is the column family's id as the 19.x API describes it.
 	ID      int32
 	Options FamilyOptions
+	// Types12: the family's types are Cassandra 1.2's where 0.6's of the
+	// same name order differently (TimeUUIDType, whose ties of equal
+	// timestamps 1.2 breaks by signed bytes and 0.6 by unsigned ones).
+	// The catalog sets it on families created through the 19.x API; a
+	// family of storage-conf.xml, or one created before the catalog set
+	// it (whose stored names are in 0.6's order), resolves 0.6's.
+	Types12 bool
 }
 
 // Column returns the declared column of that name, or nil.

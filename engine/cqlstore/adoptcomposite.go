@@ -5,10 +5,12 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 	"time"
 
 	"github.com/thriftd/thriftd/engine"
+	"github.com/thriftd/thriftd/engine/comparator"
 )
 
 // The composite shape of an adopted table: a 1.2 column family whose
@@ -23,6 +25,11 @@ import (
 // a slice may be composites of fewer components with any end-of-component
 // byte, as 1.2 allowed. A deletion of a name of fewer components deletes
 // every row of that prefix.
+//
+// A 19.x family thriftd creates with such a comparator has the same table
+// (clusteringOf, typed.go) and is served by the same code, with prefixes
+// (adoptedLayout): there a name of fewer components is a row of its own,
+// its missing components empty, as 1.2 held it as a column of its own.
 
 // withComposite makes f serve the composite shape over clustering.
 func withComposite(f *family, clustering []string, desc []bool) {
@@ -56,8 +63,15 @@ func splitComposite(name []byte) ([][]byte, error) {
 	return out, nil
 }
 
-// joinComposite is the CompositeType name of full components.
-func joinComposite(comps []raw) []byte {
+// joinComposite is the CompositeType name of full components. With
+// prefixes, trailing empty components are left out (at least one is
+// kept): they stand for the components a shorter name does not have.
+func joinComposite(comps []raw, prefixes bool) []byte {
+	if prefixes {
+		for len(comps) > 1 && len(comps[len(comps)-1]) == 0 {
+			comps = comps[:len(comps)-1]
+		}
+	}
 	var out []byte
 	for _, c := range comps {
 		out = binary.BigEndian.AppendUint16(out, uint16(len(c)))
@@ -67,19 +81,51 @@ func joinComposite(comps []raw) []byte {
 	return out
 }
 
+// lastEOC is the end-of-component byte of a composite name's last
+// component, 0 when the name is not a well-formed composite.
+func lastEOC(name []byte) byte {
+	var eoc byte
+	for len(name) >= 3 {
+		n := int(binary.BigEndian.Uint16(name))
+		if len(name) < 2+n+1 {
+			return 0
+		}
+		eoc = name[2+n]
+		name = name[2+n+1:]
+	}
+	return eoc
+}
+
 // readComposite is readColumns of a family of the composite shape.
 func (st *Store) readComposite(ctx context.Context, f *family, key string, q engine.Query) ([]engine.Column, error) {
 	a := f.adopt
 	c := f.def.Comparator
-	cols := strings.Join(a.clustering, ", ")
 	// A counter (counter.go) has no write time or TTL.
 	counter := counterFamily(f.def)
-	sel := `, value, writetime(value), ttl(value)`
-	if counter {
-		sel = `, value`
+	sel := `SELECT ` + strings.Join(a.clustering, ", ") + `, value`
+	if !counter {
+		sel += `, writetime(value), ttl(value)`
 	}
-	stmt := `SELECT ` + cols + sel + ` FROM ` + f.table + ` WHERE key = ?`
-	if q.Names == nil && q.Reversed {
+	if f.writtenTTL && !counter {
+		sel += `, written_ttl`
+	}
+	stmt := sel + ` FROM ` + f.table + ` WHERE key = ?`
+	// 1.2's ReversedType sorts an empty component first, and a name of
+	// fewer components (its missing ones empty) before every longer name
+	// it prefixes, but Cassandra 5 sorts an empty value last in a DESC
+	// column: with one, the cluster's order is not the comparator's, and
+	// the partition is read whole and sorted.
+	sorted := false
+	for i := 0; i < len(a.reverseOrder) && a.prefixes; i++ {
+		sorted = sorted || a.reverseOrder[i] == "ASC" // a DESC column
+	}
+	args := []any{st.keyOf(f, key)}
+	if q.Names == nil && !sorted {
+		w, wargs := a.firstBounds(c, q.Predicate)
+		stmt += w
+		args = append(args, wargs...)
+	}
+	if q.Names == nil && q.Reversed && !sorted {
 		// The reverse of the clustering order, column by column.
 		dirs := make([]string, len(a.clustering))
 		for i, col := range a.clustering {
@@ -87,84 +133,139 @@ func (st *Store) readComposite(ctx context.Context, f *family, key string, q eng
 		}
 		stmt += ` ORDER BY ` + strings.Join(dirs, ", ")
 	}
-	iter := st.readQuery(ctx, stmt, st.keyOf(f, key)).PageSize(pageSize).Iter()
+	iter := st.readQuery(ctx, stmt, args...).PageSize(pageSize).Iter()
 	comps := make([]raw, len(a.clustering))
 	var value raw
 	var ts int64
-	var ttl *int32
-	dest := make([]any, 0, len(comps)+3)
+	var ttl, wrote *int32
+	dest := make([]any, 0, len(comps)+4)
 	for i := range comps {
 		dest = append(dest, &comps[i])
 	}
 	dest = append(dest, &value)
 	if !counter {
 		dest = append(dest, &ts, &ttl)
+		if f.writtenTTL {
+			dest = append(dest, &wrote)
+		}
 	}
 	now := time.Now().Unix()
 	limit := q.Count
 	if q.Names != nil || limit < 0 {
 		limit = math.MaxInt
 	}
-	var out []engine.Column
-	for len(out) < limit && iter.Scan(dest...) {
-		name := joinComposite(comps)
-		keep := true
-		switch {
-		case q.Names != nil:
-			keep = false
-			for _, n := range q.Names {
-				if c.Compare(n, name) == 0 {
-					keep = true
-					break
-				}
-			}
-		case !q.Reversed:
-			if len(q.Start) > 0 && c.Compare(name, q.Start) < 0 {
-				keep = false
-			} else if len(q.Finish) > 0 && c.Compare(name, q.Finish) > 0 {
-				limit = len(out) // past the run
-				keep = false
-			}
-		default:
-			if len(q.Start) > 0 && c.Compare(name, q.Start) > 0 {
-				keep = false
-			} else if len(q.Finish) > 0 && c.Compare(name, q.Finish) < 0 {
-				limit = len(out)
-				keep = false
-			}
+	var out, all []engine.Column
+	for (sorted || len(out) < limit) && iter.Scan(dest...) {
+		if comps[0] == nil {
+			continue // a partition with only the ghost marker
 		}
-		if keep {
-			out = append(out, expiring(engine.Column{Name: name, Value: nonNil(value), Timestamp: ts}, ttl, now))
-		}
+		col := expiring(engine.Column{Name: joinComposite(comps, a.prefixes), Value: nonNil(value), Timestamp: ts}, ttl, now)
+		col = asWritten(col, wrote)
 		for i := range comps {
 			comps[i] = nil
 		}
-		value, ttl = nil, nil
+		value, ttl, wrote = nil, nil, nil
+		if sorted {
+			all = append(all, col)
+			continue
+		}
+		keep, past := selects(c, q, col.Name)
+		if past {
+			break
+		}
+		if keep {
+			out = append(out, col)
+		}
 	}
-	return out, clusterError(ctx, "read "+f.table, iter.Close())
+	if err := iter.Close(); err != nil {
+		return nil, clusterError(ctx, "read "+f.table, err)
+	}
+	if sorted {
+		sort.SliceStable(all, func(i, j int) bool {
+			return (c.Compare(all[i].Name, all[j].Name) < 0) != (q.Reversed && q.Names == nil)
+		})
+		for _, col := range all {
+			keep, past := selects(c, q, col.Name)
+			if past || len(out) == limit {
+				break
+			}
+			if keep {
+				out = append(out, col)
+			}
+		}
+	}
+	return out, nil
 }
 
-// compositeComponents are the values of the clustering columns a name
-// of a family of the composite shape binds: one per component, or for a
-// deletion those of a prefix. A name that is no such composite is bound
-// as it is, so that the cluster refuses it with its own message.
-func compositeComponents(f *family, name []byte, deletion bool) [][]byte {
-	comps, err := splitComposite(name)
-	if n := len(f.adopt.clustering); err != nil || len(comps) > n || (!deletion && len(comps) < n) {
-		return [][]byte{name}
+// firstBounds restricts the first clustering column to what the bounds
+// of a slice allow, so that a slice starting deep in a row does not read
+// the rows before it: every name from a bound on has a first component at
+// or past the bound's first component (a ReversedType's at or before it,
+// in the column's own order). The rows read are still compared by the
+// comparator. A first component that is empty (the ends of a ReversedType
+// column are not CQL's) or that the column's type refuses is left out.
+func (a *adoptedLayout) firstBounds(c comparator.Comparator, p engine.Predicate) (string, []any) {
+	comps := comparator.Components(c)
+	if len(comps) == 0 {
+		return "", nil
 	}
-	return comps
+	base, rev := comparator.Unreversed(comps[0])
+	lo, hi := p.Start, p.Finish
+	if p.Reversed {
+		lo, hi = hi, lo
+	}
+	var where strings.Builder
+	var args []any
+	for i, b := range [][]byte{lo, hi} {
+		parts, err := splitComposite(b)
+		if err != nil || len(parts) == 0 || len(parts[0]) == 0 || !valid12(base, parts[0]) {
+			continue
+		}
+		op := " >= ?"
+		if (i == 1) != rev {
+			op = " <= ?"
+		}
+		where.WriteString(` AND ` + a.clustering[0] + op)
+		args = append(args, raw(parts[0]))
+	}
+	return where.String(), args
+}
+
+// selects tells whether q selects name, compared by c, the names coming
+// in q's order, and whether name is past q's run (so every later one is).
+func selects(c comparator.Comparator, q engine.Query, name []byte) (keep, past bool) {
+	switch {
+	case q.Names != nil:
+		for _, n := range q.Names {
+			if c.Compare(n, name) == 0 {
+				return true, false
+			}
+		}
+		return false, false
+	case !q.Reversed:
+		if len(q.Start) > 0 && c.Compare(name, q.Start) < 0 {
+			return false, false
+		}
+		past = len(q.Finish) > 0 && c.Compare(name, q.Finish) > 0
+		return !past, past
+	}
+	if len(q.Start) > 0 && c.Compare(name, q.Start) > 0 {
+		return false, false
+	}
+	past = len(q.Finish) > 0 && c.Compare(name, q.Finish) < 0
+	return !past, past
 }
 
 // compositeStatement is the statement of a mutation of a family of the
 // composite shape. A write needs one value per clustering column (the
-// cluster refuses a missing one); a deletion may name a prefix.
+// cluster refuses a missing one, unless the layout has prefixes); a
+// deletion may name a prefix.
 func (f *family) compositeStatement(key raw, m engine.Mutation) (statement, bool) {
 	a := f.adopt
 	if a == nil || len(a.clustering) == 0 || m.SuperColumn != nil || m.Name == nil {
 		return statement{}, false
 	}
-	comps := compositeComponents(f, m.Name, m.Delete)
+	comps := a.components(m.Name, m.Delete)
 	if m.Delete {
 		var where strings.Builder
 		args := []any{m.Timestamp, key}
@@ -186,11 +287,65 @@ func (f *family) compositeStatement(key raw, m engine.Mutation) (statement, bool
 		}
 		args = append(args, v)
 	}
-	stmt := `INSERT INTO ` + f.table + ` (` + names + `, value) VALUES (` + marks + `, ?) USING TIMESTAMP ?`
-	args = append(args, raw(nonNil(m.Value)), m.Timestamp)
+	names += ", value"
+	marks += ", ?"
+	args = append(args, raw(nonNil(m.Value)))
+	if m.TTL > 0 && f.writtenTTL {
+		names += ", written_ttl"
+		marks += ", ?"
+		args = append(args, m.TTL)
+	}
+	stmt := `INSERT INTO ` + f.table + ` (` + names + `) VALUES (` + marks + `) USING TIMESTAMP ?`
+	args = append(args, m.Timestamp)
 	if m.TTL > 0 {
 		stmt += ` AND TTL ?`
-		args = append(args, min(int(m.TTL), maxTTL))
+		args = append(args, capTTL(int(m.TTL)))
 	}
 	return statement{stmt, args}, true
+}
+
+// components are the clustering values of name's row: one per clustering
+// column, the missing ones empty where the layout has prefixes; fewer, a
+// prefix of rows, for a deletion of an adopted table's. A name that is no
+// such composite is one value bound as it is, which makes the cluster
+// refuse the statement with its own message.
+func (a *adoptedLayout) components(name []byte, del bool) [][]byte {
+	comps, err := splitComposite(name)
+	switch {
+	case err == nil && a.prefixes && len(comps) <= len(a.clustering):
+		for len(comps) < len(a.clustering) {
+			comps = append(comps, []byte{})
+		}
+	case err != nil || len(comps) > len(a.clustering) || (!del && len(comps) < len(a.clustering)):
+		comps = [][]byte{name}
+	}
+	return comps
+}
+
+// rowOf is the row of name, compared by c, in f: its clustering columns
+// and their values.
+func (f *family) rowOf(c comparator.Comparator, name []byte) ([]string, []any) {
+	if a := f.adopt; a != nil && len(a.clustering) > 0 {
+		comps := a.components(name, false)
+		vals := make([]any, len(comps))
+		for i, comp := range comps {
+			vals[i] = raw(comp)
+		}
+		return a.clustering[:len(comps)], vals
+	}
+	return []string{"column1"}, []any{f.encode(c, name)}
+}
+
+// checkComposite refuses a name the composite layout with prefixes cannot
+// hold: one whose last component carries a non-zero end-of-component
+// byte, which 1.2 accepted as a column name (only a slice bound needs
+// one) but which no row of clustering values can stand for.
+func (f *family) checkComposite(m engine.Mutation) error {
+	if f.adopt == nil || !f.adopt.prefixes || m.Delete || m.SuperColumn != nil || m.Name == nil {
+		return nil
+	}
+	if lastEOC(m.Name) != 0 {
+		return fmt.Errorf("cqlstore: column family %s.%s: a column name whose last component has a non-zero end-of-component byte cannot be stored as a row of clustering values", f.def.Keyspace, f.def.Name)
+	}
+	return nil
 }

@@ -139,7 +139,7 @@ func (st *Store) readAdopted(ctx context.Context, strict bool, prev *adoption) (
 // adoptedFamily is the family serving table t, described by def.
 func adoptedFamily(def *schema.ColumnFamily, t AdoptedTable) *family {
 	table := quote(t.Keyspace) + "." + quote(t.Name)
-	f := familyOf(def, table, tableColumns{"key": "adopted", "column1": "adopted"})
+	f := familyOf(def, table, tableColumns{types: map[string]string{"key": "adopted", "column1": "adopted"}})
 	// The table's own types hold names and keys as they are.
 	f.rawNames, f.rawKey = true, true
 	f.desc = strings.HasPrefix(def.Comparator.Name(), marshalPackage+"ReversedType(")

@@ -32,6 +32,12 @@ type adoptedLayout struct {
 	// shape (adoptcomposite.go), and reverseOrder the direction of each
 	// that reverses the table's order.
 	clustering, reverseOrder []string
+	// prefixes: a name of fewer components than the clustering columns
+	// is the row whose missing components are empty, and a row's trailing
+	// empty components are not part of its name (thriftd's own composite
+	// tables, clusteringOf). An adopted table's rows are read as they
+	// are, and the cluster refuses a name of fewer components.
+	prefixes bool
 }
 
 // withStatics makes f serve declared columns from the static columns.

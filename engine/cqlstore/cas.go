@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
@@ -202,17 +203,20 @@ func (st *Store) casBatch(ctx context.Context, keyspace, key string, c engine.CA
 		expected[string(e.Name)] = e.Value
 	}
 	for _, m := range c.Updates {
-		name := f.encode(cmp, m.Name)
+		cols, vals := f.rowOf(cmp, m.Name)
+		row := rowWhere(cols)
+		insert := `INSERT INTO ` + f.table + ` (key, ` + strings.Join(cols, ", ") + `, value) VALUES (?` + strings.Repeat(", ?", len(cols)) + `, ?)`
+		insertArgs := append(append([]any{kb}, vals...), raw(nonNil(m.Value)))
 		updated[string(m.Name)] = true
 		switch e, cond := expected[string(m.Name)]; {
 		case m.Delete:
-			b.Query(`DELETE FROM `+f.table+` WHERE key = ? AND column1 = ?`, kb, name)
+			b.Query(`DELETE FROM `+f.table+` WHERE key = ?`+row, append([]any{kb}, vals...)...)
 		case len(c.Expected) == 0:
-			b.Query(`INSERT INTO `+f.table+` (key, column1, value) VALUES (?, ?, ?) IF NOT EXISTS`, kb, name, raw(nonNil(m.Value)))
+			b.Query(insert+` IF NOT EXISTS`, insertArgs...)
 		case cond:
-			b.Query(`UPDATE `+f.table+` SET value = ? WHERE key = ? AND column1 = ? IF value = ?`, raw(nonNil(m.Value)), kb, name, raw(nonNil(e)))
+			b.Query(`UPDATE `+f.table+` SET value = ? WHERE key = ?`+row+` IF value = ?`, append(append([]any{raw(nonNil(m.Value)), kb}, vals...), raw(nonNil(e)))...)
 		default:
-			b.Query(`INSERT INTO `+f.table+` (key, column1, value) VALUES (?, ?, ?)`, kb, name, raw(nonNil(m.Value)))
+			b.Query(insert, insertArgs...)
 		}
 	}
 	// An expected column the call does not write still needs its
@@ -223,11 +227,13 @@ func (st *Store) casBatch(ctx context.Context, keyspace, key string, c engine.CA
 		if updated[string(col.Name)] {
 			continue
 		}
-		name := f.encode(cmp, col.Name)
+		cols, vals := f.rowOf(cmp, col.Name)
+		row := rowWhere(cols)
+		args := append(append([]any{raw(nonNil(col.Value)), kb}, vals...), raw(nonNil(col.Value)))
 		if col.TTL > 0 {
-			b.Query(`UPDATE `+f.table+` USING TTL ? SET value = ? WHERE key = ? AND column1 = ? IF value = ?`, int(col.TTL), raw(nonNil(col.Value)), kb, name, raw(nonNil(col.Value)))
+			b.Query(`UPDATE `+f.table+` USING TTL ? SET value = ? WHERE key = ?`+row+` IF value = ?`, append([]any{int(col.TTL)}, args...)...)
 		} else {
-			b.Query(`UPDATE `+f.table+` SET value = ? WHERE key = ? AND column1 = ? IF value = ?`, raw(nonNil(col.Value)), kb, name, raw(nonNil(col.Value)))
+			b.Query(`UPDATE `+f.table+` SET value = ? WHERE key = ?`+row+` IF value = ?`, args...)
 		}
 	}
 	bctx, cancel := st.bound(ctx)
@@ -245,6 +251,10 @@ func (st *Store) casBatch(ctx context.Context, keyspace, key string, c engine.CA
 	}
 	return applied, nil
 }
+
+// rowWhere restricts a statement of a partition to the row whose
+// clustering columns are cols.
+func rowWhere(cols []string) string { return ` AND ` + strings.Join(cols, ` = ? AND `) + ` = ?` }
 
 // nonSerial is ctx with a serial level replaced by the quorum the cluster
 // reads with after its Paxos round, for reads of several partitions,

@@ -610,10 +610,7 @@ func (st *Store) serve(ctx context.Context, next *schema.Schema) error {
 			if !ok {
 				// Not created yet (by another process): the layout
 				// ChangeSchema creates.
-				c = tableColumns{"key": st.keyType(def), "column1": nameType(def.Comparator)}
-				if valueType(def) != "counter" {
-					c["ghost"], c["written_ttl"] = "blob", "int"
-				}
+				c = st.typedColumns(def)
 			}
 			fams[cfName{name, cf}] = familyOf(def, table, c)
 		}
@@ -625,19 +622,43 @@ func (st *Store) serve(ctx context.Context, next *schema.Schema) error {
 	return nil
 }
 
-// columnsOf reads the column types of every table of a keyspace.
+// columnsOf reads the columns of every table of a keyspace.
 func (st *Store) columnsOf(ctx context.Context, cqlKS string) (map[string]tableColumns, error) {
 	out := map[string]tableColumns{}
-	iter := st.schemaQuery(`SELECT table_name, column_name, type FROM system_schema.columns WHERE keyspace_name = ?`, cqlKS).
-		WithContext(ctx).PageSize(pageSize).Iter()
-	var table, col, typ string
-	for iter.Scan(&table, &col, &typ) {
-		if out[table] == nil {
-			out[table] = tableColumns{}
-		}
-		out[table][col] = typ
+	type clustered struct {
+		name     string
+		position int
+		desc     bool
 	}
-	return out, clusterError(ctx, "read the columns of "+cqlKS, iter.Close())
+	clustering := map[string][]clustered{}
+	iter := st.schemaQuery(`SELECT table_name, column_name, type, kind, position, clustering_order FROM system_schema.columns WHERE keyspace_name = ?`, cqlKS).
+		WithContext(ctx).PageSize(pageSize).Iter()
+	var table, col, typ, kind, order string
+	var position int
+	for iter.Scan(&table, &col, &typ, &kind, &position, &order) {
+		c := out[table]
+		if c.types == nil {
+			c.types = map[string]string{}
+		}
+		c.types[col] = typ
+		out[table] = c
+		if kind == "clustering" {
+			clustering[table] = append(clustering[table], clustered{col, position, order == "desc"})
+		}
+	}
+	if err := iter.Close(); err != nil {
+		return nil, clusterError(ctx, "read the columns of "+cqlKS, err)
+	}
+	for table, cs := range clustering {
+		sort.Slice(cs, func(i, j int) bool { return cs[i].position < cs[j].position })
+		c := out[table]
+		for _, cc := range cs {
+			c.clustering = append(c.clustering, cc.name)
+			c.desc = append(c.desc, cc.desc)
+		}
+		out[table] = c
+	}
+	return out, nil
 }
 
 // unreachable is the key of SchemaVersions under which nodes that did not

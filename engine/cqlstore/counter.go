@@ -129,7 +129,7 @@ func counterStatement(f *family, key raw, m engine.CounterMutation) statement {
 		// An adopted counter table of several clustering columns
 		// (adoptcomposite.go): one value per component; a deletion may
 		// name a prefix.
-		for i, comp := range compositeComponents(f, m.Name, m.Delete) {
+		for i, comp := range f.adopt.components(m.Name, m.Delete) {
 			where.WriteString(` AND ` + f.adopt.clustering[i] + ` = ?`)
 			args = append(args, raw(comp))
 		}
@@ -169,7 +169,7 @@ func (st *Store) readCounterRow(ctx context.Context, f *family, key string, q en
 	if sup {
 		col = "super_column"
 	}
-	w, wargs := where(f, col, c, q.Predicate)
+	w, wargs, filter := where(f, col, c, q.Predicate)
 	stmt += w
 	args = append(args, wargs...)
 	if q.Names == nil && q.Reversed {
@@ -182,7 +182,7 @@ func (st *Store) readCounterRow(ctx context.Context, f *family, key string, q en
 			stmt += ` ORDER BY column1 DESC`
 		}
 	}
-	if !sup && q.Names == nil && q.Count > 0 {
+	if !sup && q.Names == nil && q.Count > 0 && filter == nil {
 		stmt += ` LIMIT ?`
 		args = append(args, min(q.Count, math.MaxInt32))
 	}
@@ -220,6 +220,13 @@ func (st *Store) readCounterRow(ctx context.Context, f *family, key string, q en
 		if err != nil {
 			iter.Close()
 			return row, fmt.Errorf("%s: stored counter name: %w", f.table, err)
+		}
+		if filter != nil && filter.outside(name) {
+			scEnc, enc, value = nil, nil, nil
+			continue
+		}
+		if filter != nil && q.Names == nil && len(row.Columns) == limit {
+			break
 		}
 		cell := engine.Column{Name: name, Value: nonNil(value)}
 		if sup {

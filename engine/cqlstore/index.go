@@ -59,7 +59,7 @@ func keysColumn(def *schema.ColumnFamily, column []byte) bool {
 // should carry the index: a Standard family of a non-counter value with a
 // KEYS column. (1.2 refused indexes on Super and counter families.)
 func wantsIndex(def *schema.ColumnFamily, cols tableColumns) bool {
-	if def.Super || counterFamily(def) || cols["value"] == "" || cols["value"] == "counter" {
+	if def.Super || counterFamily(def) || cols.types["value"] == "" || cols.types["value"] == "counter" {
 		return false
 	}
 	for i := range def.Columns {
@@ -84,7 +84,7 @@ func (st *Store) syncIndexes(ctx context.Context, next *schema.Schema, author bo
 		}
 		declared := false
 		for _, def := range ks.ColumnFamilies {
-			declared = declared || wantsIndex(def, tableColumns{"value": "blob"})
+			declared = declared || wantsIndex(def, tableColumns{types: map[string]string{"value": "blob"}})
 		}
 		if !declared && !author {
 			continue
@@ -194,7 +194,7 @@ func (st *Store) IndexedKeys(ctx context.Context, keyspace, columnFamily string,
 	if err != nil {
 		return nil, false, err
 	}
-	if f.system || f.adopt != nil || !keysColumn(f.def, column) || !wantsIndex(f.def, tableColumns{"value": valueType(f.def)}) || len(value) == 0 {
+	if f.system || f.adopt != nil || !keysColumn(f.def, column) || !wantsIndex(f.def, tableColumns{types: map[string]string{"value": valueType(f.def)}}) || len(value) == 0 {
 		return nil, false, nil
 	}
 	if f.def.Comparator != nil && f.def.Comparator.Validate(column) != nil {

@@ -74,9 +74,9 @@ type family struct {
 	// rawKey: key is of a CQL type other than blob, holding the row key's
 	// bytes as they are; otherwise it holds keyBlob.
 	rawKey bool
-	// desc: column1 is clustered in descending order (an adopted table's
-	// ReversedType comparator), so CQL's order of its values is the
-	// reverse of the comparator's.
+	// desc: column1 is clustered in descending order (a ReversedType
+	// comparator, of an adopted table or a 19.x one), so CQL's order of
+	// its values is the reverse of the comparator's.
 	desc bool
 	// adopt, when set, serves an adopted table's static columns as
 	// declared columns (adoptstatic.go).
@@ -88,27 +88,44 @@ func newFamily(def *schema.ColumnFamily, table string, system bool) *family {
 	return &family{def: def, table: table, system: system, cql: newWriteCQL(table), ghost: true}
 }
 
-// tableColumns are the CQL types of a table's columns, by name, as
-// system_schema.columns lists them.
-type tableColumns map[string]string
+// tableColumns are a table's columns as system_schema.columns lists
+// them: the CQL type of each, by name, and the clustering columns in
+// order, with whether each is clustered DESC.
+type tableColumns struct {
+	types      map[string]string
+	clustering []string
+	desc       []bool
+}
 
 // familyOf is def's family in table, whose columns are cols: the layout
 // is read from the table itself, so a table keeps the layout it was
 // created with.
 func familyOf(def *schema.ColumnFamily, table string, cols tableColumns) *family {
 	f := newFamily(def, table, false)
-	if def.Super || cols == nil {
+	if def.Super || cols.types == nil {
 		return f
 	}
 	// A 0.6 table's key and column1 are blobs (rawNames and rawKey
 	// false); a 19.x table has the ghost column since it was added, and
 	// written_ttl beside it.
-	_, f.ghost = cols["ghost"]
-	_, f.writtenTTL = cols["written_ttl"]
-	f.rawNames = cols["column1"] != "" && cols["column1"] != "blob"
-	f.rawKey = cols["key"] != "" && cols["key"] != "blob"
+	_, f.ghost = cols.types["ghost"]
+	_, f.writtenTTL = cols.types["written_ttl"]
+	f.rawNames = cols.types["column1"] != "" && cols.types["column1"] != "blob"
+	f.rawKey = cols.types["key"] != "" && cols.types["key"] != "blob"
 	if f.writtenTTL {
 		f.cql.insertTTL = `INSERT INTO ` + table + ` (key, column1, value, written_ttl) VALUES (?, ?, ?, ?) USING TIMESTAMP ? AND TTL ?`
+	}
+	switch {
+	case len(cols.clustering) > 1:
+		// A CompositeType comparator's components, a column each
+		// (clusteringOf); tables created before had one blob column1.
+		f.rawNames = true
+		withComposite(f, cols.clustering, cols.desc)
+		f.adopt.prefixes = true
+	case len(cols.desc) == 1 && cols.desc[0]:
+		// A ReversedType comparator's base type, clustered DESC; tables
+		// created before had an ascending blob column1.
+		f.rawNames, f.desc = true, true
 	}
 	return f
 }

@@ -190,26 +190,88 @@ func uniqueEncoded(f *family, c comparator.Comparator, names [][]byte) []raw {
 }
 
 // where builds the restriction of a clustering column col of f, compared
-// by c, for a predicate: the IN list of Names, or the bounds of a run.
-func where(f *family, col string, c comparator.Comparator, p engine.Predicate) (string, []any) {
+// by c, for a predicate: the IN list of Names, or the bounds of a run. A
+// bound the column cannot hold is left out and returned as a filter the
+// names read must pass (nil when there is none).
+func where(f *family, col string, c comparator.Comparator, p engine.Predicate) (string, []any, *boundFilter) {
 	if p.Names != nil {
-		return ` AND ` + col + ` IN ?`, []any{uniqueEncoded(f, c, p.Names)}
+		return ` AND ` + col + ` IN ?`, []any{uniqueEncoded(f, c, p.Names)}, nil
 	}
 	var sb strings.Builder
 	var args []any
+	var filter *boundFilter
 	lo, hi := p.Start, p.Finish
 	if p.Reversed != f.desc {
 		lo, hi = p.Finish, p.Start
 	}
+	bound := func(op string, b []byte) {
+		b = f.bound(c, b)
+		if f.rawNames && !valid12(c, b) {
+			if filter == nil {
+				base, _ := comparator.Unreversed(c)
+				filter = &boundFilter{c: base}
+			}
+			if op == ">=" {
+				filter.lo = b
+			} else {
+				filter.hi = b
+			}
+			return
+		}
+		sb.WriteString(` AND ` + col + ` ` + op + ` ?`)
+		args = append(args, f.encode(c, b))
+	}
 	if len(lo) > 0 {
-		sb.WriteString(` AND ` + col + ` >= ?`)
-		args = append(args, f.encode(c, lo))
+		bound(">=", lo)
 	}
 	if len(hi) > 0 {
-		sb.WriteString(` AND ` + col + ` <= ?`)
-		args = append(args, f.encode(c, hi))
+		bound("<=", hi)
 	}
-	return sb.String(), args
+	return sb.String(), args, filter
+}
+
+// boundFilter holds the bounds of a slice that its clustering column
+// cannot hold (a start column of get_paged_slice, which 1.2 did not
+// validate, of another type than the column's), in the column's own
+// order: c is the comparator without its ReversedType.
+type boundFilter struct {
+	c      comparator.Comparator
+	lo, hi []byte
+}
+
+// outside reports whether name lies outside the bounds, each placed where
+// its encoding falls among the names' (as the LevelDB store places it).
+func (b *boundFilter) outside(name []byte) bool {
+	enc := b.c.Encode(nil, name)
+	return len(b.lo) > 0 && bytes.Compare(enc, b.c.Encode(nil, b.lo)) < 0 ||
+		len(b.hi) > 0 && bytes.Compare(enc, b.c.Encode(nil, b.hi)) > 0
+}
+
+// valid12 reports whether 1.2's type of c's name accepts name, as the
+// clustering column of its CQL type does (nameTypes).
+func valid12(c comparator.Comparator, name []byte) bool {
+	if t, err := comparator.Parse(c.Name()); err == nil {
+		c = t
+	}
+	return c.Validate(name) == nil
+}
+
+// bound is a slice bound of f's names compared by c, as the column holds
+// it. A bound c does not accept (get_paged_slice's start column, which 1.2
+// did not check) falls where its encoding falls among the names' (as in
+// the LevelDB store, and as 1.2 compared it); a column of the comparator's
+// own CQL type would refuse it, so it is bound as the valid name of the
+// same encoding where there is one (where returns a filter for the rest).
+func (f *family) bound(c comparator.Comparator, b []byte) []byte {
+	if !f.rawNames || valid12(c, b) {
+		return b
+	}
+	enc := c.Encode(nil, b)
+	name, rest, err := c.Decode(enc)
+	if err != nil || len(rest) != 0 || !valid12(c, name) || !bytes.Equal(c.Encode(nil, name), enc) {
+		return b
+	}
+	return name
 }
 
 // readColumns reads the columns of a Standard row, or the subcolumns of
@@ -230,7 +292,7 @@ func (st *Store) readColumns(ctx context.Context, f *family, key string, q engin
 		args = append(args, f.encode(f.def.Comparator, q.SuperColumn))
 		c = f.def.SubComparator
 	}
-	w, wargs := where(f, "column1", c, q.Predicate)
+	w, wargs, filter := where(f, "column1", c, q.Predicate)
 	stmt += w
 	args = append(args, wargs...)
 	if q.Names == nil && q.Reversed {
@@ -242,7 +304,7 @@ func (st *Store) readColumns(ctx context.Context, f *family, key string, q engin
 			stmt += ` ORDER BY column1 DESC`
 		}
 	}
-	if q.Names == nil && q.Count > 0 {
+	if q.Names == nil && q.Count > 0 && filter == nil {
 		// A bound LIMIT keeps one prepared statement for every count.
 		stmt += ` LIMIT ?`
 		args = append(args, min(q.Count, math.MaxInt32))
@@ -261,7 +323,7 @@ func (st *Store) readColumns(ctx context.Context, f *family, key string, q engin
 	if f.writtenTTL {
 		dest = append(dest, &wrote)
 	}
-	for iter.Scan(dest...) {
+	for (filter == nil || q.Names != nil || q.Count <= 0 || len(out) < q.Count) && iter.Scan(dest...) {
 		if len(enc) == 0 {
 			continue // a partition with only the ghost marker
 		}
@@ -270,12 +332,12 @@ func (st *Store) readColumns(ctx context.Context, f *family, key string, q engin
 			iter.Close()
 			return nil, fmt.Errorf("%s: stored column name: %w", f.table, err)
 		}
-		col := expiring(engine.Column{Name: name, Value: nonNil(value), Timestamp: ts}, ttl, now)
-		if col.TTL > 0 && wrote != nil && *wrote >= col.TTL {
-			// The TTL as written (capTTL may have shortened the cell's).
-			col.TTL = *wrote
+		if filter != nil && filter.outside(name) {
+			enc, value, ttl, wrote = nil, nil, nil, nil
+			continue
 		}
-		out = append(out, col)
+		col := expiring(engine.Column{Name: name, Value: nonNil(value), Timestamp: ts}, ttl, now)
+		out = append(out, asWritten(col, wrote))
 		enc, value, ttl, wrote = nil, nil, nil, nil
 	}
 	return out, clusterError(ctx, "read "+f.table, iter.Close())
@@ -286,7 +348,7 @@ func (st *Store) readColumns(ctx context.Context, f *family, key string, q engin
 func (st *Store) readSupers(ctx context.Context, f *family, key string, p engine.Predicate) ([]engine.SuperColumn, error) {
 	stmt := `SELECT super_column, column1, value, writetime(value), ttl(value) FROM ` + f.table + ` WHERE key = ?`
 	args := []any{st.keyOf(f, key)}
-	w, wargs := where(f, "super_column", f.def.Comparator, p)
+	w, wargs, _ := where(f, "super_column", f.def.Comparator, p) // the 0.6 layout: every name is a blob
 	stmt += w
 	args = append(args, wargs...)
 	if p.Names == nil && p.Reversed {
@@ -352,6 +414,16 @@ func nonNil[B ~[]byte](b B) []byte {
 		return []byte{}
 	}
 	return b
+}
+
+// asWritten gives an expiring column the TTL it was written with
+// (written_ttl, nil where the table has none or the column does not
+// expire): capTTL may have shortened the cell's.
+func asWritten(c engine.Column, wrote *int32) engine.Column {
+	if c.TTL > 0 && wrote != nil && *wrote >= c.TTL {
+		c.TTL = *wrote
+	}
+	return c
 }
 
 // expiring adds to c what CQL tells of its expiry: the seconds it has left

@@ -18,11 +18,13 @@ import (
 //	key K, column1 C, value V, PRIMARY KEY (key, column1)
 //
 // K is the key validator's CQL type, C the comparator's and V the default
-// validator's (cqlType). Where the CQL type of the comparator does not
-// order names as Cassandra 1.2 did, or does not accept every name 1.2
-// accepts (nameTypes, measured by TestComparatorOrderOnTheCluster), column1
-// is a blob holding the comparator's order-preserving encoding instead, as
-// in the 0.6 layout. Beside the upgraded columns the table has a static
+// validator's (cqlType). A CompositeType comparator is a clustering column
+// per component, a ReversedType one is clustered DESC (clusteringOf), as
+// DROP COMPACT STORAGE leaves them. Where the CQL type of the comparator (or
+// of a component) does not order names as Cassandra 1.2 did, or does not
+// accept every name 1.2 accepts (nameTypes, measured by
+// TestComparatorOrderOnTheCluster), column1 is a blob holding the
+// comparator's order-preserving encoding instead, as in the 0.6 layout. Beside the upgraded columns the table has a static
 // range ghost marker and the written TTL of each expiring column
 // (typedTable); tables created before those were added are served
 // without them (familyOf).
@@ -70,8 +72,8 @@ var nativeTypes = map[string]string{
 // dates as unsigned bytes, CQL's timestamp as signed numbers),
 // BooleanType (CQL's boolean makes every non-zero byte one name),
 // DecimalType (CQL's decimal refuses names of 1 to 3 bytes that 1.2
-// accepts), CounterColumnType (no clustering type), and the composite,
-// reversed and custom types.
+// accepts), CounterColumnType (no clustering type), and the custom types;
+// composite and reversed types are laid out by clusteringOf.
 var nameTypes = map[string]bool{
 	"BytesType":       true,
 	"AsciiType":       true,
@@ -106,13 +108,10 @@ func cqlType(c comparator.Comparator) string {
 
 // nameType is the CQL type of column1 for comparator c.
 func nameType(c comparator.Comparator) string {
-	if _, old := c.(comparator.TimeUUIDType); old {
-		// 0.6's TimeUUIDType breaks ties of equal timestamps by unsigned
-		// bytes; 1.2's (comparator.Parse) and CQL's timeuuid by signed ones.
-		return "blob"
-	}
-	if nameTypes[strings.TrimPrefix(c.Name(), marshalPackage)] {
-		return cqlType(c)
+	// 0.6's TimeUUIDType breaks ties of equal timestamps by unsigned
+	// bytes; 1.2's (comparator.Parse) and CQL's timeuuid by signed ones.
+	if t, ok := componentType(c); ok {
+		return t
 	}
 	return "blob"
 }
@@ -153,10 +152,101 @@ func (st *Store) typedTable(cqlKS string, def *schema.ColumnFamily) string {
 	if value == "counter" {
 		extra = ""
 	}
+	var cols, keys, orders []string
+	desc := false
+	for i, c := range clusteringOf(def) {
+		name := "column" + itoa(i+1)
+		cols = append(cols, name+" "+c.typ)
+		keys = append(keys, name)
+		dir := " ASC"
+		if c.desc {
+			dir, desc = " DESC", true
+		}
+		orders = append(orders, name+dir)
+	}
+	with := ` WITH `
+	if desc {
+		with += `CLUSTERING ORDER BY (` + strings.Join(orders, ", ") + `) AND `
+	}
 	return `CREATE TABLE IF NOT EXISTS ` + quote(cqlKS) + `.` + quote(def.Name) +
-		` (key ` + st.keyType(def) + `, column1 ` + nameType(def.Comparator) + `, value ` + value +
-		extra + `, PRIMARY KEY (key, column1)) WITH gc_grace_seconds = ` + itoa(st.gcGrace(def)) +
+		` (key ` + st.keyType(def) + `, ` + strings.Join(cols, ", ") + `, value ` + value +
+		extra + `, PRIMARY KEY (key, ` + strings.Join(keys, ", ") + `))` + with + `gc_grace_seconds = ` + itoa(st.gcGrace(def)) +
 		` AND comment = ` + quoteString("thriftd: 19.x "+def.Type()+" column family "+def.Keyspace+"."+def.Name)
+}
+
+// typedColumns are the columns typedTable creates for def, as columnsOf
+// reads them back.
+func (st *Store) typedColumns(def *schema.ColumnFamily) tableColumns {
+	c := tableColumns{types: map[string]string{"key": st.keyType(def)}}
+	for i, cc := range clusteringOf(def) {
+		name := "column" + itoa(i+1)
+		c.types[name] = cc.typ
+		c.clustering = append(c.clustering, name)
+		c.desc = append(c.desc, cc.desc)
+	}
+	if valueType(def) != "counter" {
+		c.types["ghost"], c.types["written_ttl"] = "blob", "int"
+	}
+	return c
+}
+
+// clusterColumn is one clustering column of a 19.x table.
+type clusterColumn struct {
+	typ  string // its CQL type
+	desc bool   // clustered in descending order
+}
+
+// clusteringOf is the clustering of def's table, as DROP COMPACT STORAGE
+// leaves it of a Thrift column family: for a ReversedType(T) comparator,
+// column1 of T's type clustered DESC; for CompositeType(A, B, ...) of two
+// components or more, a column per component (A's type, B's, ...), those of
+// ReversedType components DESC; for any other comparator one column1 of
+// nameType. Where a component's (or T's) CQL type is not one of nameTypes,
+// the names are kept as one blob column1 of their encoding, as for every
+// comparator not in nameTypes: a component a CQL application would see
+// encoded anyway gains nothing from a column of its own, and one
+// clustering column in another order than 1.2's would misplace every
+// name. A counter family keeps one column1 too (counter.go reads and
+// writes it alone), and so does a CompositeType of one component, whose
+// table would look like the earlier layout's blob column1 of a BytesType
+// component.
+func clusteringOf(def *schema.ColumnFamily) []clusterColumn {
+	plain := []clusterColumn{{typ: nameType(def.Comparator)}}
+	if valueType(def) == "counter" {
+		return plain
+	}
+	if base, rev := comparator.Unreversed(def.Comparator); rev {
+		if t, ok := componentType(base); ok {
+			return []clusterColumn{{typ: t, desc: true}}
+		}
+		return plain
+	}
+	comps := comparator.Components(def.Comparator)
+	if len(comps) < 2 {
+		return plain
+	}
+	out := make([]clusterColumn, len(comps))
+	for i, c := range comps {
+		base, rev := comparator.Unreversed(c)
+		t, ok := componentType(base)
+		if !ok {
+			return plain
+		}
+		out[i] = clusterColumn{typ: t, desc: rev}
+	}
+	return out
+}
+
+// componentType is the CQL type of a clustering column holding names of t
+// as they are, when t's CQL type orders and accepts them as 1.2 does.
+func componentType(t comparator.Comparator) (string, bool) {
+	if _, old := t.(comparator.TimeUUIDType); old {
+		return "", false
+	}
+	if !nameTypes[strings.TrimPrefix(t.Name(), marshalPackage)] {
+		return "", false
+	}
+	return cqlType(t), true
 }
 
 // valueType is the CQL type of the value column: the default validator's,

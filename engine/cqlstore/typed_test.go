@@ -34,6 +34,16 @@ func columnTypes(t *testing.T, s *gocql.Session, ks, table string) string {
 	return strings.Join(out, ", ")
 }
 
+// expectColumns checks the columns of keyspace ks's tables (columnTypes).
+func expectColumns(t *testing.T, s *gocql.Session, ks string, want map[string]string) {
+	t.Helper()
+	for table, w := range want {
+		if got := columnTypes(t, s, ks, table); got != w {
+			t.Errorf("%s: columns\n %s\nwant\n %s", table, got, w)
+		}
+	}
+}
+
 // TestTypedLayoutReadByCQL creates 19.x column families through
 // ChangeSchema, writes through the store and reads the same rows with
 // plain CQL in their CQL types, then writes with plain CQL and reads
@@ -51,17 +61,13 @@ func TestTypedLayoutReadByCQL(t *testing.T) {
 		sup)
 	change(t, st, next, "1")
 	ks := keyspaceName(o.Prefix, "T")
-	for table, want := range map[string]string{
+	expectColumns(t, st.session, ks, map[string]string{
 		"Utf8Long":  "column1 text clustering asc, ghost blob static, key text partition_key, value bigint regular, written_ttl int regular",
 		"LongBytes": "column1 bigint clustering asc, ghost blob static, key bigint partition_key, value blob regular, written_ttl int regular",
 		"Lex":       "column1 'org.apache.cassandra.db.marshal.LexicalUUIDType' clustering asc, ghost blob static, key blob partition_key, value ascii regular, written_ttl int regular",
 		"Time":      "column1 blob clustering asc, ghost blob static, key ascii partition_key, value text regular, written_ttl int regular",
 		"Sup":       "column1 blob clustering asc, ghost blob static, key blob partition_key, super_column blob clustering asc, value blob regular",
-	} {
-		if got := columnTypes(t, st.session, ks, table); got != want {
-			t.Errorf("%s: columns\n %s\nwant\n %s", table, got, want)
-		}
-	}
+	})
 
 	ctx := context.Background()
 	put := func(cf, key string, name, value []byte, ts int64, ttl int32) {
@@ -198,6 +204,22 @@ func beUint64(b []byte) uint64 {
 	return v
 }
 
+// expectRangeGhost checks that a range read of ks.cf lists key with no
+// columns.
+func expectRangeGhost(t *testing.T, st *Store, ks, cf, key string) {
+	t.Helper()
+	rows, err := st.Range(context.Background(), ks, engine.Bounds{}, engine.Query{ColumnFamily: cf, Predicate: storetest.All(10)}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if r.Key == key && len(r.Columns) == 0 {
+			return
+		}
+	}
+	t.Errorf("%s.%s: no range ghost %q: %+v", ks, cf, key, rows)
+}
+
 // TestTypedGaps: on a 19.x table an expiring column answers the TTL it
 // was written with (one reaching past 2038 too, its cell capped), a row
 // whose columns were all deleted stays in range reads, a declared
@@ -241,19 +263,7 @@ func TestTypedGaps(t *testing.T) {
 		{ColumnFamily: "Plain", Name: []byte("a"), Value: []byte("x"), Timestamp: 1}}})
 	apply(t, st, "G", engine.RowMutation{Key: "gone", Mutations: []engine.Mutation{
 		{ColumnFamily: "Plain", Delete: true, Timestamp: 2}}})
-	rows, err := st.Range(ctx, "G", engine.Bounds{}, engine.Query{ColumnFamily: "Plain", Predicate: storetest.All(10)}, 10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ghost := false
-	for _, r := range rows {
-		if r.Key == "gone" {
-			ghost = len(r.Columns) == 0
-		}
-	}
-	if !ghost {
-		t.Errorf("no range ghost: %+v", rows)
-	}
+	expectRangeGhost(t, st, "G", "Plain", "gone")
 
 	// A declared BytesType column beside LongType values.
 	apply(t, st, "G", engine.RowMutation{Key: "k", Mutations: []engine.Mutation{

@@ -57,6 +57,9 @@ func (st *Store) Apply(ctx context.Context, keyspace string, rows []engine.RowMu
 			if f.system {
 				return fmt.Errorf("cqlstore: column family %s.%s is read-only", keyspace, m.ColumnFamily)
 			}
+			if err := f.checkComposite(m); err != nil {
+				return err
+			}
 		}
 	}
 	cl := writeConsistency(engine.Consistency(ctx))
@@ -165,6 +168,9 @@ func (st *Store) familyStatements(out []statement, f *family, key raw, muts []en
 		if m.Timestamp == math.MinInt64 {
 			continue
 		}
+		if !m.Delete && m.TTL > 0 {
+			ghostTTL, ghostTS = max(ghostTTL, capTTL(int(m.TTL))), max(ghostTS, m.Timestamp)
+		}
 		if s, ok := f.staticStatement(key, m); ok {
 			out = append(out, s)
 			continue
@@ -182,7 +188,6 @@ func (st *Store) familyStatements(out []statement, f *family, key raw, muts []en
 		}
 		if !m.Delete && m.TTL > 0 {
 			ttl := capTTL(int(m.TTL))
-			ghostTTL, ghostTS = max(ghostTTL, ttl), max(ghostTS, m.Timestamp)
 			switch {
 			case sc == nil && f.writtenTTL:
 				out = append(out, statement{f.cql.insertTTL, []any{key, name, raw(nonNil(m.Value)), m.TTL, m.Timestamp, ttl}})

@@ -77,7 +77,7 @@ func TestAdoptedKeyspacesAreServedButNeverChanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := schema.Unmarshal(rec, comparator.Parse)
+	r, err := schema.Unmarshal(rec, comparator.Parse, comparator.Parse)
 	if err != nil {
 		t.Fatal(err)
 	}

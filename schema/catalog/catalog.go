@@ -176,6 +176,21 @@ func resolver(o Options) func(string) (comparator.Comparator, error) {
 	}
 }
 
+// resolver12 is the type lookup of a family whose Types12 is set: as
+// resolver, but TimeUUIDType through ParseType, whose ties of equal
+// timestamps are broken by signed bytes, as 1.2 broke them. (0.6's other
+// five types order as 1.2's of the same name.)
+func resolver12(o Options) func(string) (comparator.Comparator, error) {
+	resolve := resolver(o)
+	return func(name string) (comparator.Comparator, error) {
+		t, err := resolve(name)
+		if _, old := t.(comparator.TimeUUIDType); old && o.ParseType != nil {
+			return o.ParseType(name)
+		}
+		return t, err
+	}
+}
+
 // newVersion is a time UUID, as Cassandra's schema versions.
 func newVersion() string {
 	id, err := uuid.NewUUID()
@@ -206,7 +221,7 @@ func Resolve(file *schema.Schema, recorded []byte, o Options) (*Start, error) {
 		}
 		return &Start{Schema: next, FromFile: from}, nil
 	}
-	rec, err := schema.Unmarshal(recorded, resolve)
+	rec, err := schema.Unmarshal(recorded, resolve, resolver12(o))
 	if err != nil {
 		return nil, err
 	}
@@ -383,7 +398,7 @@ func (c *Catalog) refresh(ctx context.Context) error {
 	if err != nil || rec == nil || bytes.Equal(rec, c.cur.Load().encoded) {
 		return err
 	}
-	r, err := schema.Unmarshal(rec, resolver(c.opts))
+	r, err := schema.Unmarshal(rec, resolver(c.opts), resolver12(c.opts))
 	if err != nil {
 		return err
 	}

@@ -318,3 +318,88 @@ func TestTypesSurviveARestart(t *testing.T) {
 		t.Errorf("UTF8Type resolved to %T, not 0.6's", got.DefaultValidator)
 	}
 }
+
+// A TimeUUIDType family created through the 19.x API orders names of
+// equal timestamps as 1.2 does (signed bytes), before and after a restart
+// and an update; one of storage-conf.xml, or one recorded before the
+// catalog marked 19.x families (Types12), keeps 0.6's order (unsigned),
+// in which its stored names were written.
+func TestTimeUUIDOrderOf19xFamilies(t *testing.T) {
+	dir := t.TempDir()
+	file := fileSchema(t, `<ColumnFamily Name="Time06" CompareWith="TimeUUIDType"/>`, "")
+	n := mustOpen(t, dir, file)
+	old, err := comparator.Lookup("TimeUUIDType")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cf := &schema.ColumnFamily{Keyspace: "Keyspace1", Name: "Time12", Comparator: old, Options: schema.DefaultFamilyOptions()}
+	if _, err := n.cat.AddColumnFamily(ctx, cf); err != nil {
+		t.Fatal(err)
+	}
+	// Equal timestamps; byte 8 is 0x80 in one (negative, signed) and 0x00
+	// in the other.
+	neg := []byte{1, 2, 3, 4, 5, 6, 0x11, 8, 0x80, 0, 0, 0, 0, 0, 0, 1}
+	pos := []byte{1, 2, 3, 4, 5, 6, 0x11, 8, 0x00, 0, 0, 0, 0, 0, 0, 2}
+	order := func(n *node, cf string) string {
+		t.Helper()
+		r, err := n.st.Get(ctx, "Keyspace1", "k", engine.Query{ColumnFamily: cf, Predicate: storetest.All(10)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, c := range r.Columns {
+			out = append(out, string(c.Value))
+		}
+		return strings.Join(out, " ")
+	}
+	for _, cf := range []string{"Time06", "Time12"} {
+		put(t, n.st, "Keyspace1", cf, "k", string(pos), "pos")
+		put(t, n.st, "Keyspace1", cf, "k", string(neg), "neg")
+	}
+	check := func(n *node, when string) {
+		t.Helper()
+		if g := order(n, "Time06"); g != "pos neg" {
+			t.Errorf("%s: storage-conf.xml's TimeUUIDType family reads %q, want 0.6's order \"pos neg\"", when, g)
+		}
+		if g := order(n, "Time12"); g != "neg pos" {
+			t.Errorf("%s: the 19.x TimeUUIDType family reads %q, want 1.2's order \"neg pos\"", when, g)
+		}
+	}
+	check(n, "created")
+	up := *n.cat.Current().ColumnFamily("Keyspace1", "Time12")
+	up.Comparator, up.Types12, up.Comment, up.HasComment = old, false, "updated", true
+	if _, err := n.cat.UpdateColumnFamily(ctx, &up); err != nil {
+		t.Fatal(err)
+	}
+	check(n, "updated")
+	n.close()
+	n = mustOpen(t, dir, file)
+	check(n, "after a restart")
+	n.close()
+
+	// A record of a 19.x family without the mark resolves 0.6's type.
+	s := n.cat.Current()
+	before := cloneSchema(s)
+	ks := *before.Keyspaces["Keyspace1"]
+	ks.ColumnFamilies = map[string]*schema.ColumnFamily{}
+	for name, f := range s.Keyspaces["Keyspace1"].ColumnFamilies {
+		c := *f
+		c.Types12 = false
+		ks.ColumnFamilies[name] = &c
+	}
+	before.Keyspaces["Keyspace1"] = &ks
+	rec, err := schema.Marshal(schema.Record{Schema: before, FromFile: []string{"Keyspace1", "Keyspace1.Standard1", "Keyspace1.Super1", "Keyspace1.Time06"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(rec), "types_1_2") {
+		t.Fatalf("the mark is recorded for a family without it: %s", rec)
+	}
+	start, err := Resolve(file, rec, Options{ParseType: comparator.Parse})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := start.Schema.ColumnFamily("Keyspace1", "Time12").Comparator.(comparator.TimeUUIDType); !ok {
+		t.Errorf("an unmarked 19.x family resolved %T, not 0.6's TimeUUIDType", start.Schema.ColumnFamily("Keyspace1", "Time12").Comparator)
+	}
+}

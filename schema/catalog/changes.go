@@ -43,10 +43,13 @@ func (c *Catalog) change(ctx context.Context, edit func(next *schema.Schema) err
 }
 
 // normalize resolves every type of cf again by name through the
-// catalog's resolver, so a family holds the same types before and after a
-// restart, and gives it an id.
+// catalog's resolver (resolver12 where cf.Types12 is set), so a family
+// holds the same types before and after a restart, and gives it an id.
 func (c *Catalog) normalize(s *schema.Schema, cf *schema.ColumnFamily) (*schema.ColumnFamily, error) {
 	resolve := resolver(c.opts)
+	if cf.Types12 {
+		resolve = resolver12(c.opts)
+	}
 	out := *cf
 	again := func(t comparator.Comparator) (comparator.Comparator, error) {
 		if t == nil {
@@ -84,6 +87,13 @@ func (c *Catalog) normalize(s *schema.Schema, cf *schema.ColumnFamily) (*schema.
 	return &out, nil
 }
 
+// created is cf as the 19.x API creates it: with 1.2's types (Types12).
+func created(cf *schema.ColumnFamily) *schema.ColumnFamily {
+	c := *cf
+	c.Types12 = true
+	return &c
+}
+
 // AddKeyspace implements handler19.SchemaChanger.
 func (c *Catalog) AddKeyspace(ctx context.Context, ks *schema.Keyspace) (string, error) {
 	if err := c.refuseAdopted(ks.Name); err != nil {
@@ -100,7 +110,7 @@ func (c *Catalog) AddKeyspace(ctx context.Context, ks *schema.Keyspace) (string,
 		k.ReplicationFactor = replicationFactor(ks)
 		next.Keyspaces[k.Name] = &k
 		for _, n := range sortedFamilies(ks) {
-			cf, err := c.normalize(next, ks.ColumnFamilies[n])
+			cf, err := c.normalize(next, created(ks.ColumnFamilies[n]))
 			if err != nil {
 				return err
 			}
@@ -172,7 +182,7 @@ func (c *Catalog) AddColumnFamily(ctx context.Context, cf *schema.ColumnFamily) 
 		if ks.ColumnFamilies[cf.Name] != nil {
 			return invalid("Cannot add already existing column family \"%s\" to keyspace \"%s\"", cf.Name, cf.Keyspace)
 		}
-		n, err := c.normalize(next, cf)
+		n, err := c.normalize(next, created(cf))
 		if err != nil {
 			return err
 		}
@@ -203,6 +213,8 @@ func (c *Catalog) UpdateColumnFamily(ctx context.Context, cf *schema.ColumnFamil
 		}
 		u := *cf
 		u.ID = old.ID
+		// Its stored names stay in the order they were written in.
+		u.Types12 = old.Types12
 		n, err := c.normalize(next, &u)
 		if err != nil {
 			return err

@@ -132,10 +132,6 @@ var excuses = []excuse{
 			return strings.HasPrefix(label, "describe_keyspace") &&
 				strings.Contains(t.String(), "MemtableFlushPeriodInMs:60000") && !strings.Contains(r.String(), "MemtableFlushPeriodInMs:60000")
 		}},
-	{pending: true, cassandraOnly: true, name: "engine/cqlstore fails with an internal error on a get_paged_slice start column that is not of the comparator's type (1.2.19 did not check it)",
-		match: func(label string, _, t outcome) bool {
-			return onCassandra() && label == "get_paged_slice with a bad start column" && strings.Contains(t.exc, "Internal error")
-		}},
 }
 
 // outcome is one side's answer to a call: a value, or an exception

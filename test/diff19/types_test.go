@@ -97,6 +97,9 @@ func (d *diff) types(t *testing.T) {
 			d.call(label+"get_slice from a bad name", nil, func(c *client) (any, error) {
 				return c.GetSlice(ctx, k, parent(cf), bslice(b, nil, false, 10), one)
 			})
+			d.call(label+"get_paged_slice from a bad start column", nil, func(c *client) (any, error) {
+				return c.GetPagedSlice(ctx, cf, keyRange("", "", 5), b, one)
+			})
 			d.call(label+"get_slice of a bad name", nil, func(c *client) (any, error) {
 				return c.GetSlice(ctx, k, parent(cf), &c19.SlicePredicate{ColumnNames: [][]byte{b}}, one)
 			})
