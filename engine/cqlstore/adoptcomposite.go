@@ -339,13 +339,14 @@ func (f *family) rowOf(c comparator.Comparator, name []byte) ([]string, []any) {
 // checkComposite refuses a name the composite layout with prefixes cannot
 // hold: one whose last component carries a non-zero end-of-component
 // byte, which 1.2 accepted as a column name (only a slice bound needs
-// one) but which no row of clustering values can stand for.
+// one) but which no row of clustering values can stand for. The client
+// gets an InvalidRequestException saying so.
 func (f *family) checkComposite(m engine.Mutation) error {
 	if f.adopt == nil || !f.adopt.prefixes || m.Delete || m.SuperColumn != nil || m.Name == nil {
 		return nil
 	}
 	if lastEOC(m.Name) != 0 {
-		return fmt.Errorf("cqlstore: column family %s.%s: a column name whose last component has a non-zero end-of-component byte cannot be stored as a row of clustering values", f.def.Keyspace, f.def.Name)
+		return &engine.RefusedError{Why: fmt.Sprintf("column family %s.%s: a column name whose last component has a non-zero end-of-component byte cannot be stored on the Cassandra store, where a name is a row of clustering values", f.def.Keyspace, f.def.Name)}
 	}
 	return nil
 }

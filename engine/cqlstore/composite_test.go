@@ -2,6 +2,7 @@ package cqlstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -185,8 +186,9 @@ func TestCompositeLayout(t *testing.T) {
 	// has no row to stand for it.
 	err := st.Apply(ctx, "C", []engine.RowMutation{{Key: "k", Mutations: []engine.Mutation{
 		{ColumnFamily: "Comp", Name: compositeName(1, []byte("a")), Value: []byte("x"), Timestamp: 1}}}})
-	if err == nil || !strings.Contains(err.Error(), "end-of-component") {
-		t.Errorf("a name ending with EOC 1: %v", err)
+	var refused *engine.RefusedError
+	if !errors.As(err, &refused) || !strings.Contains(refused.Why, "end-of-component") {
+		t.Errorf("a name ending with EOC 1: %v, want an engine.RefusedError naming the end-of-component byte", err)
 	}
 
 	// Compare-and-set names rows by their components.
