@@ -74,6 +74,12 @@ func (c *conn) getRangeSlices(ctx context.Context, parent *cassandra19.ColumnPar
 // consecutive rows from start_column in the first row scanned, then from
 // the first column of each later row, until range.count columns have been
 // returned in all.
+// maxPagedBatch bounds the rows get_paged_slice reads in one store walk.
+// Each row of a batch is read with the columns wanted at the batch's
+// start, so a batch whose rows turn out wider than the last one reads at
+// most this many times the columns the page still wants.
+const maxPagedBatch = 4
+
 func (c *conn) getPagedSlice(ctx context.Context, cfName string, kr *cassandra19.KeyRange, startColumn []byte, cl cassandra19.ConsistencyLevel) ([]*cassandra19.KeySlice, error) {
 	ks, err := c.keyspaceOf()
 	if err != nil {
@@ -118,35 +124,54 @@ func (c *conn) getPagedSlice(ctx context.Context, cfName string, kr *cassandra19
 		// request's count and did not trim the answer: a wrapping range
 		// can answer more columns than asked.
 		piece := 0
+		// Rows are read a batch at a time. The first row is read alone:
+		// its slice starts at start_column. Every later row's slice is
+		// sized by the columns still wanted when it is reached; a batch
+		// reads each of its rows with what was wanted at the batch's
+		// start and trims it, which is the same prefix of the row. A
+		// batch is as many rows as the last row's width says the rest
+		// needs (one after a row with no column, at most maxPagedBatch),
+		// so a page of wide rows costs a store walk or two rather than
+		// one per row.
+		batch := 1
 		for piece < want {
-			// Rows are read a page at a time: each row's slice is sized by
-			// the columns still wanted, and the first row's starts at
-			// start_column.
 			q := engine.Query{ColumnFamily: f.Name}
 			q.Count = want - piece
 			if first && !uncomparable {
 				q.Start = startColumn
 			}
-			rows, err := c.s.store.Range(ctx, ks, b, q, 1)
+			rows, err := c.s.store.Range(ctx, ks, b, q, batch)
 			if err != nil {
 				return nil, err
 			}
-			if len(rows) == 0 {
+			done := len(rows) == 0
+			width := 0
+			for _, row := range rows {
+				cols := thriftifyRow(row, f)
+				if len(cols) > want-piece {
+					cols = cols[:want-piece]
+				}
+				if first && uncomparable && len(cols) > 0 {
+					return nil, fmt.Errorf("get_paged_slice: start column %x cannot be compared by %s: %w", startColumn, f.cmp.Name(), engine.ErrTimedOut)
+				}
+				first = false
+				out = append(out, &cassandra19.KeySlice{Key: []byte(row.Key), Columns: cols})
+				piece += len(cols)
+				columns += len(cols)
+				width = len(cols)
+				// The next row is the first after this one's token.
+				b = engine.Bounds{Start: p.Token(row.Key), End: b.End}
+				if piece >= want || (len(b.End) > 0 && bytes.Compare(b.Start, b.End) >= 0) {
+					done = true
+					break
+				}
+			}
+			if done {
 				break
 			}
-			row := rows[0]
-			cols := thriftifyRow(row, f)
-			if first && uncomparable && len(cols) > 0 {
-				return nil, fmt.Errorf("get_paged_slice: start column %x cannot be compared by %s: %w", startColumn, f.cmp.Name(), engine.ErrTimedOut)
-			}
-			first = false
-			out = append(out, &cassandra19.KeySlice{Key: []byte(row.Key), Columns: cols})
-			piece += len(cols)
-			columns += len(cols)
-			// The next row is the first after this one's token.
-			b = engine.Bounds{Start: p.Token(row.Key), End: b.End}
-			if len(b.End) > 0 && bytes.Compare(b.Start, b.End) >= 0 {
-				break
+			batch = 1
+			if width > 0 {
+				batch = min(max((want-piece+width-1)/width, 1), maxPagedBatch)
 			}
 		}
 		if columns >= want {
