@@ -36,9 +36,45 @@ import (
 type counterState struct {
 	stripes [counterStripes]counterStripe
 	last    atomic.Int64
+	// epoch moves on whenever counter data may have changed other than
+	// through ApplyCounters (a truncation, a schema change, a plain write
+	// into a family whose counters are cached): a cached row of an
+	// earlier epoch is not used. cached counts the cached rows and
+	// families holds "keyspace\x00family" of every family a cached row
+	// has counters in, so that a plain write looks for them only when
+	// something is cached.
+	epoch    atomic.Uint64
+	cached   atomic.Int64
+	families sync.Map
 }
 
-const counterStripes = 256
+const (
+	counterStripes = 256
+	// counterCacheRows bounds the rows each stripe caches: 65,536 rows
+	// in all, a few counters each.
+	counterCacheRows = 256
+)
+
+// The counter cache. An add reads the totals of the counters it adds to
+// before it writes the new ones; each stripe keeps the totals it last
+// wrote or read of its most recent rows, so an add to a counter in the
+// cache writes without reading LevelDB (Cassandra 2.1 keeps a counter
+// cache for the same reason). A cached total is exactly what LevelDB
+// holds: only the holder of the stripe's apply lock reads or changes the
+// cache, every change to a counter of a cached row goes through that
+// holder, and everything else that can change counters moves the epoch
+// on. A write that fails drops its rows from the cache. The cache lives
+// in memory only: a restarted store reads every total once again.
+
+// cachedRow is the known totals of one row's counters: a counter removed
+// or never written is known as 0.
+type cachedRow struct {
+	epoch  uint64
+	totals map[counterCell]int64
+}
+
+// invalidateCounters makes every cached counter total unusable.
+func (c *counterState) invalidateCounters() { c.epoch.Add(1) }
 
 // counterStripe orders the counter writes of the rows that hash to it.
 // A write queues in pending, then waits for apply; whoever holds apply
@@ -52,7 +88,11 @@ type counterStripe struct {
 	apply   sync.Mutex
 	mu      sync.Mutex // guards pending
 	pending []*counterWrite
+	cache   map[string]*cachedRow // by rowID; guarded by apply
 }
+
+// rowID names a row of a keyspace in the counter cache.
+func rowID(keyspace, key string) string { return keyspace + "\x00" + key }
 
 // counterWrite is one row's counter mutations waiting in a stripe, and
 // their outcome once done is closed.
@@ -118,7 +158,7 @@ func (st *Store) applyCounterRow(ctx context.Context, keyspace string, r engine.
 	s.mu.Unlock()
 	// The batch carries other callers' adds: the caller that happens to
 	// apply it going away must not fail theirs.
-	st.applyCounterBatch(context.WithoutCancel(ctx), batch)
+	st.applyCounterBatch(context.WithoutCancel(ctx), s, batch)
 	return w.err
 }
 
@@ -127,22 +167,25 @@ func (st *Store) applyCounterRow(ctx context.Context, keyspace string, r engine.
 // its outcome. The writes of one row are merged in queue order: its
 // totals are read once, and each counter is written once, at its final
 // total.
-func (st *Store) applyCounterBatch(ctx context.Context, batch []*counterWrite) {
+func (st *Store) applyCounterBatch(ctx context.Context, s *counterStripe, batch []*counterWrite) {
+	epoch := st.counters.epoch.Load()
 	if len(batch) == 1 {
 		w := batch[0]
-		out, err := st.mergeCounterWrites(ctx, w.keyspace, w.row.Key, batch)
+		id := rowID(w.keyspace, w.row.Key)
+		out, totals, err := st.mergeCounterWrites(ctx, s, epoch, w.keyspace, w.row.Key, batch)
 		if err == nil {
-			err = st.Apply(ctx, w.keyspace, []engine.RowMutation{out})
+			err = st.apply(ctx, w.keyspace, []engine.RowMutation{out})
 		}
+		st.cacheCounters(s, epoch, w.keyspace, id, totals, err)
 		w.err = err
 		close(w.done)
 		return
 	}
-	type rowID struct{ keyspace, key string }
-	var order []rowID
-	byRow := map[rowID][]*counterWrite{}
+	type row struct{ keyspace, key string }
+	var order []row
+	byRow := map[row][]*counterWrite{}
 	for _, w := range batch {
-		id := rowID{w.keyspace, w.row.Key}
+		id := row{w.keyspace, w.row.Key}
 		if _, ok := byRow[id]; !ok {
 			order = append(order, id)
 		}
@@ -151,12 +194,14 @@ func (st *Store) applyCounterBatch(ctx context.Context, batch []*counterWrite) {
 	var keyspaces []string
 	rows := map[string][]engine.RowMutation{}
 	writes := map[string][]*counterWrite{}
+	totals := map[string][]map[counterCell]int64{}
 	for _, id := range order {
 		ws := byRow[id]
-		out, err := st.mergeCounterWrites(ctx, id.keyspace, id.key, ws)
+		out, t, err := st.mergeCounterWrites(ctx, s, epoch, id.keyspace, id.key, ws)
 		if err != nil {
 			// Nothing of this row was written: its callers learn why,
 			// and the other rows of the batch go on.
+			st.cacheCounters(s, epoch, id.keyspace, rowID(id.keyspace, id.key), nil, err)
 			for _, w := range ws {
 				w.err = err
 				close(w.done)
@@ -168,9 +213,13 @@ func (st *Store) applyCounterBatch(ctx context.Context, batch []*counterWrite) {
 		}
 		rows[id.keyspace] = append(rows[id.keyspace], out)
 		writes[id.keyspace] = append(writes[id.keyspace], ws...)
+		totals[id.keyspace] = append(totals[id.keyspace], t)
 	}
 	for _, ks := range keyspaces {
-		err := st.Apply(ctx, ks, rows[ks])
+		err := st.apply(ctx, ks, rows[ks])
+		for i, r := range rows[ks] {
+			st.cacheCounters(s, epoch, ks, rowID(ks, r.Key), totals[ks][i], err)
+		}
 		for _, w := range writes[ks] {
 			w.err = err
 			close(w.done)
@@ -178,10 +227,42 @@ func (st *Store) applyCounterBatch(ctx context.Context, batch []*counterWrite) {
 	}
 }
 
+// cacheCounters keeps a row's totals after its write, or forgets the row
+// when the write failed (LevelDB may or may not hold it) or the epoch
+// moved on while the batch ran.
+func (st *Store) cacheCounters(s *counterStripe, epoch uint64, keyspace, id string, totals map[counterCell]int64, err error) {
+	if err != nil || totals == nil || st.counters.epoch.Load() != epoch {
+		if _, ok := s.cache[id]; ok {
+			delete(s.cache, id)
+			st.counters.cached.Add(-1)
+		}
+		return
+	}
+	for c := range totals {
+		st.counters.families.LoadOrStore(keyspace+"\x00"+c.family, struct{}{})
+	}
+	if r, ok := s.cache[id]; ok {
+		r.epoch, r.totals = epoch, totals
+		return
+	}
+	if s.cache == nil {
+		s.cache = make(map[string]*cachedRow, counterCacheRows)
+	}
+	if len(s.cache) >= counterCacheRows {
+		for old := range s.cache { // any row: Go's map order is random
+			delete(s.cache, old)
+			st.counters.cached.Add(-1)
+			break
+		}
+	}
+	s.cache[id] = &cachedRow{epoch: epoch, totals: totals}
+	st.counters.cached.Add(1)
+}
+
 // mergeCounterWrites turns the queued writes of one row into one row
 // mutation: the new total of every counter they add to, and the
 // removals, with timestamps in queue order.
-func (st *Store) mergeCounterWrites(ctx context.Context, keyspace, key string, ws []*counterWrite) (engine.RowMutation, error) {
+func (st *Store) mergeCounterWrites(ctx context.Context, s *counterStripe, epoch uint64, keyspace, key string, ws []*counterWrite) (engine.RowMutation, map[counterCell]int64, error) {
 	all := ws[0].row
 	if len(ws) > 1 {
 		all = engine.CounterRow{Key: key}
@@ -189,9 +270,9 @@ func (st *Store) mergeCounterWrites(ctx context.Context, keyspace, key string, w
 			all.Mutations = append(all.Mutations, w.row.Mutations...)
 		}
 	}
-	totals, err := st.counterTotals(ctx, keyspace, all)
+	totals, err := st.rowTotals(ctx, s, epoch, keyspace, all)
 	if err != nil {
-		return engine.RowMutation{}, err
+		return engine.RowMutation{}, nil, err
 	}
 	out := engine.RowMutation{Key: key, Mutations: make([]engine.Mutation, 0, len(all.Mutations))}
 	// lastAdd is where a counter's pending add stands in out, so that a
@@ -227,7 +308,42 @@ func (st *Store) mergeCounterWrites(ctx context.Context, keyspace, key string, w
 		}
 		out.Mutations = append(out.Mutations, add)
 	}
-	return out, nil
+	return out, totals, nil
+}
+
+// rowTotals is the totals of the counters of r's row: those the cache
+// knows, and those r adds to read from LevelDB. The map is the caller's
+// to change.
+func (st *Store) rowTotals(ctx context.Context, s *counterStripe, epoch uint64, keyspace string, r engine.CounterRow) (map[counterCell]int64, error) {
+	c, ok := s.cache[rowID(keyspace, r.Key)]
+	if !ok || c.epoch != epoch {
+		return st.counterTotals(ctx, keyspace, r)
+	}
+	totals := make(map[counterCell]int64, len(c.totals)+1)
+	for cell, v := range c.totals {
+		totals[cell] = v
+	}
+	var missing engine.CounterRow
+	for _, m := range r.Mutations {
+		if m.Delete {
+			continue
+		}
+		if _, ok := totals[cellOf(m)]; !ok {
+			missing.Mutations = append(missing.Mutations, m)
+		}
+	}
+	if len(missing.Mutations) == 0 {
+		return totals, nil
+	}
+	missing.Key = r.Key
+	read, err := st.counterTotals(ctx, keyspace, missing)
+	if err != nil {
+		return nil, err
+	}
+	for cell, v := range read {
+		totals[cell] = v
+	}
+	return totals, nil
 }
 
 func cellOf(m engine.CounterMutation) counterCell {

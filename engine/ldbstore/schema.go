@@ -159,6 +159,8 @@ func (st *Store) ChangeSchema(ctx context.Context, next *schema.Schema, encoded 
 		return fmt.Errorf("ldbstore: a schema change cannot change the partitioner of %s", st.dir)
 	}
 	defer st.syncIndexes()
+	// A family dropped and created again under its name starts empty.
+	defer st.counters.invalidateCounters()
 	return st.rewrite(func(stored *storedSchema, cfs map[cfName]*family, byID map[uint32]*family) (map[cfName]*family, map[uint32]*family, error) {
 		index := map[cfName]int{}
 		for i, f := range stored.ColumnFamilies {
@@ -220,6 +222,7 @@ func (st *Store) ChangeSchema(ctx context.Context, next *schema.Schema, encoded 
 // and its old data is deleted in the background.
 func (st *Store) Truncate(ctx context.Context, keyspace, columnFamily string) error {
 	defer st.syncIndexes()
+	defer st.counters.invalidateCounters()
 	return st.rewrite(func(stored *storedSchema, cfs map[cfName]*family, byID map[uint32]*family) (map[cfName]*family, map[uint32]*family, error) {
 		name := cfName{keyspace, columnFamily}
 		old := cfs[name]

@@ -23,6 +23,37 @@ import (
 // than anything its row's slot holds is written blind, any other reads
 // the stored version and is dropped if that wins (newest.go).
 func (st *Store) Apply(ctx context.Context, keyspace string, rows []engine.RowMutation) error {
+	err := st.apply(ctx, keyspace, rows)
+	// Only ApplyCounters writes counters (the handlers refuse plain
+	// writes into a counter family), but a tool may: the counter cache
+	// then forgets what it knew of that family (counter.go).
+	if st.counters.cached.Load() > 0 && st.writesCounters(keyspace, rows) {
+		st.counters.invalidateCounters()
+	}
+	return err
+}
+
+// writesCounters reports whether rows write into a column family whose
+// counters the cache holds.
+func (st *Store) writesCounters(keyspace string, rows []engine.RowMutation) bool {
+	last := ""
+	for _, r := range rows {
+		for _, m := range r.Mutations {
+			if m.ColumnFamily == last {
+				continue
+			}
+			last = m.ColumnFamily
+			if _, ok := st.counters.families.Load(keyspace + "\x00" + m.ColumnFamily); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// apply is Apply without the counter cache's watch: ApplyCounters keeps
+// the cache itself.
+func (st *Store) apply(ctx context.Context, keyspace string, rows []engine.RowMutation) error {
 	st.resumeWrites()
 	if err := st.enter(); err != nil {
 		return err
