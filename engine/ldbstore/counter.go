@@ -14,15 +14,15 @@ import (
 
 // Counters. A counter is stored as an ordinary column whose value is its
 // total (engine.EncodeCounter), so every read path serves it unchanged.
-// ApplyCounters adds by reading the totals a row's mutations touch,
-// computing the new totals and writing them with Apply, all under the
-// row's counter lock: one LevelDB batch carries the new totals, so an add
-// is durable exactly when it is applied, and a restart replays the batch
-// as a total, never as a delta (a SIGKILL neither loses an acknowledged
-// add nor counts one twice).
+// ApplyCounters adds by reading the totals a row's mutations touch (from
+// the counter cache, else LevelDB), computing the new totals and writing
+// them, all under the lock of the row's counter stripe: one LevelDB batch
+// carries the new totals, so an add is durable exactly when it is
+// applied, and a restart replays the batch as a total, never as a delta
+// (a SIGKILL neither loses an acknowledged add nor counts one twice).
 //
 // Only ApplyCounters writes into a counter family (the handler refuses
-// plain writes there), so the counter lock alone orders the
+// plain writes there), so the stripe's lock alone orders the
 // read-modify-write of a counter; Apply's own row lock is taken inside.
 //
 // Timestamps are the store's, from a clock that never repeats within the
