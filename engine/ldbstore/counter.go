@@ -39,13 +39,10 @@ type counterState struct {
 	// epoch moves on whenever counter data may have changed other than
 	// through ApplyCounters (a truncation, a schema change, a plain write
 	// into a family whose counters are cached): a cached row of an
-	// earlier epoch is not used. cached counts the cached rows and
-	// families holds "keyspace\x00family" of every family a cached row
-	// has counters in, so that a plain write looks for them only when
-	// something is cached.
-	epoch    atomic.Uint64
-	cached   atomic.Int64
-	families sync.Map
+	// earlier epoch is not used. A family a cached row has counters in is
+	// marked (family.countersCached), so that a plain write knows it from
+	// the family it resolves anyway.
+	epoch atomic.Uint64
 }
 
 const (
@@ -174,9 +171,9 @@ func (st *Store) applyCounterBatch(ctx context.Context, s *counterStripe, batch 
 		id := rowID(w.keyspace, w.row.Key)
 		out, totals, err := st.mergeCounterWrites(ctx, s, epoch, w.keyspace, w.row.Key, batch)
 		if err == nil {
-			err = st.apply(ctx, w.keyspace, []engine.RowMutation{out})
+			err = st.apply(ctx, w.keyspace, []engine.RowMutation{out}, true)
 		}
-		st.cacheCounters(s, epoch, w.keyspace, id, totals, err)
+		st.cacheCounters(s, epoch, id, totals, err)
 		w.err = err
 		close(w.done)
 		return
@@ -201,7 +198,7 @@ func (st *Store) applyCounterBatch(ctx context.Context, s *counterStripe, batch 
 		if err != nil {
 			// Nothing of this row was written: its callers learn why,
 			// and the other rows of the batch go on.
-			st.cacheCounters(s, epoch, id.keyspace, rowID(id.keyspace, id.key), nil, err)
+			st.cacheCounters(s, epoch, rowID(id.keyspace, id.key), nil, err)
 			for _, w := range ws {
 				w.err = err
 				close(w.done)
@@ -216,9 +213,9 @@ func (st *Store) applyCounterBatch(ctx context.Context, s *counterStripe, batch 
 		totals[id.keyspace] = append(totals[id.keyspace], t)
 	}
 	for _, ks := range keyspaces {
-		err := st.apply(ctx, ks, rows[ks])
+		err := st.apply(ctx, ks, rows[ks], true)
 		for i, r := range rows[ks] {
-			st.cacheCounters(s, epoch, ks, rowID(ks, r.Key), totals[ks][i], err)
+			st.cacheCounters(s, epoch, rowID(ks, r.Key), totals[ks][i], err)
 		}
 		for _, w := range writes[ks] {
 			w.err = err
@@ -230,16 +227,10 @@ func (st *Store) applyCounterBatch(ctx context.Context, s *counterStripe, batch 
 // cacheCounters keeps a row's totals after its write, or forgets the row
 // when the write failed (LevelDB may or may not hold it) or the epoch
 // moved on while the batch ran.
-func (st *Store) cacheCounters(s *counterStripe, epoch uint64, keyspace, id string, totals map[counterCell]int64, err error) {
+func (st *Store) cacheCounters(s *counterStripe, epoch uint64, id string, totals map[counterCell]int64, err error) {
 	if err != nil || totals == nil || st.counters.epoch.Load() != epoch {
-		if _, ok := s.cache[id]; ok {
-			delete(s.cache, id)
-			st.counters.cached.Add(-1)
-		}
+		delete(s.cache, id)
 		return
-	}
-	for c := range totals {
-		st.counters.families.LoadOrStore(keyspace+"\x00"+c.family, struct{}{})
 	}
 	if r, ok := s.cache[id]; ok {
 		r.epoch, r.totals = epoch, totals
@@ -251,12 +242,10 @@ func (st *Store) cacheCounters(s *counterStripe, epoch uint64, keyspace, id stri
 	if len(s.cache) >= counterCacheRows {
 		for old := range s.cache { // any row: Go's map order is random
 			delete(s.cache, old)
-			st.counters.cached.Add(-1)
 			break
 		}
 	}
 	s.cache[id] = &cachedRow{epoch: epoch, totals: totals}
-	st.counters.cached.Add(1)
 }
 
 // mergeCounterWrites turns the queued writes of one row into one row

@@ -302,8 +302,8 @@ func TestCounterCacheFollowsOtherChanges(t *testing.T) {
 	st := open(t, t.TempDir(), s, Options{})
 	defer st.Close()
 	applyCounters(t, st, addTo("Standard1", "k", nil, []byte("a"), 5), addTo("Standard1", "k", nil, []byte("b"), 7))
-	if st.counters.cached.Load() == 0 {
-		t.Fatal("no row cached after an add")
+	if f, err := st.family(ks, "Standard1"); err != nil || !f.countersCached.Load() {
+		t.Fatalf("the family of a cached counter is not marked (%v)", err)
 	}
 	// A write that does not go through ApplyCounters (a tool's) sets a.
 	if err := st.Apply(ctx, ks, []engine.RowMutation{{Key: "k", Mutations: []engine.Mutation{

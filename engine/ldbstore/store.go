@@ -134,6 +134,10 @@ type cfName struct{ keyspace, name string }
 type family struct {
 	def    *schema.ColumnFamily
 	prefix []byte
+	// countersCached is set once ApplyCounters writes into this family,
+	// before the counter cache can hold a total of it (counter.go). A family replaced by a schema change or a
+	// truncation starts unset, and the change empties the cache.
+	countersCached atomic.Bool
 }
 
 var _ engine.Store = (*Store)(nil)

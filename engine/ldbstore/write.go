@@ -23,37 +23,15 @@ import (
 // than anything its row's slot holds is written blind, any other reads
 // the stored version and is dropped if that wins (newest.go).
 func (st *Store) Apply(ctx context.Context, keyspace string, rows []engine.RowMutation) error {
-	err := st.apply(ctx, keyspace, rows)
-	// Only ApplyCounters writes counters (the handlers refuse plain
-	// writes into a counter family), but a tool may: the counter cache
-	// then forgets what it knew of that family (counter.go).
-	if st.counters.cached.Load() > 0 && st.writesCounters(keyspace, rows) {
-		st.counters.invalidateCounters()
-	}
-	return err
+	return st.apply(ctx, keyspace, rows, false)
 }
 
-// writesCounters reports whether rows write into a column family whose
-// counters the cache holds.
-func (st *Store) writesCounters(keyspace string, rows []engine.RowMutation) bool {
-	last := ""
-	for _, r := range rows {
-		for _, m := range r.Mutations {
-			if m.ColumnFamily == last {
-				continue
-			}
-			last = m.ColumnFamily
-			if _, ok := st.counters.families.Load(keyspace + "\x00" + m.ColumnFamily); ok {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// apply is Apply without the counter cache's watch: ApplyCounters keeps
-// the cache itself.
-func (st *Store) apply(ctx context.Context, keyspace string, rows []engine.RowMutation) error {
+// apply is Apply; counters is set when ApplyCounters writes, which keeps
+// the counter cache itself. Only ApplyCounters writes counters (the
+// handlers refuse plain writes into a counter family), but a tool may:
+// a plain write into a family whose counters are cached makes the cache
+// forget what it knew (counter.go).
+func (st *Store) apply(ctx context.Context, keyspace string, rows []engine.RowMutation, counters bool) error {
 	st.resumeWrites()
 	if err := st.enter(); err != nil {
 		return err
@@ -77,7 +55,7 @@ func (st *Store) apply(ctx context.Context, keyspace string, rows []engine.RowMu
 		return err
 	}
 	w := &writer{st: st, batch: leveldb.MakeBatch(size), baseSlot: -1,
-		now: uint32(st.opts.Now().Unix()), size: size}
+		now: uint32(st.opts.Now().Unix()), size: size, counters: counters}
 	if count > 1 {
 		// A single mutation has nothing later in its call to reconcile
 		// with, so it stages nothing.
@@ -93,6 +71,9 @@ func (st *Store) apply(ctx context.Context, keyspace string, rows []engine.RowMu
 	}
 	err := st.db.Write(w.batch, st.writeOptions())
 	st.noteWriteError(err)
+	if w.cachedCounters {
+		st.counters.invalidateCounters()
+	}
 	return err
 }
 
@@ -156,6 +137,9 @@ type writer struct {
 	// size bounds what the call's keys and cells take.
 	buf  []byte
 	size int
+	// counters is set when ApplyCounters writes; cachedCounters when
+	// another call writes into a family whose counters may be cached.
+	counters, cachedCounters bool
 }
 
 func (w *writer) get(key []byte) ([]byte, bool, error) {
@@ -363,6 +347,16 @@ func single(muts []engine.Mutation) bool {
 }
 
 func (w *writer) family(f *family, key string, muts []engine.Mutation) error {
+	switch {
+	case w.counters:
+		// Marked before the cache can hold a total of f: a plain write
+		// after it sees the mark.
+		if !f.countersCached.Load() {
+			f.countersCached.Store(true)
+		}
+	case f.countersCached.Load():
+		w.cachedCounters = true
+	}
 	row := w.st.part.RowKey(append([]byte(nil), f.prefix...), key)
 	w.indexEntries(f, key, muts)
 	// Tombstones first, so that writes in the same mutation reconcile
