@@ -19,19 +19,7 @@ import (
 // TestIndexConformance runs the engine.Indexer suite on a real node: the
 // store's indexes are Cassandra's own.
 func TestIndexConformance(t *testing.T) {
-	storetest.RunIndexes(t, storetest.Harness{
-		Open: func(t *testing.T, s *schema.Schema) engine.Store {
-			st, _ := openFresh(t, s, 864000)
-			return st
-		},
-		Reopen: func(t *testing.T, st engine.Store, s *schema.Schema) engine.Store {
-			o := st.(*Store).opts
-			if err := st.Close(); err != nil {
-				t.Fatal(err)
-			}
-			return openAnother(t, s, o)
-		},
-	})
+	storetest.RunIndexes(t, reopeningHarness())
 }
 
 // A family with a KEYS index keeps Cassandra's index on every value of its

@@ -64,7 +64,13 @@ func TestConformance(t *testing.T) {
 // TestSchemaConformance runs the conformance suite of engine.SchemaStore
 // and engine.Truncater on a real node.
 func TestSchemaConformance(t *testing.T) {
-	storetest.RunSchema(t, storetest.Harness{
+	storetest.RunSchema(t, reopeningHarness())
+}
+
+// reopeningHarness opens a store under a fresh prefix on the test node,
+// and reopens it on the same keyspaces.
+func reopeningHarness() storetest.Harness {
+	return storetest.Harness{
 		Open: func(t *testing.T, s *schema.Schema) engine.Store {
 			st, _ := openFresh(t, s, 864000)
 			return st
@@ -76,7 +82,7 @@ func TestSchemaConformance(t *testing.T) {
 			}
 			return openAnother(t, s, o)
 		},
-	})
+	}
 }
 
 var ctx = context.Background()
