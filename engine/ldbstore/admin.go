@@ -73,11 +73,11 @@ func (st *Store) compactionRanges(keyspace, columnFamily string) ([]util.Range, 
 		if err != nil {
 			return nil, err
 		}
-		ranges = []util.Range{*util.BytesPrefix(f.prefix)}
+		ranges = []util.Range{*util.BytesPrefix(f.prefix), *util.BytesPrefix(headRow(nil, f.prefix))}
 	default:
 		for name, f := range st.cfs {
 			if name.keyspace == keyspace {
-				ranges = append(ranges, *util.BytesPrefix(f.prefix))
+				ranges = append(ranges, *util.BytesPrefix(f.prefix), *util.BytesPrefix(headRow(nil, f.prefix)))
 			}
 		}
 		if len(ranges) == 0 {

@@ -16,6 +16,8 @@ import (
 //	        0x01 cf(4) row 0x01 sc 0x00        super column tombstone (Super)
 //	        0x01 cf(4) row 0x01 sc 0x01 name   subcolumn (Super)
 //	purge:  0x02 time(4) cf(4) row             a row holding a tombstone written at time
+//	index:  0x03 ...                           secondary indexes (index.go)
+//	head:   0x04 cf(4) row 0x00|0x01           a row's marker and head (head.go)
 //
 // Names (name, sc) are the comparator's self-delimiting encodings, so a
 // row's columns are one contiguous run and a super column's subcolumns

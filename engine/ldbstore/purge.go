@@ -77,7 +77,9 @@ func (st *Store) purgeRow(row []byte, cutoff uint32) (int, error) {
 	defer it.Release()
 	rowTomb := noTombstone
 	scTomb, scPrefix := noTombstone, []byte(nil)
+	entries := 0
 	for it.Next() {
+		entries++
 		k, rest := it.Key(), it.Key()[len(row):]
 		switch {
 		case len(rest) == 1 && rest[0] == markTombstone:
@@ -131,10 +133,18 @@ func (st *Store) purgeRow(row []byte, cutoff uint32) (int, error) {
 	if err := it.Error(); err != nil {
 		return 0, err
 	}
-	if batch.Len() == 0 {
+	removed := batch.Len()
+	if removed == 0 {
 		return 0, nil
 	}
-	return batch.Len(), st.db.Write(batch, st.writeOptions())
+	// The row's head is stale; a row left with nothing has none.
+	if removed == entries {
+		batch.Delete(markerKey(row))
+		batch.Delete(bodyKey(row))
+	} else if err := st.appendMarker(batch, row); err != nil {
+		return 0, err
+	}
+	return removed, st.db.Write(batch, st.writeOptions())
 }
 
 // gone reports whether c is a column tombstone deleted before cutoff, or an

@@ -332,18 +332,22 @@ func (st *Store) deleteOneDropped() (bool, error) {
 	}
 	id := stored.Dropped[0]
 	prefix := cfPrefix(id)
-	for {
-		select {
-		case <-st.stop:
-			return false, engine.ErrClosed
-		default:
-		}
-		n, err := st.deleteSome(prefix)
-		if err != nil {
-			return false, err
-		}
-		if n < deleteBatch {
-			break
+	// The rows, then their heads: a head left without its row is skipped
+	// by scans.
+	for _, p := range [][]byte{prefix, headRow(nil, prefix)} {
+		for {
+			select {
+			case <-st.stop:
+				return false, engine.ErrClosed
+			default:
+			}
+			n, err := st.deleteSome(p)
+			if err != nil {
+				return false, err
+			}
+			if n < deleteBatch {
+				break
+			}
 		}
 	}
 	st.sch.mu.Lock()
@@ -375,8 +379,10 @@ func (st *Store) deleteOneDropped() (bool, error) {
 		return false, err
 	}
 	// Give the space back now rather than at LevelDB's next compaction.
-	if err := st.db.CompactRange(*util.BytesPrefix(prefix)); err != nil {
-		st.opts.Logger.Warn("compacting a dropped column family's range failed", "dir", st.dir, "err", err)
+	for _, p := range [][]byte{prefix, headRow(nil, prefix)} {
+		if err := st.db.CompactRange(*util.BytesPrefix(p)); err != nil {
+			st.opts.Logger.Warn("compacting a dropped column family's range failed", "dir", st.dir, "err", err)
+		}
 	}
 	st.opts.Logger.Info("dropped column family data deleted", "dir", st.dir, "id", id)
 	return len(left) > 0, nil

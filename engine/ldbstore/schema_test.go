@@ -66,6 +66,10 @@ func TestDroppedDataIsDeletedAndIDsNotReused(t *testing.T) {
 	if n := countPrefix(t, st, id); n < len(rows) {
 		t.Fatalf("%d keys stored under id %d, want at least %d", n, id, len(rows))
 	}
+	heads := headRow(nil, cfPrefix(id))
+	if n := countKeys(t, st, heads); n != len(rows) {
+		t.Fatalf("%d row head keys stored under id %d, want a marker for each of %d rows", n, id, len(rows))
+	}
 	next := storetest.Clone(s, "v2")
 	delete(next.Keyspaces[ks].ColumnFamilies, "Standard2")
 	if err := st.ChangeSchema(ctx, next, []byte("x")); err != nil {
@@ -74,6 +78,9 @@ func TestDroppedDataIsDeletedAndIDsNotReused(t *testing.T) {
 	waitDropped(t, st)
 	if n := countPrefix(t, st, id); n != 0 {
 		t.Fatalf("%d keys left under the dropped id %d", n, id)
+	}
+	if n := countKeys(t, st, heads); n != 0 {
+		t.Fatalf("%d row head keys left under the dropped id %d", n, id)
 	}
 	if err := st.Close(); err != nil {
 		t.Fatal(err)

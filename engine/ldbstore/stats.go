@@ -52,7 +52,8 @@ func (st *Store) FamilyStats(keyspace, columnFamily string) (engine.FamilyStats,
 		return engine.FamilyStats{}, err
 	}
 	defer st.leave()
-	sizes, err := st.db.SizeOf([]util.Range{*util.BytesPrefix(f.prefix)})
+	// The family's rows and their heads (head.go).
+	sizes, err := st.db.SizeOf([]util.Range{*util.BytesPrefix(f.prefix), *util.BytesPrefix(headRow(nil, f.prefix))})
 	if err != nil {
 		return engine.FamilyStats{}, err
 	}

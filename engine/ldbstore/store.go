@@ -124,6 +124,9 @@ type Store struct {
 
 	sch      schemaState  // schema changes (schema.go)
 	counters counterState // counter locks and clock (counter.go)
+
+	heads     headClock // row head marker versions (head.go)
+	scanStats headStats
 }
 
 const lockStripes = 1024
@@ -192,6 +195,17 @@ func Open(dir string, s *schema.Schema, o Options) (*Store, error) {
 		}
 		return nil, err
 	}
+	err = st.loadHeadClock()
+	if err == nil {
+		err = st.upgradeHeads()
+	}
+	if err != nil {
+		db.Close()
+		if isCorrupted(err) {
+			return nil, errDamaged(dir, err)
+		}
+		return nil, err
+	}
 	if o.Sync == Periodic {
 		st.done.Add(1)
 		go st.syncLoop()
@@ -232,6 +246,9 @@ type storedSchema struct {
 	Version string   `json:"version,omitempty"`
 	NextID  uint32   `json:"next_id,omitempty"`
 	Dropped []uint32 `json:"dropped,omitempty"`
+	// RowHeads is set once every stored row has a row head marker
+	// (head.go): from creation, or after upgradeHeads.
+	RowHeads bool `json:"row_heads,omitempty"`
 }
 
 type storedFamily struct {
@@ -251,10 +268,13 @@ var (
 
 func (st *Store) loadSchema(s *schema.Schema) error {
 	var stored storedSchema
+	changed := false
 	raw, err := st.db.Get(metaSchema, nil)
 	switch {
 	case err == leveldb.ErrNotFound:
 		stored.Partitioner = s.Partitioner.Name()
+		stored.RowHeads = true
+		changed = true
 		if v := partitioner.RowKeyVersion(s.Partitioner); v > 1 {
 			stored.RowKeyVersion = v
 		}
@@ -278,7 +298,6 @@ func (st *Store) loadSchema(s *schema.Schema) error {
 			next = f.ID + 1
 		}
 	}
-	changed := false
 	var drift []string
 	for _, ksName := range s.KeyspaceNames() {
 		ks := s.Keyspaces[ksName]

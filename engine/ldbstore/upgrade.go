@@ -34,10 +34,11 @@ func (st *Store) upgradeRowKeys(from int, stored storedSchema) error {
 	batch := new(leveldb.Batch)
 	size, moved, scanned := 0, 0, 0
 	// Data keys: 0x01 cf(4) row rest. Purge index: 0x02 time(4) cf(4) row.
+	// Row heads: 0x04 cf(4) row mark.
 	for _, region := range []struct {
 		prefix byte
 		head   int // bytes before the row key
-	}{{prefixData, 5}, {prefixPurge, 9}} {
+	}{{prefixData, 5}, {prefixPurge, 9}, {prefixHead, 5}} {
 		it := st.db.NewIterator(util.BytesPrefix([]byte{region.prefix}), nil)
 		for it.Next() {
 			scanned++
@@ -91,5 +92,63 @@ func (st *Store) upgradeRowKeys(from int, stored storedSchema) error {
 		return fmt.Errorf("%s: write upgraded row keys: %w", st.dir, err)
 	}
 	log.Warn("stored row keys rewritten", "keys_scanned", scanned, "keys_rewritten", moved, "duration", time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// upgradeBatch is how many markers the row head upgrade writes at once.
+const upgradeBatch = 10000
+
+// upgradeHeads gives every stored row a marker, once, in a store written
+// before row heads: scans find rows by their markers (head.go). The
+// markers go in batches, and the stored schema records the upgrade only
+// after the last, synced: a crash on the way starts it again at the next
+// Open, and markers written twice are only newer versions.
+func (st *Store) upgradeHeads() error {
+	stored, err := st.readStored()
+	if err != nil || stored.RowHeads {
+		return err
+	}
+	start := time.Now()
+	log := st.opts.Logger.With("dir", st.dir)
+	log.Warn("writing a row head marker for every stored row; this reads the store's row keys once")
+	it := st.db.NewIterator(util.BytesPrefix([]byte{prefixData}), nil)
+	defer it.Release()
+	batch := new(leveldb.Batch)
+	rows := 0
+	for ok := it.First(); ok; {
+		k := it.Key()
+		if len(k) <= 5 {
+			return fmt.Errorf("%s: stored key %x is too short: %w", st.dir, k, errCorrupt)
+		}
+		_, _, rest, err := st.part.DecodeRowKey(k[5:])
+		if err != nil {
+			return fmt.Errorf("%s: stored key %x: %w", st.dir, k, err)
+		}
+		row := clone(k[:len(k)-len(rest)])
+		if err := st.appendMarker(batch, row); err != nil {
+			return err
+		}
+		rows++
+		if batch.Len() >= upgradeBatch {
+			if err := st.db.Write(batch, nil); err != nil {
+				return fmt.Errorf("%s: write row head markers: %w", st.dir, err)
+			}
+			batch.Reset()
+		}
+		ok = it.Seek(after(row))
+	}
+	if err := it.Error(); err != nil {
+		return fmt.Errorf("%s: read stored rows: %w", st.dir, err)
+	}
+	stored.RowHeads = true
+	raw, err := json.Marshal(stored)
+	if err != nil {
+		return err
+	}
+	batch.Put(metaSchema, raw)
+	if err := st.db.Write(batch, &opt.WriteOptions{Sync: true}); err != nil {
+		return fmt.Errorf("%s: write row head markers: %w", st.dir, err)
+	}
+	log.Warn("row head markers written; each row's head is built by the first scan that reads it", "rows", rows, "duration", time.Since(start).Round(time.Millisecond))
 	return nil
 }

@@ -60,11 +60,14 @@ func downgradeToRowKeyVersion1(t *testing.T, dir string) {
 		t.Fatalf("a new OrderPreservingPartitioner store records row_key_version %v, want 2", stored["row_key_version"])
 	}
 	delete(stored, "row_key_version")
+	delete(stored, "row_heads")
 	raw, _ = json.Marshal(stored)
 	batch.Put(metaSchema, raw)
 	if batch.Len() < 3 {
 		t.Fatalf("only %d writes to downgrade the store; no key changed encoding", batch.Len())
 	}
+	// Row key version 1 predates row heads.
+	dropRowHeads(t, db, batch)
 	if err := db.Write(batch, nil); err != nil {
 		t.Fatal(err)
 	}

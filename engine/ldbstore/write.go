@@ -346,7 +346,7 @@ func single(muts []engine.Mutation) bool {
 	return true
 }
 
-func (w *writer) family(f *family, key string, muts []engine.Mutation) error {
+func (w *writer) family(f *family, key string, muts []engine.Mutation) (err error) {
 	switch {
 	case w.counters:
 		// Marked before the cache can hold a total of f: a plain write
@@ -359,6 +359,13 @@ func (w *writer) family(f *family, key string, muts []engine.Mutation) error {
 	}
 	row := w.st.part.RowKey(append([]byte(nil), f.prefix...), key)
 	w.indexEntries(f, key, muts)
+	// Whatever the row's data gets, its head is stale (head.go).
+	before := w.batch.Len()
+	defer func() {
+		if err == nil && w.batch.Len() > before {
+			err = w.st.appendMarker(w.batch, row)
+		}
+	}()
 	// Tombstones first, so that writes in the same mutation reconcile
 	// against them whatever the order (an insert and a deletion with the
 	// same timestamp: the deletion wins).
