@@ -137,6 +137,7 @@ type writer struct {
 	// size bounds what the call's keys and cells take.
 	buf  []byte
 	size int
+	mbuf []byte // marker keys and values, copied by the batch
 	// counters is set when ApplyCounters writes; cachedCounters when
 	// another call writes into a family whose counters may be cached.
 	counters, cachedCounters bool
@@ -363,7 +364,7 @@ func (w *writer) family(f *family, key string, muts []engine.Mutation) (err erro
 	before := w.batch.Len()
 	defer func() {
 		if err == nil && w.batch.Len() > before {
-			err = w.st.appendMarker(w.batch, row)
+			err = w.marker(row)
 		}
 	}()
 	// Tombstones first, so that writes in the same mutation reconcile
@@ -477,6 +478,22 @@ func (w *writer) family(f *family, key string, muts []engine.Mutation) (err erro
 			w.notePurgeAt(row, next.expiresAt)
 		}
 	}
+	return nil
+}
+
+// marker stages a new marker of row (head.go). The batch copies what it
+// is given, so the key and value are built in one buffer the writer keeps.
+func (w *writer) marker(row []byte) error {
+	v, err := w.st.nextVersion()
+	if err != nil {
+		return err
+	}
+	b := append(w.mbuf[:0], prefixHead)
+	b = append(append(b, row[1:]...), markHeadMarker)
+	k := len(b)
+	b = binary.BigEndian.AppendUint64(b, v)
+	w.batch.Put(b[:k], b[k:])
+	w.mbuf = b
 	return nil
 }
 
