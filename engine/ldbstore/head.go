@@ -55,8 +55,8 @@ const (
 // is stored twice; a wider one costs its first entries again. Variables
 // so that tests can narrow them.
 var (
-	headEntries = 16
-	headBytes   = 1024
+	headEntries = 8
+	headBytes   = 512
 )
 
 var metaHeadEpoch = []byte{prefixMeta, 'h', 'e', 'p', 'o', 'c', 'h'}
