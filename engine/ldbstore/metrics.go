@@ -36,12 +36,14 @@ var (
 		"Bytes held in the block cache.", nil, nil)
 	descOpenTables = prometheus.NewDesc("thriftd_leveldb_open_tables",
 		"Table files held open.", nil, nil)
+	descScanRows = prometheus.NewDesc("thriftd_leveldb_scan_rows_total",
+		"Rows range scans read, by where from: head (the row's head alone), data (the data region, the head too short for the slice), rebuilt (the data region, the head stale and rebuilt).", []string{"source"}, nil)
 )
 
 // Describe implements prometheus.Collector.
 func (st *Store) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descLevelSize, descLevelTables, descLevelRead, descLevelWrite, descLevelTime,
-		descCompactions, descDelays, descDelayTime, descPaused, descIORead, descIOWrite, descBlockCache, descOpenTables} {
+		descCompactions, descDelays, descDelayTime, descPaused, descIORead, descIOWrite, descBlockCache, descOpenTables, descScanRows} {
 		ch <- d
 	}
 }
@@ -85,4 +87,7 @@ func (st *Store) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descIOWrite, counter, float64(s.IOWrite))
 	ch <- prometheus.MustNewConstMetric(descBlockCache, gauge, float64(s.BlockCacheSize))
 	ch <- prometheus.MustNewConstMetric(descOpenTables, gauge, float64(s.OpenedTablesCount))
+	ch <- prometheus.MustNewConstMetric(descScanRows, counter, float64(st.scanStats.fromHead.Load()), "head")
+	ch <- prometheus.MustNewConstMetric(descScanRows, counter, float64(st.scanStats.fromData.Load()), "data")
+	ch <- prometheus.MustNewConstMetric(descScanRows, counter, float64(st.scanStats.rebuilt.Load()), "rebuilt")
 }
