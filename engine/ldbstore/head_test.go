@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -449,5 +450,50 @@ func TestHeadsUnderConcurrentWrites(t *testing.T) {
 	}
 	if st.scanStats.rebuilt.Load() < rows {
 		t.Fatalf("only %d heads rebuilt while writes raced", st.scanStats.rebuilt.Load())
+	}
+}
+
+// Markers lost to damage do not hide rows: after a repair every row gets
+// its marker again, and so does a store whose schema record was lost.
+func TestLostMarkersAreWrittenAgain(t *testing.T) {
+	for _, lose := range []string{"markers", "markers and schema"} {
+		t.Run(lose, func(t *testing.T) {
+			dir := t.TempDir()
+			part := "RandomPartitioner"
+			opts := Options{Now: func() time.Time { return fixtureNow }, PurgeInterval: -1}
+			st := open(t, dir, testSchema(t, part), opts)
+			writeFixtureRows(t, st)
+			want := renderFixtureScans(t, st)
+			if err := st.Close(); err != nil {
+				t.Fatal(err)
+			}
+			db, err := leveldb.OpenFile(dir, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			batch := new(leveldb.Batch)
+			it := db.NewIterator(util.BytesPrefix([]byte{prefixHead}), nil)
+			for i := 0; it.Next(); i++ {
+				if i%3 == 0 {
+					batch.Delete(bytes.Clone(it.Key()))
+				}
+			}
+			it.Release()
+			if lose == "markers and schema" {
+				batch.Delete(metaSchema)
+			}
+			if err := db.Write(batch, nil); err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+			if err := Repair(dir, slog.New(slog.DiscardHandler)); err != nil {
+				t.Fatal(err)
+			}
+			st = open(t, dir, testSchema(t, part), opts)
+			defer st.Close()
+			if got := renderFixtureScans(t, st); got != want {
+				t.Fatalf("scans after the repair differ:\n%s", firstDiff(got, want))
+			}
+		})
 	}
 }

@@ -18,6 +18,7 @@ import (
 	lerrors "github.com/syndtr/goleveldb/leveldb/errors"
 	"github.com/syndtr/goleveldb/leveldb/filter"
 	"github.com/syndtr/goleveldb/leveldb/opt"
+	"github.com/syndtr/goleveldb/leveldb/util"
 
 	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/engine/partitioner"
@@ -273,7 +274,13 @@ func (st *Store) loadSchema(s *schema.Schema) error {
 	switch {
 	case err == leveldb.ErrNotFound:
 		stored.Partitioner = s.Partitioner.Name()
-		stored.RowHeads = true
+		// A store with data but no record of its schema (one lost to
+		// damage and repaired) gets its row head markers written.
+		empty, err := st.dataEmpty()
+		if err != nil {
+			return err
+		}
+		stored.RowHeads = empty
 		changed = true
 		if v := partitioner.RowKeyVersion(s.Partitioner); v > 1 {
 			stored.RowKeyVersion = v
@@ -353,6 +360,13 @@ func (st *Store) loadSchema(s *schema.Schema) error {
 		return err
 	}
 	return st.db.Put(metaSchema, raw, &opt.WriteOptions{Sync: true})
+}
+
+// dataEmpty reports whether the store holds no row.
+func (st *Store) dataEmpty() (bool, error) {
+	it := st.db.NewIterator(util.BytesPrefix([]byte{prefixData}), nil)
+	defer it.Release()
+	return !it.First(), it.Error()
 }
 
 func describe(cf *schema.ColumnFamily) storedFamily {
