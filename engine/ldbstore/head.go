@@ -69,6 +69,8 @@ type headClock struct {
 	next  atomic.Uint64
 	limit atomic.Uint64 // first version of the next epoch, not yet stored
 	mu    sync.Mutex
+	// writeSeq numbers the writes that skip markers (staleRows below).
+	writeSeq atomic.Uint64
 }
 
 // loadHeadClock raises the stored epoch, synced, so that no version this
@@ -323,3 +325,104 @@ func (h *headIter) SetReleaser(util.Releaser) {}
 func (h *headIter) answered() bool { return h.complete || !h.ranOff }
 
 var _ iterator.Iterator = (*headIter)(nil)
+
+// Writes to a row whose head is already stale need no new marker. A row
+// is known stale (under its lock stripe, staleRows) from the write that
+// put its marker until a scan publishes a head for that marker; writes in
+// between skip the marker. A head built from a snapshot that misses such a
+// write would carry the current marker version and be taken for current,
+// so a scan publishes a head only when no skipped write to its row can be
+// later than its snapshot: every skipped write records a sequence number
+// taken after its batch is written (Store.heads.writeSeq), and the scan
+// compares it with the number it read before taking its snapshot. A row
+// forgotten to keep the map small hands its number to the stripe's
+// evicted mark, which then stands for every row the stripe no longer
+// tracks.
+
+// staleRowsPerStripe bounds the rows each lock stripe tracks: 65,536 in
+// all; 0 tracks none, so that every write puts its marker. A variable so
+// that tests can change it.
+var staleRowsPerStripe = 64
+
+// staleStripe is what one lock stripe knows of its rows' heads; it is
+// read and changed only under that stripe's lock.
+type staleStripe struct {
+	rows    map[string]*staleRow
+	evicted uint64 // the latest skipped write of any row no longer in rows
+}
+
+type staleRow struct {
+	lastSkip  uint64 // the sequence number of the latest write that skipped the marker
+	published bool   // a scan has published a head since the marker was put
+}
+
+// skipMarker reports whether a write to row, under stripe s's lock, may
+// leave its marker as it is.
+func (st *Store) skipMarker(s int, row []byte) bool {
+	r := st.stale[s].rows[string(row)]
+	return r != nil && !r.published
+}
+
+// forgetRow drops what stripe s knows of row, under its lock.
+func (st *Store) forgetRow(s int, row []byte) {
+	ss := &st.stale[s]
+	if r := ss.rows[string(row)]; r != nil {
+		ss.evicted = max(ss.evicted, r.lastSkip)
+		delete(ss.rows, string(row))
+	}
+}
+
+// noteMarked records, under stripe s's lock and after the batch was
+// written, that row's marker was put and no head carries it yet.
+func (st *Store) noteMarked(s int, row string) {
+	ss := &st.stale[s]
+	if r := ss.rows[row]; r != nil {
+		r.published = false
+		return
+	}
+	if staleRowsPerStripe <= 0 {
+		return
+	}
+	if ss.rows == nil {
+		ss.rows = map[string]*staleRow{}
+	}
+	if len(ss.rows) >= staleRowsPerStripe {
+		for k, r := range ss.rows {
+			ss.evicted = max(ss.evicted, r.lastSkip)
+			delete(ss.rows, k)
+			break
+		}
+	}
+	ss.rows[row] = &staleRow{}
+}
+
+// noteSkipped records, under stripe s's lock and after the batch was
+// written (or failed), that a write to row with sequence number seq left
+// its marker as it was.
+func (st *Store) noteSkipped(s int, row string, seq uint64) {
+	if r := st.stale[s].rows[row]; r != nil {
+		r.lastSkip = max(r.lastSkip, seq)
+		return
+	}
+	// Forgotten since the write decided (by a purge): the stripe's mark
+	// stands for it.
+	st.stale[s].evicted = max(st.stale[s].evicted, seq)
+}
+
+// mayPublish reports whether a head of row built from a snapshot taken
+// after sequence number seq was read may be written, and if so records
+// that it is.
+func (st *Store) mayPublish(s int, row []byte, seq uint64) bool {
+	st.locks[s].Lock()
+	defer st.locks[s].Unlock()
+	ss := &st.stale[s]
+	r := ss.rows[string(row)]
+	if r == nil {
+		return ss.evicted <= seq
+	}
+	if r.lastSkip > seq {
+		return false
+	}
+	r.published = true
+	return true
+}

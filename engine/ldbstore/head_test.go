@@ -497,3 +497,104 @@ func TestLostMarkersAreWrittenAgain(t *testing.T) {
 		})
 	}
 }
+
+// markerOf reads key's marker version in Standard1, 0 when it has none.
+func markerOf(t *testing.T, st *Store, key string) uint64 {
+	t.Helper()
+	row := st.part.RowKey(append([]byte(nil), st.cfs[cfName{ks, "Standard1"}].prefix...), key)
+	v, err := st.db.Get(markerKey(row), nil)
+	if err == leveldb.ErrNotFound {
+		return 0
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _ := headVersion(v)
+	return n
+}
+
+// A write to a row whose head is stale already leaves its marker as it
+// is; once a scan has published a head, the next write moves the marker
+// on. A scan whose snapshot may miss a write that left the marker is
+// refused publication, even after a later scan published.
+func TestMarkerSkippedWhileHeadIsStale(t *testing.T) {
+	st := open(t, t.TempDir(), testSchema(t, "OrderPreservingPartitioner"), Options{PurgeInterval: -1})
+	defer st.Close()
+	all := engine.Query{ColumnFamily: "Standard1", Predicate: storetest.All(10)}
+	storetest.Apply(t, st, storetest.Put("Standard1", "k", "a", "1", 1))
+	m1 := markerOf(t, st, "k")
+	storetest.Apply(t, st, storetest.Put("Standard1", "k", "b", "2", 2))
+	if m := markerOf(t, st, "k"); m != m1 {
+		t.Fatalf("a write to a row with a stale head moved its marker from %d to %d", m1, m)
+	}
+	rangeOne(t, st, "k", all) // publishes a head for m1
+	storetest.Apply(t, st, storetest.Put("Standard1", "k", "c", "3", 3))
+	m2 := markerOf(t, st, "k")
+	if m2 == m1 {
+		t.Fatal("the write after a published head left the marker as it was")
+	}
+	if got, _ := rangeOne(t, st, "k", all); storetest.Render(got) != "a=1@1 b=2@2 c=3@3" {
+		t.Fatalf("scan: %s", storetest.Render(got))
+	}
+
+	// Scan A reads its sequence number, then a write skips the marker;
+	// scan B, later, may publish; A may not, before or after B.
+	row := st.part.RowKey(append([]byte(nil), st.cfs[cfName{ks, "Standard1"}].prefix...), "k")
+	s := st.stripe(ks, "k")
+	storetest.Apply(t, st, storetest.Put("Standard1", "k", "d", "4", 4)) // moves the marker on
+	seqA := st.heads.writeSeq.Load()
+	storetest.Apply(t, st, storetest.Put("Standard1", "k", "e", "5", 5)) // skips it
+	seqB := st.heads.writeSeq.Load()
+	if seqB == seqA {
+		t.Fatal("the second write did not skip the marker")
+	}
+	if st.mayPublish(s, row, seqA) {
+		t.Fatal("a scan older than a skipped write may publish")
+	}
+	if !st.mayPublish(s, row, seqB) {
+		t.Fatal("a scan newer than every skipped write may not publish")
+	}
+	if st.mayPublish(s, row, seqA) {
+		t.Fatal("after a newer scan published, an older one may too")
+	}
+}
+
+// With no row tracked, every write puts its marker, and scans still
+// answer as the data.
+func TestHeadsWithNoRowTracked(t *testing.T) {
+	old := staleRowsPerStripe
+	staleRowsPerStripe = 0
+	t.Cleanup(func() { staleRowsPerStripe = old })
+	t.Run("model", TestHeadsAnswerAsTheData)
+	t.Run("concurrent", TestHeadsUnderConcurrentWrites)
+}
+
+// A row forgotten to keep a stripe's map small hands its latest skipped
+// write to the stripe's mark: a scan older than it publishes no head of
+// any row the stripe no longer tracks.
+func TestForgottenRowsKeepTheirSkippedWrites(t *testing.T) {
+	old := staleRowsPerStripe
+	staleRowsPerStripe = 1
+	t.Cleanup(func() { staleRowsPerStripe = old })
+	st := &Store{}
+	const s = 7
+	r1, r2 := []byte("row one"), []byte("row two")
+	st.noteMarked(s, string(r1))
+	if !st.skipMarker(s, r1) || st.skipMarker(s, r2) {
+		t.Fatal("only the marked row may skip its marker")
+	}
+	st.noteSkipped(s, string(r1), 5)
+	st.noteMarked(s, string(r2)) // forgets r1
+	if st.skipMarker(s, r1) {
+		t.Fatal("a forgotten row skips its marker")
+	}
+	if st.mayPublish(s, r1, 4) {
+		t.Fatal("a scan older than a forgotten row's skipped write may publish")
+	}
+	if !st.mayPublish(s, r1, 5) || !st.mayPublish(s, r2, 0) {
+		t.Fatal("scans newer than every skipped write may not publish")
+	}
+	if st.skipMarker(s, r2) {
+		t.Fatal("a row with a published head skips its marker")
+	}
+}

@@ -137,7 +137,9 @@ func (st *Store) purgeRow(row []byte, cutoff uint32) (int, error) {
 	if removed == 0 {
 		return 0, nil
 	}
-	// The row's head is stale; a row left with nothing has none.
+	// The row's head is stale; a row left with nothing has none. Writes
+	// after this put a marker again.
+	st.forgetRow(s, row)
 	if removed == entries {
 		batch.Delete(markerKey(row))
 		batch.Delete(bodyKey(row))

@@ -28,17 +28,20 @@ func (st *Store) Range(ctx context.Context, keyspace string, b engine.Bounds, q 
 	if err != nil {
 		return nil, err
 	}
+	// Read before the snapshot: a head built from it is published only
+	// if no write that skipped its row's marker came after (head.go).
+	seq := st.heads.writeSeq.Load()
 	snap, err := st.db.GetSnapshot()
 	if err != nil {
 		return nil, err
 	}
 	defer snap.Release()
-	s := &headScan{st: st, f: f, snap: snap, now: st.now()}
+	s := &headScan{st: st, f: f, snap: snap, now: st.now(), seq: seq}
 	defer s.release()
 	var rows []engine.Row
 	var a arena
 	err = s.walk(b, func(key string) error {
-		r, found, err := s.read(q, &a)
+		r, found, err := s.read(key, q, &a)
 		if err != nil || !found {
 			return err
 		}
@@ -63,6 +66,7 @@ type headScan struct {
 	f     *family
 	snap  *leveldb.Snapshot
 	now   int64
+	seq   uint64 // the write sequence number read before the snapshot
 	heads iterator.Iterator
 	data  *cursor // opened at the first row a head cannot answer
 
@@ -155,7 +159,7 @@ func (s *headScan) isBody(k []byte) bool {
 
 // read answers q for the row being visited; found is false when the row
 // has no stored entry left.
-func (s *headScan) read(q engine.Query, a *arena) (r engine.Row, found bool, err error) {
+func (s *headScan) read(key string, q engine.Query, a *arena) (r engine.Row, found bool, err error) {
 	if !s.hasMarker {
 		// A head without a marker is one rebuilt by a scan that raced
 		// with the purge of its whole row: nothing of the row is left.
@@ -183,9 +187,11 @@ func (s *headScan) read(q engine.Query, a *arena) (r engine.Row, found bool, err
 	s.rebuilt++
 	var any bool
 	s.built, any = buildHead(s.built, s.dataIter(), s.row, s.marker)
-	s.batch.Put(bodyKey(s.row), s.built)
-	if s.batch.Len() >= headFlush {
-		s.flush()
+	if s.st.mayPublish(s.st.stripe(s.f.def.Keyspace, key), s.row, s.seq) {
+		s.batch.Put(bodyKey(s.row), s.built)
+		if s.batch.Len() >= headFlush {
+			s.flush()
+		}
 	}
 	if !any {
 		return r, false, nil

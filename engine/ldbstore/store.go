@@ -128,6 +128,9 @@ type Store struct {
 
 	heads     headClock // row head marker versions (head.go)
 	scanStats headStats
+	// stale is what each lock stripe knows of its rows' heads, under
+	// that stripe's lock (head.go).
+	stale [lockStripes]staleStripe
 }
 
 const lockStripes = 1024

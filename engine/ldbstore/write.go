@@ -71,10 +71,34 @@ func (st *Store) apply(ctx context.Context, keyspace string, rows []engine.RowMu
 	}
 	err := st.db.Write(w.batch, st.writeOptions())
 	st.noteWriteError(err)
+	w.noteHeads(err)
 	if w.cachedCounters {
 		st.counters.invalidateCounters()
 	}
 	return err
+}
+
+// rowRef names a row by its lock stripe and its data prefix.
+type rowRef struct {
+	stripe int
+	row    string
+}
+
+// noteHeads records, under the rows' locks, what the written batch did to
+// their markers: a marker put only counts once written; a skipped one is
+// counted whatever happened, as the data may be stored.
+func (w *writer) noteHeads(err error) {
+	if err == nil {
+		for _, r := range w.marked {
+			w.st.noteMarked(r.stripe, r.row)
+		}
+	}
+	if len(w.skipped) > 0 {
+		seq := w.st.heads.writeSeq.Add(1)
+		for _, r := range w.skipped {
+			w.st.noteSkipped(r.stripe, r.row, seq)
+		}
+	}
 }
 
 // lockRows takes the stripe locks of every row in rows, in stripe order so
@@ -138,6 +162,9 @@ type writer struct {
 	buf  []byte
 	size int
 	mbuf []byte // marker keys and values, copied by the batch
+	// The rows whose markers the batch puts, and those it leaves as they
+	// are, noted once the batch is written (head.go).
+	marked, skipped []rowRef
 	// counters is set when ApplyCounters writes; cachedCounters when
 	// another call writes into a family whose counters may be cached.
 	counters, cachedCounters bool
@@ -360,11 +387,19 @@ func (w *writer) family(f *family, key string, muts []engine.Mutation) (err erro
 	}
 	row := w.st.part.RowKey(append([]byte(nil), f.prefix...), key)
 	w.indexEntries(f, key, muts)
-	// Whatever the row's data gets, its head is stale (head.go).
+	// Whatever the row's data gets, its head is stale (head.go): the
+	// row's marker moves on, unless the row is known stale already.
 	before := w.batch.Len()
 	defer func() {
 		if err == nil && w.batch.Len() > before {
-			err = w.marker(row)
+			s := w.st.stripe(f.def.Keyspace, key)
+			if w.st.skipMarker(s, row) {
+				w.skipped = append(w.skipped, rowRef{s, string(row)})
+				return
+			}
+			if err = w.marker(row); err == nil {
+				w.marked = append(w.marked, rowRef{s, string(row)})
+			}
 		}
 	}()
 	// Tombstones first, so that writes in the same mutation reconcile
