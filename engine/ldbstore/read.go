@@ -194,7 +194,7 @@ func walkColumns(it iterator.Iterator, c comparator.Comparator, p []byte, shadow
 		buf := append([]byte(nil), p...)
 		for _, n := range sortedNames(c, pred.Names) {
 			k := c.Encode(buf[:len(p)], n)
-			if !it.Seek(k) || !bytes.Equal(it.Key(), k) {
+			if !seekForward(it, k) || !bytes.Equal(it.Key(), k) {
 				continue
 			}
 			if _, err := emit(); err != nil {
@@ -220,6 +220,27 @@ func walkColumns(it iterator.Iterator, c comparator.Comparator, p []byte, shadow
 		}
 	}
 	return nil
+}
+
+// nameSteps is how many entries seekForward steps over before it seeks.
+const nameSteps = 8
+
+// seekForward positions it at the first entry at or after k, as Seek
+// does, but steps there when k lies a few entries ahead of where it is:
+// the names a read asks for usually lie among the first columns of a
+// narrow row, and a LevelDB seek repositions every table of the tree.
+func seekForward(it iterator.Iterator, k []byte) bool {
+	if it.Valid() && bytes.Compare(it.Key(), k) < 0 {
+		for range nameSteps {
+			if !it.Next() {
+				return false // nothing lies after where it was
+			}
+			if bytes.Compare(it.Key(), k) >= 0 {
+				return true
+			}
+		}
+	}
+	return it.Seek(k)
 }
 
 func clone(b []byte) []byte { return append(make([]byte, 0, len(b)), b...) }
