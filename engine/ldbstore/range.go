@@ -166,12 +166,14 @@ func (s *headScan) read(key string, q engine.Query, a *arena) (r engine.Row, fou
 		s.batch.Delete(bodyKey(s.row))
 		return r, false, nil
 	}
-	if v, ok := headVersion(s.body); s.hasBody && ok && v == s.marker && headShort(s.body, q) {
+	v, ok := headVersion(s.body)
+	current := s.hasBody && ok && v == s.marker
+	if current && headShort(s.body, q) {
 		s.fromData++
 		r, err = readRow(s.dataIter(), s.f, s.row, q, a, s.now)
 		return r, true, err
 	}
-	if v, ok := headVersion(s.body); s.hasBody && ok && v == s.marker && s.head.reset(s.row, s.body) == nil {
+	if current && s.head.reset(s.row, s.body) == nil {
 		if s.head.empty() {
 			return r, false, nil
 		}
