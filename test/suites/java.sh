@@ -114,6 +114,9 @@ start_thriftd() {
 	local label=$1 log="$tmp/thriftd-$1.log" i
 	shift
 	mkdir -p "$tmp/$label"
+	# Created here, not by the background start's redirection, which may
+	# come after the first look at it below.
+	: >"$log"
 	# The working directory holds the paths storage-conf.xml names.
 	(cd "$tmp/$label" && exec "$bin" -config "$OLDPWD/test/java/storage-conf.xml" -listen 127.0.0.1:0 \
 		-admin off -log-format json -api auto "$@") 2>"$log" &
