@@ -143,14 +143,18 @@ func headRow(dst, row []byte) []byte {
 func markerKey(row []byte) []byte { return append(headRow(nil, row), markHeadMarker) }
 func bodyKey(row []byte) []byte   { return append(headRow(nil, row), markHeadBody) }
 
-// appendMarker stages a new marker of row in batch.
-func (st *Store) appendMarker(batch *leveldb.Batch, row []byte) error {
+// putMarker stages a new marker of row in batch, building its key and
+// value in buf, which it returns for reuse (the batch copies them).
+func (st *Store) putMarker(batch *leveldb.Batch, buf, row []byte) ([]byte, error) {
 	v, err := st.nextVersion()
 	if err != nil {
-		return err
+		return buf, err
 	}
-	batch.Put(markerKey(row), binary.BigEndian.AppendUint64(make([]byte, 0, 8), v))
-	return nil
+	buf = append(headRow(buf, row), markHeadMarker)
+	k := len(buf)
+	buf = binary.BigEndian.AppendUint64(buf, v)
+	batch.Put(buf[:k], buf[k:])
+	return buf, nil
 }
 
 // buildHead encodes the head of the row whose data prefix is row, as the
@@ -356,11 +360,13 @@ type staleRow struct {
 	published bool   // a scan has published a head since the marker was put
 }
 
-// skipMarker reports whether a write to row, under stripe s's lock, may
-// leave its marker as it is.
-func (st *Store) skipMarker(s int, row []byte) bool {
-	r := st.stale[s].rows[string(row)]
-	return r != nil && !r.published
+// skipMarker returns, under stripe s's lock, what the stripe knows of
+// row when a write to it may leave its marker as it is, else nil.
+func (st *Store) skipMarker(s int, row []byte) *staleRow {
+	if r := st.stale[s].rows[string(row)]; r != nil && !r.published {
+		return r
+	}
+	return nil
 }
 
 // forgetRow drops what stripe s knows of row, under its lock.
@@ -394,19 +400,6 @@ func (st *Store) noteMarked(s int, row string) {
 		}
 	}
 	ss.rows[row] = &staleRow{}
-}
-
-// noteSkipped records, under stripe s's lock and after the batch was
-// written (or failed), that a write to row with sequence number seq left
-// its marker as it was.
-func (st *Store) noteSkipped(s int, row string, seq uint64) {
-	if r := st.stale[s].rows[row]; r != nil {
-		r.lastSkip = max(r.lastSkip, seq)
-		return
-	}
-	// Forgotten since the write decided (by a purge): the stripe's mark
-	// stands for it.
-	st.stale[s].evicted = max(st.stale[s].evicted, seq)
 }
 
 // mayPublish reports whether a head of row built from a snapshot taken

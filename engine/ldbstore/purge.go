@@ -143,7 +143,7 @@ func (st *Store) purgeRow(row []byte, cutoff uint32) (int, error) {
 	if removed == entries {
 		batch.Delete(markerKey(row))
 		batch.Delete(bodyKey(row))
-	} else if err := st.appendMarker(batch, row); err != nil {
+	} else if _, err := st.putMarker(batch, nil, row); err != nil {
 		return 0, err
 	}
 	return removed, st.db.Write(batch, st.writeOptions())

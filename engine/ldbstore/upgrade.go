@@ -114,6 +114,7 @@ func (st *Store) upgradeHeads() error {
 	it := st.db.NewIterator(util.BytesPrefix([]byte{prefixData}), nil)
 	defer it.Release()
 	batch := new(leveldb.Batch)
+	var buf []byte
 	rows := 0
 	for ok := it.First(); ok; {
 		k := it.Key()
@@ -125,7 +126,7 @@ func (st *Store) upgradeHeads() error {
 			return fmt.Errorf("%s: stored key %x: %w", st.dir, k, err)
 		}
 		row := clone(k[:len(k)-len(rest)])
-		if err := st.appendMarker(batch, row); err != nil {
+		if buf, err = st.putMarker(batch, buf, row); err != nil {
 			return err
 		}
 		rows++

@@ -85,18 +85,20 @@ type rowRef struct {
 }
 
 // noteHeads records, under the rows' locks, what the written batch did to
-// their markers: a marker put only counts once written; a skipped one is
-// counted whatever happened, as the data may be stored.
+// their markers: a skipped one is counted whatever happened, as the data
+// may be stored; a marker put only once written. Skipped rows first: a
+// row forgotten to make room for a marked one hands its sequence number
+// to its stripe.
 func (w *writer) noteHeads(err error) {
-	if err == nil {
-		for _, r := range w.marked {
-			w.st.noteMarked(r.stripe, r.row)
-		}
-	}
 	if len(w.skipped) > 0 {
 		seq := w.st.heads.writeSeq.Add(1)
 		for _, r := range w.skipped {
-			w.st.noteSkipped(r.stripe, r.row, seq)
+			r.lastSkip = max(r.lastSkip, seq)
+		}
+	}
+	if err == nil {
+		for _, r := range w.marked {
+			w.st.noteMarked(r.stripe, r.row)
 		}
 	}
 }
@@ -162,9 +164,11 @@ type writer struct {
 	buf  []byte
 	size int
 	mbuf []byte // marker keys and values, copied by the batch
-	// The rows whose markers the batch puts, and those it leaves as they
-	// are, noted once the batch is written (head.go).
-	marked, skipped []rowRef
+	// The rows whose markers the batch puts, and what their stripes know
+	// of those whose markers it leaves as they are, noted once the batch
+	// is written (head.go).
+	marked  []rowRef
+	skipped []*staleRow
 	// counters is set when ApplyCounters writes; cachedCounters when
 	// another call writes into a family whose counters may be cached.
 	counters, cachedCounters bool
@@ -392,12 +396,12 @@ func (w *writer) family(f *family, key string, muts []engine.Mutation) (err erro
 	before := w.batch.Len()
 	defer func() {
 		if err == nil && w.batch.Len() > before {
-			s := w.st.stripe(f.def.Keyspace, key)
-			if w.st.skipMarker(s, row) {
-				w.skipped = append(w.skipped, rowRef{s, string(row)})
+			s := w.slot % lockStripes // the row's lock stripe (Store.stripe)
+			if r := w.st.skipMarker(s, row); r != nil {
+				w.skipped = append(w.skipped, r)
 				return
 			}
-			if err = w.marker(row); err == nil {
+			if w.mbuf, err = w.st.putMarker(w.batch, w.mbuf, row); err == nil {
 				w.marked = append(w.marked, rowRef{s, string(row)})
 			}
 		}
@@ -513,22 +517,6 @@ func (w *writer) family(f *family, key string, muts []engine.Mutation) (err erro
 			w.notePurgeAt(row, next.expiresAt)
 		}
 	}
-	return nil
-}
-
-// marker stages a new marker of row (head.go). The batch copies what it
-// is given, so the key and value are built in one buffer the writer keeps.
-func (w *writer) marker(row []byte) error {
-	v, err := w.st.nextVersion()
-	if err != nil {
-		return err
-	}
-	b := append(w.mbuf[:0], prefixHead)
-	b = append(append(b, row[1:]...), markHeadMarker)
-	k := len(b)
-	b = binary.BigEndian.AppendUint64(b, v)
-	w.batch.Put(b[:k], b[k:])
-	w.mbuf = b
 	return nil
 }
 
