@@ -2,7 +2,6 @@ package ldbstore
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
@@ -23,15 +22,58 @@ import (
 // epoch in batch, as a store written before row heads had neither.
 func dropRowHeads(t *testing.T, db *leveldb.DB, batch *leveldb.Batch) {
 	t.Helper()
+	deleteHeadKeys(t, db, batch, 1)
+	batch.Delete(metaHeadEpoch)
+}
+
+// deleteHeadKeys stages the deletion of every nth key of the head region.
+func deleteHeadKeys(t *testing.T, db *leveldb.DB, batch *leveldb.Batch, nth int) {
+	t.Helper()
 	it := db.NewIterator(util.BytesPrefix([]byte{prefixHead}), nil)
 	defer it.Release()
-	for it.Next() {
-		batch.Delete(bytes.Clone(it.Key()))
+	for i := 0; it.Next(); i++ {
+		if i%nth == 0 {
+			batch.Delete(bytes.Clone(it.Key()))
+		}
 	}
 	if err := it.Error(); err != nil {
 		t.Fatal(err)
 	}
-	batch.Delete(metaHeadEpoch)
+}
+
+// editClosed opens the closed store in dir as plain LevelDB and writes
+// what edit stages in a batch.
+func editClosed(t *testing.T, dir string, edit func(db *leveldb.DB, batch *leveldb.Batch)) {
+	t.Helper()
+	db, err := leveldb.OpenFile(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	batch := new(leveldb.Batch)
+	edit(db, batch)
+	if err := db.Write(batch, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// fixtureOptions are the options a fixture store is opened with.
+func fixtureOptions() Options {
+	return Options{Now: func() time.Time { return fixtureNow }, PurgeInterval: -1}
+}
+
+// writtenFixture writes the fixture rows into a new store of part, closes
+// it, and returns its directory and what its scans answered.
+func writtenFixture(t *testing.T, part string) (dir, scans string) {
+	t.Helper()
+	dir = t.TempDir()
+	st := open(t, dir, testSchema(t, part), fixtureOptions())
+	writeFixtureRows(t, st)
+	scans = renderFixtureScans(t, st)
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return dir, scans
 }
 
 // narrowHeads makes heads hold at most n entries for the test, so that
@@ -76,7 +118,7 @@ func TestUpgradeHeadsOfEarlierLayout(t *testing.T) {
 				t.Fatal(err)
 			}
 			dir := copyDir(t, filepath.Join(fixture, "data"))
-			opts := Options{Now: func() time.Time { return fixtureNow }, PurgeInterval: -1}
+			opts := fixtureOptions()
 			st := open(t, dir, testSchema(t, part), opts)
 			if !storedRowHeads(t, st) {
 				t.Fatal("the upgraded store does not record row heads")
@@ -151,41 +193,18 @@ func TestUpgradeHeadsAgainAfterInterruption(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := copyDir(t, filepath.Join(fixture, "data"))
-	opts := Options{Now: func() time.Time { return fixtureNow }, PurgeInterval: -1}
-	st := open(t, dir, testSchema(t, part), opts)
+	st := open(t, dir, testSchema(t, part), fixtureOptions())
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
-	// Undo the schema's mark only, and half of the markers.
-	db, err := leveldb.OpenFile(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := db.Get(metaSchema, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stored map[string]any
-	if err := json.Unmarshal(raw, &stored); err != nil {
-		t.Fatal(err)
-	}
-	delete(stored, "row_heads")
-	raw, _ = json.Marshal(stored)
-	batch := new(leveldb.Batch)
-	batch.Put(metaSchema, raw)
-	it := db.NewIterator(util.BytesPrefix([]byte{prefixHead}), nil)
-	for i := 0; it.Next(); i++ {
-		if i%2 == 0 {
-			batch.Delete(bytes.Clone(it.Key()))
+	// Undo the schema's mark, and half of the markers.
+	editClosed(t, dir, func(db *leveldb.DB, batch *leveldb.Batch) {
+		if err := forgetRowHeads(db); err != nil {
+			t.Fatal(err)
 		}
-	}
-	it.Release()
-	if err := db.Write(batch, nil); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-
-	st = open(t, dir, testSchema(t, part), opts)
+		deleteHeadKeys(t, db, batch, 2)
+	})
+	st = open(t, dir, testSchema(t, part), fixtureOptions())
 	defer st.Close()
 	if !storedRowHeads(t, st) {
 		t.Fatal("the upgrade did not run again")
@@ -200,36 +219,14 @@ func TestUpgradeHeadsAgainAfterInterruption(t *testing.T) {
 func TestUpgradeHeadsOfDowngradedStore(t *testing.T) {
 	for _, part := range []string{"OrderPreservingPartitioner", "RandomPartitioner", "Murmur3Partitioner", "ByteOrderedPartitioner"} {
 		t.Run(part, func(t *testing.T) {
-			dir := t.TempDir()
-			opts := Options{Now: func() time.Time { return fixtureNow }, PurgeInterval: -1}
-			st := open(t, dir, testSchema(t, part), opts)
-			writeFixtureRows(t, st)
-			want := renderFixtureScans(t, st)
-			if err := st.Close(); err != nil {
-				t.Fatal(err)
-			}
-			db, err := leveldb.OpenFile(dir, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			batch := new(leveldb.Batch)
-			dropRowHeads(t, db, batch)
-			raw, err := db.Get(metaSchema, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var stored map[string]any
-			if err := json.Unmarshal(raw, &stored); err != nil {
-				t.Fatal(err)
-			}
-			delete(stored, "row_heads")
-			raw, _ = json.Marshal(stored)
-			batch.Put(metaSchema, raw)
-			if err := db.Write(batch, nil); err != nil {
-				t.Fatal(err)
-			}
-			db.Close()
-			st = open(t, dir, testSchema(t, part), opts)
+			dir, want := writtenFixture(t, part)
+			editClosed(t, dir, func(db *leveldb.DB, batch *leveldb.Batch) {
+				if err := forgetRowHeads(db); err != nil {
+					t.Fatal(err)
+				}
+				dropRowHeads(t, db, batch)
+			})
+			st := open(t, dir, testSchema(t, part), fixtureOptions())
 			defer st.Close()
 			for pass := 0; pass < 2; pass++ {
 				if got := renderFixtureScans(t, st); got != want {
@@ -458,38 +455,18 @@ func TestHeadsUnderConcurrentWrites(t *testing.T) {
 func TestLostMarkersAreWrittenAgain(t *testing.T) {
 	for _, lose := range []string{"markers", "markers and schema"} {
 		t.Run(lose, func(t *testing.T) {
-			dir := t.TempDir()
 			part := "RandomPartitioner"
-			opts := Options{Now: func() time.Time { return fixtureNow }, PurgeInterval: -1}
-			st := open(t, dir, testSchema(t, part), opts)
-			writeFixtureRows(t, st)
-			want := renderFixtureScans(t, st)
-			if err := st.Close(); err != nil {
-				t.Fatal(err)
-			}
-			db, err := leveldb.OpenFile(dir, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			batch := new(leveldb.Batch)
-			it := db.NewIterator(util.BytesPrefix([]byte{prefixHead}), nil)
-			for i := 0; it.Next(); i++ {
-				if i%3 == 0 {
-					batch.Delete(bytes.Clone(it.Key()))
+			dir, want := writtenFixture(t, part)
+			editClosed(t, dir, func(db *leveldb.DB, batch *leveldb.Batch) {
+				deleteHeadKeys(t, db, batch, 3)
+				if lose == "markers and schema" {
+					batch.Delete(metaSchema)
 				}
-			}
-			it.Release()
-			if lose == "markers and schema" {
-				batch.Delete(metaSchema)
-			}
-			if err := db.Write(batch, nil); err != nil {
-				t.Fatal(err)
-			}
-			db.Close()
+			})
 			if err := Repair(dir, slog.New(slog.DiscardHandler)); err != nil {
 				t.Fatal(err)
 			}
-			st = open(t, dir, testSchema(t, part), opts)
+			st := open(t, dir, testSchema(t, part), fixtureOptions())
 			defer st.Close()
 			if got := renderFixtureScans(t, st); got != want {
 				t.Fatalf("scans after the repair differ:\n%s", firstDiff(got, want))
@@ -580,12 +557,12 @@ func TestForgottenRowsKeepTheirSkippedWrites(t *testing.T) {
 	const s = 7
 	r1, r2 := []byte("row one"), []byte("row two")
 	st.noteMarked(s, string(r1))
-	if !st.skipMarker(s, r1) || st.skipMarker(s, r2) {
+	if st.skipMarker(s, r1) == nil || st.skipMarker(s, r2) != nil {
 		t.Fatal("only the marked row may skip its marker")
 	}
-	st.noteSkipped(s, string(r1), 5)
-	st.noteMarked(s, string(r2)) // forgets r1
-	if st.skipMarker(s, r1) {
+	st.skipMarker(s, r1).lastSkip = 5 // as a write that skipped does
+	st.noteMarked(s, string(r2))      // forgets r1
+	if st.skipMarker(s, r1) != nil {
 		t.Fatal("a forgotten row skips its marker")
 	}
 	if st.mayPublish(s, r1, 4) {
@@ -594,7 +571,7 @@ func TestForgottenRowsKeepTheirSkippedWrites(t *testing.T) {
 	if !st.mayPublish(s, r1, 5) || !st.mayPublish(s, r2, 0) {
 		t.Fatal("scans newer than every skipped write may not publish")
 	}
-	if st.skipMarker(s, r2) {
+	if st.skipMarker(s, r2) != nil {
 		t.Fatal("a row with a published head skips its marker")
 	}
 }

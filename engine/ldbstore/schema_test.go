@@ -36,19 +36,6 @@ func TestSchemaConformance(t *testing.T) {
 	})
 }
 
-// countPrefix counts the keys stored under a column family id.
-func countPrefix(t *testing.T, st *Store, id uint32) int {
-	t.Helper()
-	it := st.db.NewIterator(nil, nil)
-	defer it.Release()
-	p := cfPrefix(id)
-	n := 0
-	for ok := it.Seek(p); ok && len(it.Key()) >= len(p) && string(it.Key()[:len(p)]) == string(p); ok = it.Next() {
-		n++
-	}
-	return n
-}
-
 // A dropped family's data is deleted from LevelDB, not only hidden, and
 // its id is never given to another family, even after a restart.
 func TestDroppedDataIsDeletedAndIDsNotReused(t *testing.T) {
@@ -63,7 +50,7 @@ func TestDroppedDataIsDeletedAndIDsNotReused(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := idOf(t, st, "Standard2")
-	if n := countPrefix(t, st, id); n < len(rows) {
+	if n := countKeys(t, st, cfPrefix(id)); n < len(rows) {
 		t.Fatalf("%d keys stored under id %d, want at least %d", n, id, len(rows))
 	}
 	heads := headRow(nil, cfPrefix(id))
@@ -76,7 +63,7 @@ func TestDroppedDataIsDeletedAndIDsNotReused(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitDropped(t, st)
-	if n := countPrefix(t, st, id); n != 0 {
+	if n := countKeys(t, st, cfPrefix(id)); n != 0 {
 		t.Fatalf("%d keys left under the dropped id %d", n, id)
 	}
 	if n := countKeys(t, st, heads); n != 0 {
