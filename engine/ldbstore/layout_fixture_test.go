@@ -18,35 +18,48 @@ import (
 // this store, kept in testdata with what its range scans answered then
 // (scans.txt), so that an upgrade is tested against the real thing and
 // not only against a store rewritten to look old.
-//
-// THRIFTD_WRITE_LAYOUT_FIXTURE=DIR go test -run TestWriteLayoutFixture
-// ./engine/ldbstore writes one fixture per partitioner under DIR with the
-// layout of the checked-out code.
 
 // fixtureNow is the clock the fixtures were written and are read at.
 var fixtureNow = time.Unix(1_700_000_000, 0)
 
 var fixturePartitioners = []string{"OrderPreservingPartitioner", "RandomPartitioner"}
 
-func TestWriteLayoutFixture(t *testing.T) {
+// TestLayoutFixtureWrites writes the fixture's rows with the checked-out
+// layout and holds its scans to those the fixture recorded: the same
+// writes answer the same on every layout. With
+// THRIFTD_WRITE_LAYOUT_FIXTURE=DIR it also keeps the data directories and
+// scans under DIR, one per partitioner: that is how testdata's were made.
+func TestLayoutFixtureWrites(t *testing.T) {
 	out := os.Getenv("THRIFTD_WRITE_LAYOUT_FIXTURE")
-	if out == "" {
-		t.Skip("writes fixtures only when THRIFTD_WRITE_LAYOUT_FIXTURE names a directory")
-	}
 	for _, part := range fixturePartitioners {
-		dir := filepath.Join(out, part)
-		st, err := Open(filepath.Join(dir, "data"), testSchema(t, part), Options{Now: func() time.Time { return fixtureNow }, PurgeInterval: -1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		writeFixtureRows(t, st)
-		scans := renderFixtureScans(t, st)
-		if err := st.Close(); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "scans.txt"), []byte(scans), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		t.Run(part, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), part)
+			if out != "" {
+				dir = filepath.Join(out, part)
+			}
+			st, err := Open(filepath.Join(dir, "data"), testSchema(t, part), fixtureOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeFixtureRows(t, st)
+			scans := renderFixtureScans(t, st)
+			if err := st.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if out != "" {
+				if err := os.WriteFile(filepath.Join(dir, "scans.txt"), []byte(scans), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(filepath.Join("testdata", "layout-before-heads", part, "scans.txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if scans != string(want) {
+				t.Fatalf("the fixture's writes answer differently than they did:\n%s", firstDiff(scans, string(want)))
+			}
+		})
 	}
 }
 
