@@ -388,6 +388,7 @@ func (st *Store) applySchema(ctx context.Context, next *schema.Schema, author bo
 		return err
 	}
 	var tables []string
+	fresh := map[cfName]bool{} // families whose tables this change creates
 	for _, name := range next.KeyspaceNames() {
 		ks := next.Keyspaces[name]
 		if ks.System {
@@ -422,6 +423,7 @@ func (st *Store) applySchema(ctx context.Context, next *schema.Schema, author bo
 			if existing[cqlKS][cf] {
 				continue
 			}
+			fresh[cfName{name, cf}] = true
 			if def.Super && counterFamily(def) {
 				tables = append(tables, st.superCounterTable(cqlKS, def))
 			} else if def.Super {
@@ -467,7 +469,7 @@ func (st *Store) applySchema(ctx context.Context, next *schema.Schema, author bo
 			}
 		}
 	}
-	return st.syncIndexes(ctx, next, author)
+	return st.syncIndexes(ctx, next, author, fresh)
 }
 
 // recordExec writes or deletes a family's record in its keyspace's
@@ -612,13 +614,17 @@ func (st *Store) serve(ctx context.Context, next *schema.Schema) error {
 				// ChangeSchema creates.
 				c = st.typedColumns(def)
 			}
-			fams[cfName{name, cf}] = familyOf(def, table, c)
+			f := familyOf(def, table, c)
+			if f.adopt == nil && wantsIndex(def, c) {
+				f.index = newFamilyIndex(cqlKS, def)
+			}
+			fams[cfName{name, cf}] = f
 		}
 	}
 	st.addAdopted(fams)
 	st.cfs.Store(&fams)
 	st.current = next
-	st.built.reset()
+	st.indexes.reset()
 	return nil
 }
 

@@ -102,9 +102,9 @@ func tableGone(err error) (string, bool) {
 	return "", false
 }
 
-// valueTooLarge reports the cluster's refusal of a value its index cannot
-// hold: a family with a KEYS index keeps Cassandra's index on every value
-// of its table (index.go), which refuses values of 65,535 bytes or more.
+// valueTooLarge reports the cluster's refusal of a value an index of
+// Cassandra's cannot hold (65,535 bytes or more): an adopted table's own
+// index, or one an earlier thriftd kept until it is dropped (index.go).
 func valueTooLarge(err error) bool {
 	var re gocql.RequestError
 	return errors.As(err, &re) && re.Code() == 0x2200 && strings.HasPrefix(re.Message(), "Cannot index value of size")

@@ -3,10 +3,12 @@ package cqlstore
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
@@ -15,175 +17,483 @@ import (
 )
 
 // KEYS secondary indexes (engine.Indexer; docs/cassandra.md, "Secondary
-// indexes"). A family that declares at least one KEYS column has one
-// index of Cassandra's own, the legacy secondary index, on its table's
-// value column:
+// indexes"). Each keyspace with an indexed family has a table of thriftd's
+// own beside its families' tables:
 //
-//	CREATE INDEX "<cf>_thriftd_keys" ON "ks"."cf" (value) USING 'legacy_local_table'
+//	CREATE TABLE "ks".thriftd_index (family text, column blob, value blob,
+//	    row_token blob, key blob, written bigint,
+//	    PRIMARY KEY ((family, column, value), row_token, key))
 //
-// It indexes every cell of the family, so a query restricts the name too
-// (WHERE column1 = ? AND value = ? ALLOW FILTERING). Cassandra keeps it
-// atomic with each write, deletion, truncation and expiry, so it has no
-// stale entries; the handler reads every candidate again all the same.
-// Storage-attached indexes are not used: Cassandra 5.0 refuses them on
-// every partitioner but Murmur3, and on Murmur3 refuses blob values,
-// which most families hold.
+// An entry says that row key held value in the column at some time: a
+// write of an indexed column first writes its entry, at the cell's own
+// timestamp and, for an expiring cell, with its TTL and a second more, and
+// only then the cell; nothing else adds entries, so an entry is never
+// missing for a live value, whichever thriftd wrote it. row_token is the key's
+// 0.6 token, so a value's entries are in ring order; written is the time
+// of the entry's write on thriftd's clock.
 //
-// An index declared on a family that holds rows is built by Cassandra in
-// the background: IndexedKeys answers not ready (the caller scans) until
-// the node the statement goes to lists it in system."IndexInfo" as
-// built, and also when a replica refuses the query because its own copy
-// is not built yet.
+// Overwrites, deletions and truncation leave the old entry behind:
+// IndexedKeys reads the cell of every entry it meets and answers only the
+// rows that hold the value. An entry whose cell holds another value
+// written after the entry's timestamp is deleted, at the entry's
+// timestamp: no write of the value at or before that timestamp can win
+// over the cell any more, and one after it keeps its entry. An entry
+// whose cell is gone is left (a write in flight, or one to come with an
+// older timestamp, may still need it); an expiring one expires by itself.
+//
+// Cassandra's own secondary indexes are not used: a query through a
+// legacy index deletes an index entry whose row it does not find, and a
+// write inserts its index entries before its row is visible, so a query
+// racing a write can delete the entry of the value being written and lose
+// the row from every later answer. Storage-attached indexes are refused on
+// every partitioner but Murmur3, and on blob values. Indexes an earlier
+// thriftd created (named "<cf>_thriftd_keys") are dropped.
+//
+// The marker that an index covers every row is a row of the partition
+// ("", 0x, 0x), with the family's name as row_token and the column as key.
+// A family created with its index is covered from the start. An index
+// declared on a family that already holds rows is built by the thriftd
+// that declared it (or by any that starts while it is not built): a walk
+// over the family writes an entry for each cell of the column, then the
+// marker; until then IndexedKeys answers not ready and queries scan. A
+// second walk follows indexBuildDelay later, for the writes of other
+// thriftd processes that did not serve the new schema yet when the first
+// walk passed their rows. The author of a change that undeclares an index, or drops
+// its family, deletes its marker, so that an index declared again is
+// built again.
+const indexTable = "thriftd_index"
 
-// indexSuffix ends the name of the index thriftd keeps on a table; the
-// name is the table's followed by it, so that thriftd never drops an
-// index it did not create.
-const indexSuffix = "_thriftd_keys"
+// legacyIndexSuffix ends the name of the Cassandra index an earlier
+// thriftd kept on a table.
+const legacyIndexSuffix = "_thriftd_keys"
+
+// indexBuildDelay is how long after its first walk a build walks the
+// family again: longer than a follower takes to serve a schema change
+// (its poll and the nodes' agreement), so that every write the second
+// walk misses wrote its own entry.
+const indexBuildDelay = 6 * time.Second
+
+// maxIndexedValue is the longest value of an indexed column a write may
+// hold: 1.2 refused 65,535 bytes and more ("Can't index column value of
+// size ...").
+const maxIndexedValue = 65534
+
+// maxEntryValue is the longest value an entry's partition key holds as it
+// is (Cassandra's partition keys are at most 65,535 bytes, with the
+// family's name and the column beside the value); a longer one is held as
+// its SHA-256 digest behind a zero byte. Entries only point at rows to
+// read, so two values sharing a partition cost a read, never an answer.
+const maxEntryValue = 32768
+
+// entryValue is the partition key component of value's entries.
+func entryValue(value []byte) raw {
+	if len(value) <= maxEntryValue {
+		return raw(value)
+	}
+	sum := sha256.Sum256(value)
+	return append(raw{0}, sum[:]...)
+}
 
 var _ engine.Indexer = (*Store)(nil)
 
-// indexName is the CQL name of the index on column family cf's table.
-func indexName(cf string) string { return cf + indexSuffix }
+// familyIndex is where a family's entries go: set on the families of
+// thriftd's own tables that declare KEYS columns (wantsIndex).
+type familyIndex struct {
+	table   string // "ks".thriftd_index
+	columns [][]byte
+	insert  string
+	insTTL  string
+	delete  string
+}
 
-// keysColumn reports whether def declares a KEYS index on column.
-func keysColumn(def *schema.ColumnFamily, column []byte) bool {
-	for i := range def.Columns {
-		if ix := def.Columns[i].Index; ix != nil && ix.Type == schema.IndexKeys && bytes.Equal(def.Columns[i].Name, column) {
+func newFamilyIndex(cqlKS string, def *schema.ColumnFamily) *familyIndex {
+	t := quote(cqlKS) + "." + indexTable
+	return &familyIndex{
+		table:   t,
+		columns: keysColumns(def),
+		insert:  `INSERT INTO ` + t + ` (family, column, value, row_token, key, written) VALUES (?, ?, ?, ?, ?, ?) USING TIMESTAMP ?`,
+		insTTL:  `INSERT INTO ` + t + ` (family, column, value, row_token, key, written) VALUES (?, ?, ?, ?, ?, ?) USING TIMESTAMP ? AND TTL ?`,
+		delete:  `DELETE FROM ` + t + ` USING TIMESTAMP ? WHERE family = ? AND column = ? AND value = ? AND row_token = ? AND key = ?`,
+	}
+}
+
+// indexed reports whether column is one of the family's KEYS columns.
+func (x *familyIndex) indexed(column []byte) bool {
+	if x == nil {
+		return false
+	}
+	for _, c := range x.columns {
+		if bytes.Equal(c, column) {
 			return true
 		}
 	}
 	return false
 }
 
+// keysColumns lists def's KEYS columns.
+func keysColumns(def *schema.ColumnFamily) [][]byte {
+	var out [][]byte
+	for i := range def.Columns {
+		if ix := def.Columns[i].Index; ix != nil && ix.Type == schema.IndexKeys {
+			out = append(out, def.Columns[i].Name)
+		}
+	}
+	return out
+}
+
 // wantsIndex reports whether the table of def, whose columns are cols,
-// should carry the index: a Standard family of a non-counter value with a
-// KEYS column. (1.2 refused indexes on Super and counter families.)
+// has its KEYS columns indexed: a Standard family of a non-counter value
+// with a KEYS column. (1.2 refused indexes on Super and counter families.)
 func wantsIndex(def *schema.ColumnFamily, cols tableColumns) bool {
 	if def.Super || counterFamily(def) || cols.types["value"] == "" || cols.types["value"] == "counter" {
 		return false
 	}
-	for i := range def.Columns {
-		if ix := def.Columns[i].Index; ix != nil && ix.Type == schema.IndexKeys {
-			return true
-		}
-	}
-	return false
+	return len(keysColumns(def)) > 0
 }
 
-// syncIndexes creates the index of every family of next that declares a
-// KEYS column and lacks it, and, when author is set (this process made
-// the change), drops thriftd's index of every family that no longer
-// declares one. Dropped tables and keyspaces take their indexes with
-// them.
-func (st *Store) syncIndexes(ctx context.Context, next *schema.Schema, author bool) error {
-	var stmts []string
+// indexStatements appends the entry of every live write of an indexed
+// column among muts, whether or not the write wins: a losing one only
+// leaves an entry that IndexedKeys finds stale. An empty value is never
+// looked up, so it has none.
+func (st *Store) indexStatements(out []statement, f *family, key string, muts []engine.Mutation) ([]statement, error) {
+	x := f.index
+	if x == nil {
+		return out, nil
+	}
+	var token []byte
+	for _, m := range muts {
+		if m.Delete || m.SuperColumn != nil || len(m.Value) == 0 || !x.indexed(m.Name) {
+			continue
+		}
+		if len(m.Value) > maxIndexedValue {
+			return nil, &engine.RefusedError{Why: fmt.Sprintf("Can't index column value of size %d for index %s in CF %s of KS %s", len(m.Value), indexNameOf(f.def, m.Name), f.def.Name, f.def.Keyspace)}
+		}
+		if token == nil {
+			token = st.part.Token(key)
+		}
+		now := time.Now().UnixMicro()
+		if m.TTL > 0 {
+			out = append(out, statement{x.insTTL, []any{f.def.Name, raw(m.Name), entryValue(m.Value), raw(token), raw(key), now, m.Timestamp, min(capTTL(int(m.TTL))+1, maxTTL)}})
+		} else {
+			out = append(out, statement{x.insert, []any{f.def.Name, raw(m.Name), entryValue(m.Value), raw(token), raw(key), now, m.Timestamp}})
+		}
+	}
+	return out, nil
+}
+
+// indexNameOf is the name of the index on column in def, for messages.
+func indexNameOf(def *schema.ColumnFamily, column []byte) string {
+	for i := range def.Columns {
+		if ix := def.Columns[i].Index; ix != nil && bytes.Equal(def.Columns[i].Name, column) && ix.Name != "" {
+			return ix.Name
+		}
+	}
+	return "null"
+}
+
+// indexState is which indexes are known to be built and which this
+// process is building, by indexID.
+type indexState struct {
+	mu       sync.Mutex
+	built    map[string]bool
+	building map[string]bool
+}
+
+// reset forgets the indexes seen built: every schema served starts again
+// (an index dropped and declared again is built again).
+func (s *indexState) reset() {
+	s.mu.Lock()
+	s.built = nil
+	s.mu.Unlock()
+}
+
+func indexID(cqlKS, cf string, column []byte) string {
+	return cqlKS + "\x00" + cf + "\x00" + string(column)
+}
+
+// markerArgs are the primary key of the marker of the index on column of
+// cf, in the order of the table's primary key.
+func markerArgs(cf string, column []byte) []any {
+	return []any{"", raw{}, raw{}, raw(cf), raw(column)}
+}
+
+// syncIndexes makes the cluster hold what next's indexes need: the index
+// table of every keyspace with an indexed family, no index of Cassandra's
+// that an earlier thriftd created, a marker for each index of a family
+// whose table this change created (fresh: it holds no rows), and a build
+// under way for every other index not yet built. When author is set (this
+// process made the change) it deletes the markers of indexes no longer
+// declared.
+func (st *Store) syncIndexes(ctx context.Context, next *schema.Schema, author bool, fresh map[cfName]bool) error {
+	type build struct {
+		cqlKS string
+		f     *family
+		col   []byte
+	}
+	var builds []build
 	for _, name := range next.KeyspaceNames() {
 		ks := next.Keyspaces[name]
 		if ks.System || len(ks.ColumnFamilies) == 0 {
 			continue
 		}
-		declared := false
-		for _, def := range ks.ColumnFamilies {
-			declared = declared || wantsIndex(def, tableColumns{types: map[string]string{"value": "blob"}})
-		}
-		if !declared && !author {
-			continue
-		}
 		cqlKS := keyspaceName(st.opts.Prefix, name)
-		have, err := st.indexesOf(ctx, cqlKS)
-		if err != nil {
-			return err
-		}
-		if !declared && len(have) == 0 {
-			continue
-		}
 		cols, err := st.columnsOf(ctx, cqlKS)
 		if err != nil {
 			return err
 		}
+		declared := map[string]*schema.ColumnFamily{}
 		for _, cf := range sortedFamilies(ks) {
-			want := wantsIndex(ks.ColumnFamilies[cf], cols[cf])
-			switch {
-			case want && !have[cf]:
-				stmts = append(stmts, `CREATE INDEX IF NOT EXISTS `+quote(indexName(cf))+` ON `+quote(cqlKS)+`.`+quote(cf)+` (value) USING 'legacy_local_table'`)
-			case !want && have[cf] && author:
-				stmts = append(stmts, `DROP INDEX IF EXISTS `+quote(cqlKS)+`.`+quote(indexName(cf)))
+			if def := ks.ColumnFamilies[cf]; wantsIndex(def, cols[cf]) {
+				declared[cf] = def
+			}
+		}
+		legacy, err := st.legacyIndexes(ctx, cqlKS)
+		if err != nil {
+			return err
+		}
+		for _, ix := range legacy {
+			stmt := `DROP INDEX IF EXISTS ` + quote(cqlKS) + `.` + quote(ix)
+			if err := st.ddl(ctx, stmt); err != nil {
+				return err
+			}
+			st.logger().Info("schema change: thriftd keeps KEYS indexes in its own table now", "cql", stmt)
+		}
+		_, haveTable := cols[indexTable]
+		if len(declared) > 0 && !haveTable {
+			stmt := `CREATE TABLE IF NOT EXISTS ` + quote(cqlKS) + `.` + indexTable +
+				` (family text, column blob, value blob, row_token blob, key blob, written bigint, PRIMARY KEY ((family, column, value), row_token, key))` +
+				fmt.Sprintf(` WITH gc_grace_seconds = %d AND comment = 'thriftd: KEYS indexes of the column families of %s'`, max(st.opts.GCGraceSeconds, 0), strings.ReplaceAll(name, "'", "''"))
+			if err := st.ddl(ctx, stmt); err != nil {
+				return err
+			}
+			st.logger().Info("schema change", "cql", stmt)
+			haveTable = true
+		}
+		if !haveTable {
+			continue
+		}
+		if author {
+			markers, err := st.indexMarkers(ctx, cqlKS)
+			if err != nil {
+				return err
+			}
+			for _, m := range markers {
+				if def := declared[m[0]]; def == nil || !(&familyIndex{columns: keysColumns(def)}).indexed([]byte(m[1])) {
+					args := append([]any{time.Now().UnixMicro()}, markerArgs(m[0], []byte(m[1]))...)
+					if err := st.schemaQuery(`DELETE FROM `+quote(cqlKS)+`.`+indexTable+` USING TIMESTAMP ? WHERE family = ? AND column = ? AND value = ? AND row_token = ? AND key = ?`, args...).
+						WithContext(ctx).Consistency(gocql.Quorum).Exec(); err != nil {
+						return clusterError(ctx, "forget the index on "+m[0], err)
+					}
+				}
+			}
+		}
+		for _, cf := range sortedFamilies(ks) {
+			def := declared[cf]
+			if def == nil {
+				continue
+			}
+			f := familyOf(def, quote(cqlKS)+"."+quote(cf), cols[cf])
+			f.index = newFamilyIndex(cqlKS, def)
+			for _, col := range f.index.columns {
+				if fresh[cfName{name, cf}] {
+					if err := st.markBuilt(ctx, cqlKS, cf, col); err != nil {
+						return err
+					}
+					continue
+				}
+				builds = append(builds, build{cqlKS, f, col})
 			}
 		}
 	}
-	for _, stmt := range stmts {
-		if err := st.ddl(ctx, stmt); err != nil {
-			return err
-		}
-		st.logger().Info("schema change", "cql", stmt)
+	for _, b := range builds {
+		st.startBuild(b.cqlKS, b.f, b.col)
 	}
 	return nil
 }
 
-// indexesOf lists the tables of cqlKS that carry thriftd's index.
-func (st *Store) indexesOf(ctx context.Context, cqlKS string) (map[string]bool, error) {
-	out := map[string]bool{}
+// legacyIndexes lists the Cassandra indexes of cqlKS that an earlier
+// thriftd created.
+func (st *Store) legacyIndexes(ctx context.Context, cqlKS string) ([]string, error) {
+	var out []string
 	iter := st.schemaQuery(`SELECT table_name, index_name FROM system_schema.indexes WHERE keyspace_name = ?`, cqlKS).
 		WithContext(ctx).PageSize(pageSize).Iter()
 	var table, index string
 	for iter.Scan(&table, &index) {
-		if index == indexName(table) {
-			out[table] = true
+		if index == table+legacyIndexSuffix {
+			out = append(out, index)
 		}
 	}
 	return out, clusterError(ctx, "read the indexes of "+cqlKS, iter.Close())
 }
 
-// builtIndexes remembers the indexes seen built, by CQL keyspace and index
-// name, so that a query reads system."IndexInfo" only until then; every
-// schema served starts it again (an index dropped and declared again is
-// built again).
-type builtIndexes struct {
-	mu    sync.Mutex
-	built map[[2]string]bool
+// indexMarkers lists the built indexes of cqlKS as (family, column).
+func (st *Store) indexMarkers(ctx context.Context, cqlKS string) ([][2]string, error) {
+	var out [][2]string
+	iter := st.schemaQuery(`SELECT row_token, key FROM `+quote(cqlKS)+`.`+indexTable+` WHERE family = ? AND column = ? AND value = ?`, markerArgs("", nil)[:3]...).
+		WithContext(ctx).Consistency(gocql.Quorum).PageSize(pageSize).Iter()
+	var cf, col raw
+	for iter.Scan(&cf, &col) {
+		out = append(out, [2]string{string(cf), string(col)})
+	}
+	return out, clusterError(ctx, "read the built indexes of "+cqlKS, iter.Close())
 }
 
-func (b *builtIndexes) reset() {
-	b.mu.Lock()
-	b.built = nil
-	b.mu.Unlock()
+// markBuilt writes the marker of the index on column of cf.
+func (st *Store) markBuilt(ctx context.Context, cqlKS, cf string, column []byte) error {
+	now := time.Now().UnixMicro()
+	args := append(markerArgs(cf, column), now, now)
+	err := st.schemaQuery(`INSERT INTO `+quote(cqlKS)+`.`+indexTable+` (family, column, value, row_token, key, written) VALUES (?, ?, ?, ?, ?, ?) USING TIMESTAMP ?`, args...).
+		WithContext(ctx).Consistency(gocql.Quorum).Exec()
+	if err != nil {
+		return clusterError(ctx, "mark the index on "+cf+" built", err)
+	}
+	st.indexes.mu.Lock()
+	if st.indexes.built == nil {
+		st.indexes.built = map[string]bool{}
+	}
+	st.indexes.built[indexID(cqlKS, cf, column)] = true
+	st.indexes.mu.Unlock()
+	return nil
 }
 
-// indexReady reports whether the index on cf of cqlKS is built, as the
-// node schema statements go to reports it.
-func (st *Store) indexReady(ctx context.Context, cqlKS, cf string) (bool, error) {
-	name := [2]string{cqlKS, indexName(cf)}
-	st.built.mu.Lock()
-	ok := st.built.built[name]
-	st.built.mu.Unlock()
+// indexReady reports whether the index on column of cf is built.
+func (st *Store) indexReady(ctx context.Context, cqlKS, cf string, column []byte) (bool, error) {
+	id := indexID(cqlKS, cf, column)
+	st.indexes.mu.Lock()
+	ok := st.indexes.built[id]
+	st.indexes.mu.Unlock()
 	if ok {
 		return true, nil
 	}
 	ctx, cancel := st.bound(ctx)
 	defer cancel()
-	var got string
-	err := st.schemaQuery(`SELECT index_name FROM system."IndexInfo" WHERE table_name = ? AND index_name = ?`, name[0], name[1]).
-		WithContext(ctx).Consistency(gocql.One).Scan(&got)
-	if errors.Is(err, gocql.ErrNotFound) {
+	var written int64
+	err := st.schemaQuery(`SELECT written FROM `+quote(cqlKS)+`.`+indexTable+` WHERE family = ? AND column = ? AND value = ? AND row_token = ? AND key = ?`, markerArgs(cf, column)...).
+		WithContext(ctx).Consistency(gocql.One).Scan(&written)
+	if errors.Is(err, gocql.ErrNotFound) || tableMissing(err) {
 		return false, nil
 	}
 	if err != nil {
-		return false, clusterError(ctx, "read system.IndexInfo", err)
+		return false, clusterError(ctx, "read whether the index on "+cf+" is built", err)
 	}
-	st.built.mu.Lock()
-	if st.built.built == nil {
-		st.built.built = map[[2]string]bool{}
+	st.indexes.mu.Lock()
+	if st.indexes.built == nil {
+		st.indexes.built = map[string]bool{}
 	}
-	st.built.built[name] = true
-	st.built.mu.Unlock()
+	st.indexes.built[id] = true
+	st.indexes.mu.Unlock()
 	return true, nil
 }
 
-// IndexedKeys implements engine.Indexer with the family's index: the
+// tableMissing reports a query refused because its table does not exist
+// (yet) on the node.
+func tableMissing(err error) bool {
+	var re gocql.RequestError
+	return errors.As(err, &re) && re.Code() == 0x2200 && strings.Contains(re.Message(), "unconfigured table")
+}
+
+// startBuild builds the index on column of f in the background unless it
+// is built or being built by this process: an entry for every cell of the
+// column, then the marker, then again indexBuildDelay later. A failed
+// walk is logged and tried again a minute later; Close stops it.
+func (st *Store) startBuild(cqlKS string, f *family, column []byte) {
+	id := indexID(cqlKS, f.def.Name, column)
+	st.indexes.mu.Lock()
+	if st.indexes.building[id] {
+		st.indexes.mu.Unlock()
+		return
+	}
+	if st.indexes.building == nil {
+		st.indexes.building = map[string]bool{}
+	}
+	st.indexes.building[id] = true
+	st.indexes.mu.Unlock()
+	st.bg.Add(1)
+	go func() {
+		defer st.bg.Done()
+		defer func() {
+			st.indexes.mu.Lock()
+			delete(st.indexes.building, id)
+			st.indexes.mu.Unlock()
+		}()
+		log := st.logger().With("keyspace", f.def.Keyspace, "column_family", f.def.Name, "column", string(column))
+		if ready, err := st.indexReady(st.bgCtx, cqlKS, f.def.Name, column); err == nil && ready {
+			return
+		}
+		for walk := 1; walk <= 2; {
+			start := time.Now()
+			n, err := st.buildIndex(st.bgCtx, cqlKS, f, column)
+			if err == nil {
+				log.Info("KEYS index built over the rows the family held", "walk", walk, "entries", n, "took", time.Since(start).Round(time.Millisecond))
+				if walk++; walk == 2 {
+					select {
+					case <-st.bgCtx.Done():
+						return
+					case <-time.After(indexBuildDelay):
+					}
+				}
+				continue
+			}
+			if st.bgCtx.Err() != nil {
+				return
+			}
+			log.Warn("building a KEYS index failed; queries scan the family meanwhile; trying again in a minute", "err", err)
+			select {
+			case <-st.bgCtx.Done():
+				return
+			case <-time.After(time.Minute):
+			}
+		}
+	}()
+}
+
+// buildIndex writes an entry for every cell of column in f's table, then
+// the marker, and returns the number of entries.
+func (st *Store) buildIndex(ctx context.Context, cqlKS string, f *family, column []byte) (int, error) {
+	iter := st.session.Query(`SELECT key, value, WRITETIME(value), TTL(value) FROM `+f.table+` WHERE column1 = ? ALLOW FILTERING`, f.encode(f.def.Comparator, column)).
+		WithContext(ctx).Consistency(gocql.Quorum).PageSize(pageSize).Iter()
+	var (
+		blob, value raw
+		ts          int64
+		ttl         int
+		n           int
+	)
+	for iter.Scan(&blob, &value, &ts, &ttl) {
+		key := string(blob)
+		if !f.rawKey {
+			var err error
+			if key, _, err = st.decodeKey(blob); err != nil {
+				iter.Close()
+				return n, fmt.Errorf("%s: stored row key: %w", f.table, err)
+			}
+		}
+		m := engine.Mutation{ColumnFamily: f.def.Name, Name: column, Value: value, Timestamp: ts, TTL: int32(ttl)}
+		stmts, err := st.indexStatements(nil, f, key, []engine.Mutation{m})
+		if err != nil {
+			continue // a value too long to index: 1.2 refused writing it
+		}
+		for _, s := range stmts {
+			qctx, cancel := st.bound(ctx)
+			err := st.session.Query(s.cql, s.args...).WithContext(qctx).Consistency(gocql.Quorum).Idempotent(true).Exec()
+			cancel()
+			if err != nil {
+				iter.Close()
+				return n, clusterError(ctx, "write an index entry", err)
+			}
+			n++
+		}
+		blob, value = nil, nil
+	}
+	if err := iter.Close(); err != nil {
+		return n, clusterError(ctx, "read "+f.table, err)
+	}
+	return n, st.markBuilt(ctx, cqlKS, f.def.Name, column)
+}
+
+// IndexedKeys implements engine.Indexer with the family's entries: the
 // keys, in token order from b's start, of the rows whose column holds
-// value now (the index has no stale entries). An empty value is not
-// looked up (the caller scans): Cassandra's indexes do not all keep
-// empty values.
+// value now, as the call's consistency level reads them. An empty value
+// is not looked up (the caller scans).
 func (st *Store) IndexedKeys(ctx context.Context, keyspace, columnFamily string, column, value []byte, b engine.Bounds, max int) ([]string, bool, error) {
 	if err := st.enter(); err != nil {
 		return nil, false, err
@@ -194,70 +504,113 @@ func (st *Store) IndexedKeys(ctx context.Context, keyspace, columnFamily string,
 	if err != nil {
 		return nil, false, err
 	}
-	if f.system || f.adopt != nil || !keysColumn(f.def, column) || !wantsIndex(f.def, tableColumns{types: map[string]string{"value": valueType(f.def)}}) || len(value) == 0 {
+	if f.system || !f.index.indexed(column) || len(value) == 0 || len(value) > maxIndexedValue {
 		return nil, false, nil
 	}
 	if f.def.Comparator != nil && f.def.Comparator.Validate(column) != nil {
 		return nil, false, nil
 	}
 	cqlKS := keyspaceName(st.opts.Prefix, keyspace)
-	if !strings.HasPrefix(f.table, quote(cqlKS)+".") {
-		return nil, false, nil // an adopted keyspace's table: thriftd keeps no index there
-	}
-	if ready, err := st.indexReady(ctx, cqlKS, columnFamily); err != nil || !ready {
+	if ready, err := st.indexReady(ctx, cqlKS, columnFamily, column); err != nil || !ready {
 		return nil, false, err
 	}
 	if max <= 0 {
 		return nil, true, nil
 	}
-	stmt := `SELECT key FROM ` + f.table + ` WHERE column1 = ? AND value = ?`
-	args := []any{f.encode(f.def.Comparator, column), raw(value)}
+	stmt := `SELECT row_token, key, WRITETIME(written) FROM ` + f.index.table + ` WHERE family = ? AND column = ? AND value = ?`
+	args := []any{columnFamily, raw(column), entryValue(value)}
 	if len(b.Start) > 0 {
-		stmt += ` AND token(key) >= ?`
-		args = append(args, st.tokenValue(f, b.Start))
+		stmt += ` AND row_token >= ?`
+		args = append(args, raw(b.Start))
 	}
 	qctx, cancel := st.bound(ctx)
 	defer cancel()
-	iter := st.readQuery(qctx, stmt+` ALLOW FILTERING`, args...).PageSize(min(max+1, pageSize)).Iter()
-	var keys []string
-	var blob raw
-	for len(keys) < max && iter.Scan(&blob) {
-		key, tok, err := st.decodeKey(blob)
-		if f.rawKey {
-			key, tok, err = string(blob), st.part.Token(string(blob)), nil
-		}
-		if err != nil {
-			iter.Close()
-			return nil, false, fmt.Errorf("%s: stored row key: %w", f.table, err)
-		}
+	iter := st.readQuery(qctx, stmt, args...).PageSize(min(2*max+16, pageSize)).Iter()
+	var (
+		keys []string
+		cand []indexEntry
+		tok  raw
+		key  raw
+		ts   int64
+	)
+	flush := func() error {
+		live, err := st.liveEntries(qctx, f, column, value, cand)
+		keys = append(keys, live...)
+		cand = cand[:0]
+		return err
+	}
+	for len(keys) < max && iter.Scan(&tok, &key, &ts) {
 		if len(b.End) > 0 && bytes.Compare(tok, b.End) > 0 {
 			break
 		}
 		if !b.StartInclusive && bytes.Equal(tok, b.Start) {
 			continue
 		}
-		keys = append(keys, key)
-		blob = nil
+		cand = append(cand, indexEntry{token: tok, key: string(key), ts: ts})
+		tok, key = nil, nil
+		if len(cand) >= max-len(keys) {
+			if err := flush(); err != nil {
+				iter.Close()
+				return nil, false, err
+			}
+		}
 	}
-	err = iter.Close()
-	if indexUnusable(err) {
-		return nil, false, nil
+	if err := iter.Close(); err != nil {
+		return nil, false, clusterError(qctx, "read the index of "+f.table, err)
 	}
-	if err != nil {
-		return nil, false, clusterError(qctx, "query the index of "+f.table, err)
+	if len(cand) > 0 {
+		if err := flush(); err != nil {
+			return nil, false, err
+		}
 	}
-	return keys, true, nil
+	return keys[:min(len(keys), max)], true, nil
 }
 
-// indexUnusable reports an error with which a replica refused an index
-// query without its being wrong: its copy of the index is still being
-// built (a read failure), or the value is not one the column's CQL type
-// accepts (no row holds it; the scan answers so). The caller then scans.
-func indexUnusable(err error) bool {
-	var rf *gocql.RequestErrReadFailure
-	if errors.As(err, &rf) {
-		return true
+// indexEntry is an entry IndexedKeys met: its row's key and token, and
+// its timestamp.
+type indexEntry struct {
+	token []byte
+	key   string
+	ts    int64
+}
+
+// liveEntries reads the cell of each entry and returns, in order, the keys
+// of the rows that hold value in column. An entry whose cell holds
+// another value written after it is deleted (see the comment at the top
+// of this file); a failure to delete it is only logged at debug level,
+// as a later query deletes it again.
+func (st *Store) liveEntries(ctx context.Context, f *family, column, value []byte, entries []indexEntry) ([]string, error) {
+	name := f.encode(f.def.Comparator, column)
+	live := make([]bool, len(entries))
+	err := st.each(ctx, len(entries), func(ctx context.Context, i int) error {
+		e := entries[i]
+		var got raw
+		var ts int64
+		err := st.readQuery(ctx, `SELECT value, WRITETIME(value) FROM `+f.table+` WHERE key = ? AND column1 = ?`, st.keyOf(f, e.key), name).Scan(&got, &ts)
+		switch {
+		case errors.Is(err, gocql.ErrNotFound):
+			return nil
+		case err != nil:
+			return clusterError(ctx, "read "+f.table, err)
+		case bytes.Equal(got, value):
+			live[i] = true
+		case ts > e.ts:
+			derr := st.session.Query(f.index.delete, e.ts, f.def.Name, raw(column), entryValue(value), raw(e.token), raw(e.key)).
+				WithContext(ctx).Consistency(gocql.One).Exec()
+			if derr != nil {
+				st.logger().Debug("deleting a stale index entry failed", "table", f.table, "err", derr)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	var re gocql.RequestError
-	return errors.As(err, &re) && re.Code() == 0x2200
+	var keys []string
+	for i, ok := range live {
+		if ok {
+			keys = append(keys, entries[i].key)
+		}
+	}
+	return keys, nil
 }

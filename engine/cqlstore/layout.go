@@ -81,6 +81,9 @@ type family struct {
 	// adopt, when set, serves an adopted table's static columns as
 	// declared columns (adoptstatic.go).
 	adopt *adoptedLayout
+	// index, when set, is where the entries of the family's KEYS
+	// columns go (index.go).
+	index *familyIndex
 }
 
 // newFamily is def's family in the 0.6 layout, stored in table.

@@ -116,7 +116,7 @@ func (st *Store) ensureSchema(ctx context.Context, s *schema.Schema) error {
 		}
 	}
 	// An index whose creation a stopped process did not finish.
-	if err := st.syncIndexes(ctx, s, false); err != nil {
+	if err := st.syncIndexes(ctx, s, false, nil); err != nil {
 		return err
 	}
 	// Each family is served in the layout its table has: the 0.6 one for

@@ -205,7 +205,13 @@ type Store struct {
 	current  *schema.Schema           // the schema served
 	adopted  atomic.Pointer[adoption] // set by Open and FollowAdopted
 
-	built builtIndexes // indexes seen built (index.go)
+	indexes indexState // KEYS indexes seen built and being built (index.go)
+
+	// bgCtx ends at Close; bg counts the background work under it
+	// (index builds).
+	bgCtx  context.Context
+	stopBG context.CancelFunc
+	bg     sync.WaitGroup
 }
 
 type cfName struct{ keyspace, name string }
@@ -235,7 +241,10 @@ func Open(ctx context.Context, s *schema.Schema, o Options) (*Store, error) {
 		return nil, err
 	}
 	st := &Store{session: session, opts: o, part: s.Partitioner, metrics: m}
+	st.bgCtx, st.stopBG = context.WithCancel(context.Background())
 	if err := st.open(ctx, s); err != nil {
+		st.stopBG()
+		st.bg.Wait()
 		session.Close()
 		return nil, err
 	}
@@ -312,8 +321,13 @@ func (st *Store) enter() error {
 
 func (st *Store) leave() { st.mu.RUnlock() }
 
-// Close waits for calls in flight and closes the session.
+// Close stops background work, waits for calls in flight and closes the
+// session.
 func (st *Store) Close() error {
+	if st.stopBG != nil {
+		st.stopBG()
+		st.bg.Wait()
+	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.closed {

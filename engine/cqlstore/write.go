@@ -74,13 +74,19 @@ type statement struct {
 	args []any
 }
 
+// applyRow writes one row's mutations: the entries of its indexed
+// columns first (index.go), then its cells.
 func (st *Store) applyRow(ctx context.Context, keyspace string, r engine.RowMutation, cl gocql.Consistency) error {
-	var stmts []statement
+	var stmts, entries []statement
+	var err error
 	families := 1
 	if oneFamily(r.Mutations) {
 		// The common case (insert, remove, a row of one column family)
 		// needs no grouping.
 		f, _ := st.family(keyspace, r.Mutations[0].ColumnFamily)
+		if entries, err = st.indexStatements(nil, f, r.Key, r.Mutations); err != nil {
+			return err
+		}
 		stmts = st.familyStatements(nil, f, st.keyOf(f, r.Key), r.Mutations)
 	} else {
 		var order []string
@@ -93,6 +99,9 @@ func (st *Store) applyRow(ctx context.Context, keyspace string, r engine.RowMuta
 		}
 		for _, cf := range order {
 			f, _ := st.family(keyspace, cf)
+			if entries, err = st.indexStatements(entries, f, r.Key, byCF[cf]); err != nil {
+				return err
+			}
 			stmts = st.familyStatements(stmts, f, st.keyOf(f, r.Key), byCF[cf])
 		}
 		families = len(order)
@@ -102,14 +111,26 @@ func (st *Store) applyRow(ctx context.Context, keyspace string, r engine.RowMuta
 	}
 	ctx, cancel := st.bound(ctx)
 	defer cancel()
-	switch len(stmts) {
-	case 1:
-		err := st.session.Query(stmts[0].cql, stmts[0].args...).WithContext(ctx).Consistency(cl).Idempotent(true).Exec()
-		return clusterError(ctx, "write", err)
+	if len(entries) > 0 {
+		// Written and acknowledged before the cells, so that no reader
+		// ever finds a cell its entry does not point at.
+		if err := st.exec(ctx, entries, gocql.UnloggedBatch, cl); err != nil {
+			return err
+		}
 	}
 	typ := gocql.UnloggedBatch
 	if families > 1 {
 		typ = gocql.LoggedBatch
+	}
+	return st.exec(ctx, stmts, typ, cl)
+}
+
+// exec runs stmts, one at least: a single statement alone, several as a
+// batch of typ.
+func (st *Store) exec(ctx context.Context, stmts []statement, typ gocql.BatchType, cl gocql.Consistency) error {
+	if len(stmts) == 1 {
+		err := st.session.Query(stmts[0].cql, stmts[0].args...).WithContext(ctx).Consistency(cl).Idempotent(true).Exec()
+		return clusterError(ctx, "write", err)
 	}
 	b := st.session.Batch(typ).WithContext(ctx).Consistency(cl)
 	for _, s := range stmts {

@@ -2,6 +2,9 @@ package storetest
 
 import (
 	"fmt"
+	"math/rand"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -23,6 +26,7 @@ func RunIndexes(t *testing.T, h Harness) {
 		{"DroppedAndDeclaredAgain", testIndexDroppedAndAgain},
 		{"Truncate", testIndexTruncate},
 		{"SurvivesReopen", testIndexReopen},
+		{"MissesNoRowAfterConcurrentWrites", testIndexConcurrentWriters},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, h) })
@@ -193,4 +197,87 @@ func testIndexReopen(t *testing.T, h Harness) {
 	expectKeys(t, st, "CA", "k1")
 	Apply(t, st, Put("Standard1", "k2", "state", "CA", 2))
 	expectKeys(t, st, "CA", "k1", "k2")
+}
+
+// testIndexConcurrentWriters races writers of one indexed column, with
+// timestamps that often tie, expiring values and deletions, against
+// queries of the index, on a few rows so that queries meet rows being
+// written. Once the writers stop and the expiring values are gone, each
+// value's answer must be exactly the rows that hold it.
+func testIndexConcurrentWriters(t *testing.T, h Harness) {
+	st, s := h.schemaStore(t)
+	change(t, st, withIndex(s, "v2", true))
+	ix := st.(engine.Indexer)
+	const rows = 12
+	values := []string{"CA", "NY", "TX", "WA"}
+	// Milliseconds as timestamps: writers of one row often tie.
+	now := func() int64 { return time.Now().UnixMilli() }
+	var stop atomic.Bool
+	var writes, queries atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for w := 0; w < 6; w++ {
+		wg.Add(1)
+		go func(seed int64) {
+			defer wg.Done()
+			rnd := rand.New(rand.NewSource(seed))
+			for !stop.Load() {
+				key := fmt.Sprintf("k%02d", rnd.Intn(rows))
+				r := Put("Standard1", key, "state", values[rnd.Intn(len(values))], now())
+				switch n := rnd.Intn(20); {
+				case n < 2:
+					r = Del("Standard1", key, nil, []byte("state"), now())
+				case n == 2:
+					r = Del("Standard1", key, nil, nil, now())
+				case n < 6:
+					r.Mutations[0].TTL = 1
+				}
+				if err := st.Apply(ctx, Keyspace, []engine.RowMutation{r}); err != nil {
+					errs <- err
+					return
+				}
+				writes.Add(1)
+			}
+		}(int64(w))
+	}
+	for r := 0; r < 3; r++ {
+		wg.Add(1)
+		go func(seed int64) {
+			defer wg.Done()
+			rnd := rand.New(rand.NewSource(seed))
+			for !stop.Load() {
+				v := values[rnd.Intn(len(values))]
+				if _, _, err := ix.IndexedKeys(ctx, Keyspace, "Standard1", []byte("state"), []byte(v), engine.Bounds{StartInclusive: true}, rows); err != nil {
+					errs <- err
+					return
+				}
+				queries.Add(1)
+			}
+		}(int64(100 + r))
+	}
+	time.Sleep(3 * time.Second)
+	stop.Store(true)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	h.wait(t, expireWait)
+
+	want := map[string][]string{}
+	for i := 0; i < rows; i++ {
+		key := fmt.Sprintf("k%02d", i)
+		row, err := st.Get(ctx, Keyspace, key, engine.Query{ColumnFamily: "Standard1", Predicate: engine.Predicate{Names: [][]byte{[]byte("state")}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(row.Columns) == 1 {
+			v := string(row.Columns[0].Value)
+			want[v] = append(want[v], key)
+		}
+	}
+	for _, v := range values {
+		expectKeys(t, st, v, want[v]...)
+	}
+	t.Logf("%d writes, %d queries", writes.Load(), queries.Load())
 }
