@@ -354,15 +354,21 @@ func writeTime(ts int64, now time.Time) (time.Time, bool) {
 }
 
 // remainingTTL is the TTL to write for a column read with ttl (the TTL
-// it was written with: what 1.2 and thriftd answer) and timestamp ts, at
-// now. Thrift does not tell when the column expires, so the write time
-// is taken from the timestamp: what remains is ttl less the seconds since
-// then, rounded down, so that the copy never outlives the original
+// it was written with: what 1.2 to 3.11 and thriftd answer) and timestamp
+// ts, at now. Thrift does not tell when the column expires, so the write
+// time is taken from the timestamp: what remains is ttl less the seconds
+// since then (rounded up), so that the copy does not outlive the original
 // (clients take the timestamp before sending the write, so the real
-// expiry is at or after this one). A column whose estimate has run out
-// but that the source still served gets 1 second. A timestamp that is no
-// time (see writeTime) leaves the whole TTL: the copy then outlives the
-// original by at most the time since it was written.
+// expiry is at or after this one).
+//
+// A column the source still serves has not expired, whatever its
+// timestamp says. When the TTL derived from the timestamp has run out,
+// the timestamp is not the time of the write (a backfill, an event time,
+// a logical clock), and the whole TTL is kept: cutting it to what the
+// timestamp implies would drop live data at once. So it is too when the
+// timestamp is no time (see writeTime) or lies ahead of now. Such a
+// column may outlive the original by at most its TTL; it never dies
+// before it.
 func remainingTTL(ttl int32, ts int64, now time.Time) int32 {
 	w, ok := writeTime(ts, now)
 	if !ok {
@@ -373,7 +379,10 @@ func remainingTTL(ttl int32, ts int64, now time.Time) int32 {
 		return ttl
 	}
 	left := int64(ttl) - int64((elapsed+time.Second-1)/time.Second)
-	return int32(max(1, min(left, int64(ttl))))
+	if left <= 0 {
+		return ttl
+	}
+	return int32(min(left, int64(ttl)))
 }
 
 func (s *copySink19) beginRow(key []byte) error { return s.w.beginRow(string(key)) }
