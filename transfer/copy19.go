@@ -148,11 +148,66 @@ func choose19(ks *cassandra19.KsDef, want []string, addr string) ([]family19, er
 }
 
 // forTarget is a copy of a source's CfDef to create on a target: every
-// field kept but the id, which the target assigns.
+// field kept but the id, which the target assigns, and the columns that
+// Cassandra 3.x lists in a super family's column_metadata for its own
+// layout (superLayoutColumns).
 func forTarget(d *cassandra19.CfDef) *cassandra19.CfDef {
 	c := *d
 	c.ID = nil
+	if drop := superLayoutColumns(d); len(drop) > 0 {
+		c.ColumnMetadata = nil
+		for _, cd := range d.ColumnMetadata {
+			if !drop[string(cd.Name)] {
+				c.ColumnMetadata = append(c.ColumnMetadata, cd)
+			}
+		}
+		if c.ColumnMetadata == nil {
+			c.ColumnMetadata = []*cassandra19.ColumnDef{}
+		}
+	}
 	return &c
+}
+
+// superLayoutColumns returns the names of the column_metadata entries
+// that Cassandra 3.0 to 3.11 describe for a super family of their own
+// accord: the family is stored as a CQL table whose super columns map
+// subcolumn names to values, and 3.x's describe_keyspace lists that map,
+// named "" and typed MapType(subcomparator, default validator), and a
+// column named "value" of the default validator. No client declared
+// them (1.2 and 2.1 list none), and no Thrift server takes a MapType
+// validator back, so copy leaves them out. "value" is left out only
+// beside such a map, unindexed and of the default validator, as 3.x
+// lists it.
+func superLayoutColumns(d *cassandra19.CfDef) map[string]bool {
+	if d.ColumnType != "Super" {
+		return nil
+	}
+	validator := "BytesType"
+	if d.DefaultValidationClass != nil {
+		validator = *d.DefaultValidationClass
+	}
+	short := func(class string) string {
+		return strings.ReplaceAll(class, "org.apache.cassandra.db.marshal.", "")
+	}
+	sub := "BytesType"
+	if d.SubcomparatorType != nil {
+		sub = *d.SubcomparatorType
+	}
+	drop := map[string]bool{}
+	for _, cd := range d.ColumnMetadata {
+		if len(cd.Name) == 0 && cd.IndexType == nil && short(cd.ValidationClass) == "MapType("+short(sub)+","+short(validator)+")" {
+			drop[""] = true
+		}
+	}
+	if !drop[""] {
+		return nil
+	}
+	for _, cd := range d.ColumnMetadata {
+		if string(cd.Name) == "value" && cd.IndexType == nil && short(cd.ValidationClass) == short(validator) {
+			drop["value"] = true
+		}
+	}
+	return drop
 }
 
 // ensureSchema creates on the target what it lacks of the keyspace and
