@@ -148,11 +148,66 @@ func choose19(ks *cassandra19.KsDef, want []string, addr string) ([]family19, er
 }
 
 // forTarget is a copy of a source's CfDef to create on a target: every
-// field kept but the id, which the target assigns.
+// field kept but the id, which the target assigns, and the columns that
+// Cassandra 3.x lists in a super family's column_metadata for its own
+// layout (superLayoutColumns).
 func forTarget(d *cassandra19.CfDef) *cassandra19.CfDef {
 	c := *d
 	c.ID = nil
+	if drop := superLayoutColumns(d); len(drop) > 0 {
+		c.ColumnMetadata = nil
+		for _, cd := range d.ColumnMetadata {
+			if !drop[string(cd.Name)] {
+				c.ColumnMetadata = append(c.ColumnMetadata, cd)
+			}
+		}
+		if c.ColumnMetadata == nil {
+			c.ColumnMetadata = []*cassandra19.ColumnDef{}
+		}
+	}
 	return &c
+}
+
+// superLayoutColumns returns the names of the column_metadata entries
+// that Cassandra 3.0 to 3.11 describe for a super family of their own
+// accord: the family is stored as a CQL table whose super columns map
+// subcolumn names to values, and 3.x's describe_keyspace lists that map,
+// named "" and typed MapType(subcomparator, default validator), and a
+// column named "value" of the default validator. No client declared
+// them (1.2 and 2.1 list none), and no Thrift server takes a MapType
+// validator back, so copy leaves them out. "value" is left out only
+// beside such a map, unindexed and of the default validator, as 3.x
+// lists it.
+func superLayoutColumns(d *cassandra19.CfDef) map[string]bool {
+	if d.ColumnType != "Super" {
+		return nil
+	}
+	validator := "BytesType"
+	if d.DefaultValidationClass != nil {
+		validator = *d.DefaultValidationClass
+	}
+	short := func(class string) string {
+		return strings.ReplaceAll(class, "org.apache.cassandra.db.marshal.", "")
+	}
+	sub := "BytesType"
+	if d.SubcomparatorType != nil {
+		sub = *d.SubcomparatorType
+	}
+	drop := map[string]bool{}
+	for _, cd := range d.ColumnMetadata {
+		if len(cd.Name) == 0 && cd.IndexType == nil && short(cd.ValidationClass) == "MapType("+short(sub)+","+short(validator)+")" {
+			drop[""] = true
+		}
+	}
+	if !drop[""] {
+		return nil
+	}
+	for _, cd := range d.ColumnMetadata {
+		if string(cd.Name) == "value" && cd.IndexType == nil && short(cd.ValidationClass) == short(validator) {
+			drop["value"] = true
+		}
+	}
+	return drop
 }
 
 // ensureSchema creates on the target what it lacks of the keyspace and
@@ -354,15 +409,21 @@ func writeTime(ts int64, now time.Time) (time.Time, bool) {
 }
 
 // remainingTTL is the TTL to write for a column read with ttl (the TTL
-// it was written with: what 1.2 and thriftd answer) and timestamp ts, at
-// now. Thrift does not tell when the column expires, so the write time
-// is taken from the timestamp: what remains is ttl less the seconds since
-// then, rounded down, so that the copy never outlives the original
+// it was written with: what 1.2 to 3.11 and thriftd answer) and timestamp
+// ts, at now. Thrift does not tell when the column expires, so the write
+// time is taken from the timestamp: what remains is ttl less the seconds
+// since then (rounded up), so that the copy does not outlive the original
 // (clients take the timestamp before sending the write, so the real
-// expiry is at or after this one). A column whose estimate has run out
-// but that the source still served gets 1 second. A timestamp that is no
-// time (see writeTime) leaves the whole TTL: the copy then outlives the
-// original by at most the time since it was written.
+// expiry is at or after this one).
+//
+// A column the source still serves has not expired, whatever its
+// timestamp says. When the TTL derived from the timestamp has run out,
+// the timestamp is not the time of the write (a backfill, an event time,
+// a logical clock), and the whole TTL is kept: cutting it to what the
+// timestamp implies would drop live data at once. So it is too when the
+// timestamp is no time (see writeTime) or lies ahead of now. Such a
+// column may outlive the original by at most its TTL; it never dies
+// before it.
 func remainingTTL(ttl int32, ts int64, now time.Time) int32 {
 	w, ok := writeTime(ts, now)
 	if !ok {
@@ -373,7 +434,10 @@ func remainingTTL(ttl int32, ts int64, now time.Time) int32 {
 		return ttl
 	}
 	left := int64(ttl) - int64((elapsed+time.Second-1)/time.Second)
-	return int32(max(1, min(left, int64(ttl))))
+	if left <= 0 {
+		return ttl
+	}
+	return int32(min(left, int64(ttl)))
 }
 
 func (s *copySink19) beginRow(key []byte) error { return s.w.beginRow(string(key)) }

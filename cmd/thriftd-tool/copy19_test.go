@@ -29,7 +29,13 @@ import (
 // the test ends.
 func reference19(t *testing.T, rows, width int) (string, string, []transfertest.Family19) {
 	t.Helper()
-	ref, ks, fams, c := emptyReference19(t, nil)
+	return loadReference(t, "1.2", rows, width)
+}
+
+// loadReference is reference19 on the real node of version.
+func loadReference(t *testing.T, version string, rows, width int) (string, string, []transfertest.Family19) {
+	t.Helper()
+	ref, ks, fams, c := emptyReference(t, version, nil)
 	for i, f := range fams {
 		if f.IsCounter() {
 			transfertest.LoadCounters(t, c, f, 5)
@@ -46,8 +52,14 @@ func reference19(t *testing.T, rows, width int) (string, string, []transfertest.
 // address, the keyspace, the families and a connection in it.
 func emptyReference19(t *testing.T, keep func(transfertest.Family19) bool) (string, string, []transfertest.Family19, *transfertest.Client19) {
 	t.Helper()
-	ref := testenv.Reference(t, "1.2", "random")
-	ks := fmt.Sprintf("Copy19_%d", time.Now().UnixNano()%1e12)
+	return emptyReference(t, "1.2", keep)
+}
+
+// emptyReference is emptyReference19 on the real node of version.
+func emptyReference(t *testing.T, version string, keep func(transfertest.Family19) bool) (string, string, []transfertest.Family19, *transfertest.Client19) {
+	t.Helper()
+	ref := testenv.Reference(t, version, "random")
+	ks := fmt.Sprintf("Copy%s_%d", strings.ReplaceAll(version, ".", ""), time.Now().UnixNano()%1e12)
 	var fams []transfertest.Family19
 	for _, f := range transfertest.Families19(ks) {
 		if keep == nil || keep(f) {
@@ -70,12 +82,21 @@ func emptyReference19(t *testing.T, keep func(transfertest.Family19) bool) (stri
 // columns and deletions, is copied into thriftd on LevelDB: the keyspace
 // and families are created from the source's definitions, every live
 // column arrives with its value and timestamp, expiring ones with what
-// remains of their TTL, and the standard and super counter families
-// with the source's totals. The copy run a second time leaves the
-// counters at the source's totals (not doubled).
-func TestCopyFromCassandra12(t *testing.T) {
+// remains of their TTL (the whole TTL for those written with 2017
+// timestamps, which the source serves for hours yet), and the standard
+// and super counter families with the source's totals. The copy run a
+// second time leaves the counters at the source's totals (not doubled).
+func TestCopyFromCassandra12(t *testing.T) { testCopyFromReference(t, "1.2") }
+
+// The same copy from the real Cassandra 2.1.21 node.
+func TestCopyFromCassandra21(t *testing.T) { testCopyFromReference(t, "2.1") }
+
+// The same copy from the real Cassandra 3.11.19 node (the 20.x API).
+func TestCopyFromCassandra311(t *testing.T) { testCopyFromReference(t, "3.11") }
+
+func testCopyFromReference(t *testing.T, version string) {
 	t0 := time.Now()
-	ref, ks, fams := reference19(t, 40, 12)
+	ref, ks, fams := loadReference(t, version, 40, 12)
 	dst := node19(t)
 	dir := t.TempDir()
 	args := []string{"copy", "--from", ref, "--to", dst.Addr, "--keyspace", ks, "--progress", "off", "--page-size", "7", "--page-rows", "9", "--batch-size", "20"}
@@ -85,14 +106,14 @@ func TestCopyFromCassandra12(t *testing.T) {
 	}
 	slack := int32(time.Since(t0)/time.Second) + 2
 	src, tgt := transfertest.Dial19(t, ref), transfertest.Dial19(t, dst.Addr)
-	compareSchema(t, src, tgt, ks)
+	compareSchema(t, src, tgt, ks, version)
 	for _, c := range []*transfertest.Client19{src, tgt} {
 		if err := c.SetKeyspace(context.Background(), ks); err != nil {
 			t.Fatal(err)
 		}
 	}
 	sameCounters(t, src, tgt, fams)
-	expiring := 0
+	expiring, backfilled := 0, 0
 	for _, f := range fams {
 		if f.IsCounter() {
 			continue
@@ -104,13 +125,17 @@ func TestCopyFromCassandra12(t *testing.T) {
 		for _, c := range want {
 			if c.TTL > 0 {
 				expiring++
+				if c.Timestamp < t0.AddDate(-1, 0, 0).UnixMicro() {
+					backfilled++
+				}
 			}
 		}
 		transfertest.Same19(t, f.Def.Name, transfertest.Dump19(t, tgt, f.Def.Name), want, slack)
 	}
-	if expiring == 0 {
-		t.Fatal("no expiring column was loaded")
+	if expiring == 0 || backfilled == 0 {
+		t.Fatalf("%d expiring columns were loaded, %d of them with old timestamps", expiring, backfilled)
 	}
+	t.Logf("copied from Cassandra %s: %d expiring columns, %d of them with 2017 timestamps", version, expiring, backfilled)
 	if _, errOut, code := tool(t, dir, args...); code != 0 {
 		t.Fatalf("second copy: exit %d: %s", code, errOut)
 	}
@@ -152,7 +177,10 @@ func node19(t *testing.T) *testenv.Node {
 
 // compareSchema fails t unless the target has the source's keyspace
 // with the same definitions of its families (every field but the id).
-func compareSchema(t *testing.T, src, tgt *transfertest.Client19, ks string) {
+// From a source newer than 1.2 (version), whose CfDef has fields thriftd
+// does not keep, the fields compared are 1.2's, and the source must hold
+// 1.2's defaults in the others (sameAs12).
+func compareSchema(t *testing.T, src, tgt *transfertest.Client19, ks, version string) {
 	t.Helper()
 	ctx := context.Background()
 	a, err := src.DescribeKeyspace(ctx, ks)
@@ -178,9 +206,61 @@ func compareSchema(t *testing.T, src, tgt *transfertest.Client19, ks string) {
 		}
 		w, h := *d, *g
 		w.ID, h.ID = nil, nil
-		if !reflect.DeepEqual(w, h) {
-			t.Errorf("family %s differs:\ntarget %+v\nsource %+v", d.Name, h, w)
+		if version != "1.2" {
+			sameAs12(t, &w, &h)
 		}
+		if !reflect.DeepEqual(w, h) {
+			wv, hv := reflect.ValueOf(w), reflect.ValueOf(h)
+			for i := range wv.NumField() {
+				if !reflect.DeepEqual(wv.Field(i).Interface(), hv.Field(i).Interface()) {
+					t.Errorf("family %s: %s is %s on the target, %s on the source", d.Name, wv.Type().Field(i).Name, show(hv.Field(i)), show(wv.Field(i)))
+				}
+			}
+		}
+	}
+}
+
+// show prints a field of a CfDef, through its pointer.
+func show(v reflect.Value) string {
+	if v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return "unset"
+		}
+		v = v.Elem()
+	}
+	return fmt.Sprintf("%v", v.Interface())
+}
+
+// sameAs12 brings the CfDef w that a source newer than 1.2 described and
+// the target's h to the fields 1.2 has, which thriftd answers: the
+// fields 2.0 and later removed (replicate_on_write,
+// populate_io_cache_on_flush) are not compared, and those they added
+// (default_time_to_live) must hold what 1.2 did without them. The
+// columns that 3.x lists in a super family's column_metadata for its own
+// layout (a map named "" and "value"), which copy leaves out, are set
+// aside.
+func sameAs12(t *testing.T, w, h *cassandra19.CfDef) {
+	t.Helper()
+	h.ReplicateOnWrite, h.PopulateIoCacheOnFlush = nil, nil
+	if len(w.Triggers) == 0 && len(h.Triggers) == 0 {
+		w.Triggers, h.Triggers = nil, nil
+	}
+	if ttl := w.GetDefaultTimeToLive(); ttl != 0 {
+		t.Errorf("family %s: default_time_to_live %d on the source", w.Name, ttl)
+	}
+	w.DefaultTimeToLive = nil
+	if w.ColumnType == "Super" {
+		var keep []*cassandra19.ColumnDef
+		for _, cd := range w.ColumnMetadata {
+			layout := len(cd.Name) == 0 && strings.Contains(cd.ValidationClass, "MapType(") || string(cd.Name) == "value"
+			if !layout {
+				keep = append(keep, cd)
+			}
+		}
+		if keep == nil {
+			keep = []*cassandra19.ColumnDef{}
+		}
+		w.ColumnMetadata = keep
 	}
 }
 
@@ -188,7 +268,21 @@ func compareSchema(t *testing.T, src, tgt *transfertest.Client19, ks string) {
 // checkpoint at a row boundary (every row on the target whole) and
 // --resume completes it.
 func TestCopyFromCassandra12InterruptedResumes(t *testing.T) {
-	ref, ks, fams, c := emptyReference19(t, func(f transfertest.Family19) bool { return f.Def.Name == "NBytesType" })
+	testCopyFromReferenceInterruptedResumes(t, "1.2")
+}
+
+// The same from the real Cassandra 2.1.21 node.
+func TestCopyFromCassandra21InterruptedResumes(t *testing.T) {
+	testCopyFromReferenceInterruptedResumes(t, "2.1")
+}
+
+// The same from the real Cassandra 3.11.19 node.
+func TestCopyFromCassandra311InterruptedResumes(t *testing.T) {
+	testCopyFromReferenceInterruptedResumes(t, "3.11")
+}
+
+func testCopyFromReferenceInterruptedResumes(t *testing.T, version string) {
+	ref, ks, fams, c := emptyReference(t, version, func(f transfertest.Family19) bool { return f.Def.Name == "NBytesType" })
 	transfertest.Load19(t, c, fams[0], 2000, 12, 3)
 	dst := node19(t)
 	dir := t.TempDir()
@@ -269,7 +363,21 @@ func TestCopyFromCassandra12InterruptedResumes(t *testing.T) {
 // 1.2.19 node copies with the tool's memory bounded by its page and
 // batch sizes, not by the row.
 func TestCopyFromCassandra12WideRowInBoundedMemory(t *testing.T) {
-	ref, ks, fams, c := emptyReference19(t, func(f transfertest.Family19) bool { return f.Def.Name == "NBytesType" })
+	testCopyFromReferenceWideRow(t, "1.2")
+}
+
+// The same from the real Cassandra 2.1.21 node.
+func TestCopyFromCassandra21WideRowInBoundedMemory(t *testing.T) {
+	testCopyFromReferenceWideRow(t, "2.1")
+}
+
+// The same from the real Cassandra 3.11.19 node.
+func TestCopyFromCassandra311WideRowInBoundedMemory(t *testing.T) {
+	testCopyFromReferenceWideRow(t, "3.11")
+}
+
+func testCopyFromReferenceWideRow(t *testing.T, version string) {
+	ref, ks, fams, c := emptyReference(t, version, func(f transfertest.Family19) bool { return f.Def.Name == "NBytesType" })
 	value := bytes.Repeat([]byte("v"), 1000)
 	ts := time.Now().UnixMicro()
 	const n, per = 60000, 1000
@@ -287,7 +395,7 @@ func TestCopyFromCassandra12WideRowInBoundedMemory(t *testing.T) {
 	t0 := time.Now()
 	peak, out := peakRSS(t, t.TempDir(), "copy", "--from", ref, "--to", dst.Addr, "--keyspace", ks, "--progress", "off")
 	elapsed := time.Since(t0)
-	t.Logf("copied one row of %d columns of %d bytes from Cassandra 1.2.19 in %v (%.0f columns/s), peak RSS %d MB", n, len(value), elapsed, n/elapsed.Seconds(), peak>>20)
+	t.Logf("copied one row of %d columns of %d bytes from Cassandra %s in %v (%.0f columns/s), peak RSS %d MB", n, len(value), version, elapsed, n/elapsed.Seconds(), peak>>20)
 	if !strings.Contains(out, "60000 columns") {
 		t.Fatalf("summary:\n%s", out)
 	}
@@ -307,8 +415,18 @@ func TestCopyFromCassandra12WideRowInBoundedMemory(t *testing.T) {
 // The same copy as TestCopyFromCassandra12, into thriftd on a Cassandra 5
 // cluster (the Cassandra store).
 func TestCopyFromCassandra12OntoCassandraStore(t *testing.T) {
+	testCopyFromReferenceOntoCassandraStore(t, "1.2")
+}
+
+// The same from the real Cassandra 3.11.19 node: a move off Cassandra
+// 3.11 by copy, onto Cassandra 5 with thriftd in front.
+func TestCopyFromCassandra311OntoCassandraStore(t *testing.T) {
+	testCopyFromReferenceOntoCassandraStore(t, "3.11")
+}
+
+func testCopyFromReferenceOntoCassandraStore(t *testing.T, version string) {
 	t0 := time.Now()
-	ref, ks, fams := reference19(t, 20, 8)
+	ref, ks, fams := loadReference(t, version, 20, 8)
 	conf := transfertest.Config(t, t.TempDir(), "RandomPartitioner")
 	dst := testenv.NewNode(t, thriftdBin, conf, append(testenv.CassandraStoreFlags(t, conf), "-api", "auto")...)
 	dst.Start()
@@ -322,7 +440,7 @@ func TestCopyFromCassandra12OntoCassandraStore(t *testing.T) {
 		t.Fatalf("copy: exit %d: %s", code, errOut)
 	}
 	src, tgt := transfertest.Dial19(t, ref), transfertest.Dial19(t, dst.Addr)
-	compareSchema(t, src, tgt, ks)
+	compareSchema(t, src, tgt, ks, version)
 	for _, c := range []*transfertest.Client19{src, tgt} {
 		if err := c.SetKeyspace(context.Background(), ks); err != nil {
 			t.Fatal(err)
@@ -431,7 +549,21 @@ func TestCopyThriftdThrough19(t *testing.T) {
 // the target at the source's total: the rows past the checkpoint that
 // were already written are not added to twice.
 func TestCopyFromCassandra12CountersInterruptedResumes(t *testing.T) {
-	ref, ks, fams, c := emptyReference19(t, func(f transfertest.Family19) bool { return f.IsCounter() })
+	testCopyFromReferenceCountersInterruptedResumes(t, "1.2")
+}
+
+// The same from the real Cassandra 2.1.21 node.
+func TestCopyFromCassandra21CountersInterruptedResumes(t *testing.T) {
+	testCopyFromReferenceCountersInterruptedResumes(t, "2.1")
+}
+
+// The same from the real Cassandra 3.11.19 node.
+func TestCopyFromCassandra311CountersInterruptedResumes(t *testing.T) {
+	testCopyFromReferenceCountersInterruptedResumes(t, "3.11")
+}
+
+func testCopyFromReferenceCountersInterruptedResumes(t *testing.T, version string) {
+	ref, ks, fams, c := emptyReference(t, version, func(f transfertest.Family19) bool { return f.IsCounter() })
 	for _, f := range fams {
 		loadCounterRows(t, c, f, 1500)
 	}

@@ -16,7 +16,8 @@ import (
 
 // ReferenceScript is the path of test/cassandra/reference, which fetches,
 // starts and stops the real Cassandra 1.2.19 and 2.1.21 nodes the 19.x API
-// is compared with.
+// is compared with, and the 3.11.19 node a move off Cassandra 3.11 starts
+// from.
 func ReferenceScript() string {
 	return filepath.Join(RepoRoot(), "test", "cassandra", "reference")
 }
@@ -29,12 +30,13 @@ var references = struct {
 }{addrs: map[string]string{}}
 
 // Reference returns the Thrift address ("127.0.0.1:19160") of a running
-// real Cassandra node of version ("1.2" or "2.1") with partitioner
+// real Cassandra node of version ("1.2", "2.1" or "3.11") with partitioner
 // ("random" or "byteordered"). For 1.2 on RandomPartitioner it comes from
 // $THRIFTD_REFERENCE_12 when set (test/run-all starts that node and exports
-// it), for 2.1 from $THRIFTD_REFERENCE_21; otherwise the script's start
-// runs under a file lock, reusing a node already running. It fails the
-// test, never skips, when no node can be had.
+// it), for 2.1 from $THRIFTD_REFERENCE_21, for 3.11 from
+// $THRIFTD_REFERENCE_311; otherwise the script's start runs under a file
+// lock, reusing a node already running. It fails the test, never skips,
+// when no node can be had.
 func Reference(t testing.TB, version, partitioner string) string {
 	t.Helper()
 	if partitioner == "random" {
@@ -91,4 +93,17 @@ func startReference(version, partitioner string) (string, error) {
 		return "", fmt.Errorf("%s start %s printed no address:\n%s%s", ReferenceScript(), version, stdout.String(), stderr.String())
 	}
 	return addr, nil
+}
+
+// ReferenceCQL returns the CQL (native protocol) address of the running
+// real Cassandra 3.11 node with partitioner, starting it as Reference does
+// when needed. Only the 3.11 nodes serve CQL, on fixed ports.
+func ReferenceCQL(t testing.TB, version, partitioner string) string {
+	t.Helper()
+	Reference(t, version, partitioner)
+	out, err := exec.Command(ReferenceScript(), "native", version, "--partitioner", partitioner).Output()
+	if err != nil {
+		t.Fatalf("%s native %s: %v", ReferenceScript(), version, err)
+	}
+	return strings.TrimSpace(string(out))
 }

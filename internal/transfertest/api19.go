@@ -187,6 +187,10 @@ func Families19(ks string) []Family19 {
 	)
 	for _, f := range out {
 		f.Def.Caching = "KEYS_ONLY"
+		// Left at the bindings' defaults, these fields are not sent: 2.0
+		// and later refuse an empty speculative_retry.
+		f.Def.SpeculativeRetry = cassandra19.CfDef_SpeculativeRetry_DEFAULT
+		f.Def.CellsPerRowToCache = cassandra19.CfDef_CellsPerRowToCache_DEFAULT
 	}
 	return out
 }
@@ -211,12 +215,18 @@ func CreateKeyspace19(t testing.TB, c *Client19, ks string, fams []Family19) {
 	}
 }
 
+// Backfill2017 is 2017-01-01 in microseconds: Load19 gives half of its
+// expiring columns timestamps of that year.
+var Backfill2017 = time.Date(2017, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro()
+
 // Load19 writes rows rows into f through c (in its keyspace), up to width
 // columns a row (super families: super columns of up to 4 subcolumns).
-// One column in five expires (TTL of one to three hours, timestamp now in
-// microseconds); other timestamps are random, half of them not times at
-// all. Then one column (or super column) in ten is deleted and one row
-// in ten.
+// One column in five expires (TTL of one to three hours), half of those
+// with the time of the write as timestamp (now, in microseconds) and half
+// with a timestamp of 2017, as a backfill that keeps its data's own times
+// writes them: the source serves both for hours. Other timestamps are
+// random, half of them not times at all. Then one column (or super
+// column) in ten is deleted and one row in ten.
 func Load19(t testing.TB, c *Client19, f Family19, rows, width int, seed uint64) {
 	t.Helper()
 	r := rand.New(rand.NewPCG(seed, uint64(len(f.Def.Name))))
@@ -241,6 +251,9 @@ func Load19(t testing.TB, c *Client19, f Family19, rows, width int, seed uint64)
 		if r.IntN(5) == 0 {
 			ttl := int32(3600 + r.IntN(7200))
 			ts := now
+			if r.IntN(2) == 0 {
+				ts = Backfill2017 + r.Int64N(365*24*3600*1e6)
+			}
 			col.TTL, col.Timestamp = &ttl, &ts
 		}
 		return col
