@@ -327,8 +327,19 @@ func (s *Service) validateColumnData(f *family, c *cassandra19.Column, subColumn
 		}
 		return invalid("(%s) [%s][%s][%s] failed validation", err.Error(), f.Keyspace, f.Name, typeString(nameType, c.Name))
 	}
+	// 1.2's KEYS index held values shorter than an unsigned short.
+	if ix := indexOf(f, c.Name); !subColumn && ix != nil && len(c.Value) >= maxIndexedValue {
+		name := ix.Name
+		if name == "" {
+			name = "null"
+		}
+		return invalid("Can't index column value of size %d for index %s in CF %s of KS %s", len(c.Value), name, f.Name, f.Keyspace)
+	}
 	return nil
 }
+
+// maxIndexedValue bounds the values of an indexed column (exclusive).
+const maxIndexedValue = 65535
 
 // typeString is AbstractType.getString: a value as its type prints it.
 func typeString(t comparator.Comparator, b []byte) string {

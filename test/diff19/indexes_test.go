@@ -43,6 +43,35 @@ func (d *diff) indexes(t *testing.T) {
 			}}}, one))
 		})
 	}
+	// An indexed column holds values shorter than 65,535 bytes; the
+	// family's other columns take longer ones.
+	big := make([]byte, 70000)
+	for i := range big {
+		big[i] = 'x'
+	}
+	for _, w := range []struct {
+		label, name string
+		size        int
+	}{{"a 65534-byte indexed value", "state", 65534}, {"a 65535-byte indexed value", "state", 65535}, {"a 70000-byte value of a column without an index", "note", 70000}} {
+		d.call("insert "+w.label, nil, func(c *client) (any, error) {
+			return void(c.Insert(ctx, []byte("big"), parent("Idx"), col(w.name, string(big[:w.size])), one))
+		})
+	}
+	d.call("batch_mutate of a 65535-byte indexed value", nil, func(c *client) (any, error) {
+		return void(c.BatchMutate(ctx, map[string]map[string][]*c19.Mutation{"big2": {"Idx": {
+			{ColumnOrSupercolumn: &c19.ColumnOrSuperColumn{Column: col("note", "fits")}},
+			{ColumnOrSupercolumn: &c19.ColumnOrSuperColumn{Column: col("state", string(big[:65535]))}},
+		}}}, one))
+	})
+	d.call("get_indexed_slices of the 65534-byte value", nil, func(c *client) (any, error) {
+		return c.GetIndexedSlices(ctx, parent("Idx"), clause("", 10, expr("state", c19.IndexOperator_EQ, big[:65534])), names("note"), one)
+	})
+	d.call("get_slice of the long values' rows", nil, func(c *client) (any, error) {
+		return c.MultigetSlice(ctx, [][]byte{[]byte("big"), []byte("big2")}, parent("Idx"), names("note"), one)
+	})
+	d.call("remove the long values' row", nil, func(c *client) (any, error) {
+		return void(c.Remove(ctx, []byte("big"), &c19.ColumnPath{ColumnFamily: "Idx"}, 99, one))
+	})
 	all := slice("", "", false, 100)
 	q := func(label string, cl *c19.IndexClause, pred *c19.SlicePredicate) {
 		d.call("get_indexed_slices "+label, nil, func(c *client) (any, error) { return c.GetIndexedSlices(ctx, parent("Idx"), cl, pred, one) })
