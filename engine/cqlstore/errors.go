@@ -70,6 +70,12 @@ func clusterError(ctx context.Context, what string, err error) error {
 		return err
 	case valueTooLarge(err):
 		return &engine.RefusedError{Why: "Cassandra refused the write: " + err.Error()}
+	case unreached(err) && nodeListening(ctx):
+		// Not sent, but a node accepts connections: it is alive and
+		// slow (a pool reconnecting after heartbeats a busy node missed,
+		// every stream in use), and a live Cassandra answers a slow
+		// request with TimedOutException, which clients retry.
+		return fmt.Errorf("cassandra: %s: %v; a node accepts connections but none could take the request in time: %w", what, err, engine.ErrTimedOut)
 	case notApplied(err):
 		return fmt.Errorf("cassandra: %s: %v: %w", what, err, engine.ErrUnavailable)
 	case inDoubt(err):
@@ -123,6 +129,28 @@ func notApplied(err error) bool {
 	return errors.As(err, &unavailable) || errors.As(err, &bootstrapping) ||
 		errors.Is(err, gocql.ErrNoConnections) || errors.Is(err, gocql.ErrNoStreams) ||
 		errors.Is(err, syscall.ECONNREFUSED) || (errors.As(err, &op) && op.Op == "dial")
+}
+
+// unreached reports whether err says that the request was not sent
+// because the driver had no connection, or no free stream on one, to
+// send it on: known not applied, but said of a busy node as of a dead
+// one (clusterError tells them apart with nodeListening).
+func unreached(err error) bool {
+	var op *net.OpError
+	return errors.Is(err, gocql.ErrNoConnections) || errors.Is(err, gocql.ErrNoStreams) ||
+		(errors.As(err, &op) && op.Op == "dial" && !errors.Is(err, syscall.ECONNREFUSED))
+}
+
+// listenProbe reports whether any node of the cluster accepts a TCP
+// connection; Store.bound puts the store's in each request's context.
+type listenProbe func() bool
+
+type listenProbeKey struct{}
+
+// nodeListening asks the probe in ctx; without one, no node is.
+func nodeListening(ctx context.Context) bool {
+	p, _ := ctx.Value(listenProbeKey{}).(listenProbe)
+	return p != nil && p()
 }
 
 // inDoubt reports whether err leaves the outcome unknown: the

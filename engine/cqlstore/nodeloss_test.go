@@ -112,6 +112,23 @@ func (p *cutProxy) silence() {
 	p.mu.Unlock()
 }
 
+// resume forwards requests again.
+func (p *cutProxy) resume() {
+	p.mu.Lock()
+	p.silent = false
+	p.mu.Unlock()
+}
+
+// cut closes every open connection but keeps accepting new ones.
+func (p *cutProxy) cut() {
+	p.mu.Lock()
+	for _, c := range p.conns {
+		c.Close()
+	}
+	p.conns = nil
+	p.mu.Unlock()
+}
+
 // kill refuses new connections and closes every open one.
 func (p *cutProxy) kill() {
 	p.ln.Close()
@@ -196,4 +213,59 @@ func TestNodeLossIsTimedOutThenUnavailable(t *testing.T) {
 	if !errors.Is(err, engine.ErrUnavailable) {
 		t.Errorf("read with the node gone: %v, want Unavailable", err)
 	}
+}
+
+// TestBusyNodeIsTimedOutNotUnavailable reaches a real node through a
+// proxy that then closes the driver's connections and accepts new ones
+// without answering them, as a node too busy to finish a handshake in
+// time: a write the driver cannot send is sent again while the node
+// accepts connections and answered TimedOut at the request timeout, not
+// Unavailable (a live Cassandra node is never unavailable to itself); once
+// the node answers again, writes succeed.
+func TestBusyNodeIsTimedOutNotUnavailable(t *testing.T) {
+	s := storetest.TestSchema(t, "RandomPartitioner")
+	node := strings.Split(testenv.Cassandra(t, s.Partitioner.Name()), ",")[0]
+	p := newCutProxy(t, node)
+	direct := Cluster{Hosts: []string{node}, Timeout: 3 * time.Second}
+	through := direct
+	through.Hosts = []string{p.ln.Addr().String()}
+	proxyIP, proxyPort := p.ln.Addr().(*net.TCPAddr).IP, p.ln.Addr().(*net.TCPAddr).Port
+	through.translate = gocql.AddressTranslatorFunc(func(net.IP, int) (net.IP, int) { return proxyIP, proxyPort })
+	o := Options{Cluster: through, Prefix: testenv.CassandraPrefix(t), GCGraceSeconds: 864000}
+	openCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	st, err := Open(openCtx, s, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		st.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if _, err := DropPrefix(ctx, direct, o.Prefix); err != nil {
+			t.Errorf("drop prefix %s: %v", o.Prefix, err)
+		}
+	})
+	storetest.Apply(t, st, storetest.Put("Standard1", "k", "a", "v", 1))
+
+	p.silence()
+	p.cut()
+	for i := 0; i < 3; i++ {
+		err := st.Apply(ctx, storetest.Keyspace, []engine.RowMutation{storetest.Put("Standard1", "k", "b", "v", 2)})
+		if !errors.Is(err, engine.ErrTimedOut) || errors.Is(err, engine.ErrUnavailable) {
+			t.Fatalf("write %d to the busy node: %v, want TimedOut", i, err)
+		}
+	}
+	p.resume()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		err := st.Apply(ctx, storetest.Keyspace, []engine.RowMutation{storetest.Put("Standard1", "k", "c", "v", 3)})
+		if err == nil {
+			break
+		}
+		if errors.Is(err, engine.ErrUnavailable) || time.Now().After(deadline) {
+			t.Fatalf("write once the node answers again: %v", err)
+		}
+	}
+	storetest.Expect(t, storetest.Get(t, st, "Standard1", "k", nil, storetest.All(10)), "a=v@1 c=v@3") // the writes that timed out were never sent
 }

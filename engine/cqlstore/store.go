@@ -12,6 +12,7 @@ import (
 	"crypto/x509"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"strings"
 	"sync"
@@ -84,6 +85,10 @@ func (c Cluster) connect(m *metrics) (*gocql.Session, error) {
 	cc.WriteTimeout = c.timeout()
 	cc.Consistency = gocql.One
 	cc.NumConns = 2
+	// A node the driver marked down (a busy node whose connections
+	// missed their heartbeats) is tried again every second, not every
+	// minute: requests fail while it stays down (clusterError).
+	cc.ReconnectInterval = time.Second
 	// Cassandra 4 and 5 speak protocol 5; naming it skips the negotiation.
 	cc.ProtoVersion = 5
 	cc.Logger = slogLogger{}
@@ -207,6 +212,11 @@ type Store struct {
 
 	indexes indexState // KEYS indexes seen built and being built (index.go)
 
+	// The last finding of listening, and when it was made.
+	probeMu  sync.Mutex
+	probedAt atomic.Int64
+	probedUp atomic.Bool
+
 	// bgCtx ends at Close; bg counts the background work under it
 	// (index builds).
 	bgCtx  context.Context
@@ -304,9 +314,43 @@ func (st *Store) nodeToken(tokens []string) partitioner.Token {
 	return st.part.RandomToken()
 }
 
-// bound limits one data request to the cluster to Cluster.Timeout.
+// bound limits one data request to the cluster to Cluster.Timeout, and
+// lets clusterError ask whether a node still listens (listening).
 func (st *Store) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx = context.WithValue(ctx, listenProbeKey{}, listenProbe(st.listening))
 	return context.WithTimeoutCause(ctx, st.opts.Cluster.timeout(), errRequestTimeout)
+}
+
+// probeInterval is how long a probe's finding is kept: a storm of failed
+// requests probes the nodes once per interval, not once each.
+const probeInterval = time.Second
+
+// listening reports whether a contact point of the cluster, or any node
+// the driver knows, accepts a TCP connection within half a second.
+func (st *Store) listening() bool {
+	now := time.Now().UnixNano()
+	if last := st.probedAt.Load(); now-last < int64(probeInterval) {
+		return st.probedUp.Load()
+	}
+	st.probeMu.Lock()
+	defer st.probeMu.Unlock()
+	if last := st.probedAt.Load(); now-last < int64(probeInterval) {
+		return st.probedUp.Load()
+	}
+	up := false
+	for _, h := range st.opts.Cluster.Hosts {
+		if _, _, err := net.SplitHostPort(h); err != nil {
+			h = net.JoinHostPort(h, "9042")
+		}
+		if c, err := net.DialTimeout("tcp", h, 500*time.Millisecond); err == nil {
+			c.Close()
+			up = true
+			break
+		}
+	}
+	st.probedUp.Store(up)
+	st.probedAt.Store(time.Now().UnixNano())
+	return up
 }
 
 // enter marks a call in flight; it fails once the store is closed.

@@ -126,17 +126,31 @@ func (st *Store) applyRow(ctx context.Context, keyspace string, r engine.RowMuta
 }
 
 // exec runs stmts, one at least: a single statement alone, several as a
-// batch of typ.
+// batch of typ. A write the driver could not send (no connection, or no
+// free stream, to any node: a pool reconnecting to a busy node) is sent
+// again while a node accepts connections, until ctx ends: it was not
+// applied, so sending it again is safe.
 func (st *Store) exec(ctx context.Context, stmts []statement, typ gocql.BatchType, cl gocql.Consistency) error {
-	if len(stmts) == 1 {
-		err := st.session.Query(stmts[0].cql, stmts[0].args...).WithContext(ctx).Consistency(cl).Idempotent(true).Exec()
-		return clusterError(ctx, "write", err)
+	for pause := 20 * time.Millisecond; ; pause = min(2*pause, 500*time.Millisecond) {
+		var err error
+		if len(stmts) == 1 {
+			err = st.session.Query(stmts[0].cql, stmts[0].args...).WithContext(ctx).Consistency(cl).Idempotent(true).Exec()
+		} else {
+			b := st.session.Batch(typ).WithContext(ctx).Consistency(cl)
+			for _, s := range stmts {
+				b.Query(s.cql, s.args...)
+			}
+			err = b.Exec()
+		}
+		if err == nil || !unreached(err) || !nodeListening(ctx) {
+			return clusterError(ctx, "write", err)
+		}
+		select {
+		case <-ctx.Done():
+			return clusterError(ctx, "write", err)
+		case <-time.After(pause):
+		}
 	}
-	b := st.session.Batch(typ).WithContext(ctx).Consistency(cl)
-	for _, s := range stmts {
-		b.Query(s.cql, s.args...)
-	}
-	return clusterError(ctx, "write", b.Exec())
 }
 
 // oneFamily reports whether ms, at least one, all name one column family.
