@@ -247,6 +247,26 @@ func (st *Store) record(ctx context.Context, encoded []byte) (author bool, err e
 	}
 	row := map[string]any{}
 	applied, err := q.WithContext(ctx).Consistency(gocql.Quorum).SerialConsistency(gocql.Serial).MapScanCAS(row)
+	for attempt := 1; err != nil && (unreached(err) || inDoubt(err)) && !casContended(err) && attempt < ddlAttempts && ctx.Err() == nil; attempt++ {
+		// Not sent, or its outcome unknown (a busy cluster): the
+		// record tells whether it was applied; if it still holds the
+		// version this store read, the transaction is sent again.
+		st.logger().Warn("recording the schema failed; reading the record and trying again", "attempt", attempt, "err", err)
+		if rerr := st.readRecord(ctx); rerr == nil {
+			if st.catalog.version == next && bytes.Equal(st.catalog.encoded, encoded) {
+				return true, nil
+			}
+			if st.catalog.version != next-1 {
+				break
+			}
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Duration(attempt) * 250 * time.Millisecond):
+		}
+		row = map[string]any{}
+		applied, err = q.WithContext(ctx).Consistency(gocql.Quorum).SerialConsistency(gocql.Serial).MapScanCAS(row)
+	}
 	if casContended(err) {
 		// The outcome is unknown: the record tells it. These bytes at
 		// the next version are this change (or the same change by
@@ -924,19 +944,30 @@ func schemaSettling(err error) bool {
 
 // settled runs fn, an idempotent sequence of schema steps, again while it
 // fails because the schema is still settling (schemaSettling), up to
-// ddlAttempts times, once the nodes agree.
+// ddlAttempts times, or because a request of it timed out or found no
+// node to take it (a busy cluster), for up to agreementTimeout, each time
+// once the nodes agree: a schema call answers an error only when the
+// cluster keeps refusing it.
 func (st *Store) settled(ctx context.Context, fn func() error) error {
+	start := time.Now()
 	for attempt := 1; ; attempt++ {
 		err := fn()
-		if !schemaSettling(err) || attempt == ddlAttempts || ctx.Err() != nil {
+		transient := err != nil && (errors.Is(err, engine.ErrTimedOut) || errors.Is(err, engine.ErrUnavailable) || unreached(err) || inDoubt(err))
+		switch {
+		case ctx.Err() != nil:
+			return err
+		case transient && time.Since(start) < agreementTimeout:
+			st.logger().Warn("a schema change's request failed on a busy or unreachable cluster; trying again", "attempt", attempt, "err", err)
+		case schemaSettling(err) && attempt < ddlAttempts:
+			st.logger().Warn("the cluster is still applying a schema change; trying again", "attempt", attempt, "err", err)
+		default:
 			return err
 		}
-		st.logger().Warn("the cluster is still applying a schema change; trying again", "attempt", attempt, "err", err)
 		_ = st.waitAgreement(ctx)
 		select {
 		case <-ctx.Done():
 			return err
-		case <-time.After(time.Duration(attempt) * 250 * time.Millisecond):
+		case <-time.After(min(time.Duration(attempt)*250*time.Millisecond, 2*time.Second)):
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/engine/storetest"
+	"github.com/thriftd/thriftd/schema"
 	"github.com/thriftd/thriftd/internal/testenv"
 )
 
@@ -256,7 +257,23 @@ func TestBusyNodeIsTimedOutNotUnavailable(t *testing.T) {
 			t.Fatalf("write %d to the busy node: %v, want TimedOut", i, err)
 		}
 	}
+	// A schema change made while the node is busy waits for it and
+	// succeeds once it answers.
+	next := storetest.Clone(s, "v2")
+	next.Keyspaces[storetest.Keyspace].ColumnFamilies["Standard1"].Columns = []schema.ColumnDef{
+		{Name: []byte("state"), Index: &schema.IndexDef{Type: schema.IndexKeys, Name: "Standard1_state_idx"}}}
+	changed := make(chan error, 1)
+	go func() { changed <- st.ChangeSchema(ctx, next, []byte("v2")) }()
+	time.Sleep(2 * time.Second)
 	p.resume()
+	select {
+	case err := <-changed:
+		if err != nil {
+			t.Fatalf("schema change while the node was busy: %v", err)
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the schema change made while the node was busy did not return")
+	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		err := st.Apply(ctx, storetest.Keyspace, []engine.RowMutation{storetest.Put("Standard1", "k", "c", "v", 3)})
