@@ -14,8 +14,8 @@ import (
 
 	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/engine/storetest"
-	"github.com/thriftd/thriftd/schema"
 	"github.com/thriftd/thriftd/internal/testenv"
+	"github.com/thriftd/thriftd/schema"
 )
 
 // TestRequestTimeoutIsTimedOut provokes the request timeout on a real
