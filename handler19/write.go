@@ -3,6 +3,8 @@ package handler19
 import (
 	"context"
 	"errors"
+	"math"
+	"strings"
 
 	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/gen-go/cassandra19"
@@ -129,7 +131,11 @@ func (c *conn) batchMutate(ctx context.Context, mutations map[string]map[string]
 				if err := c.s.validateMutation(f, m); err != nil {
 					return err
 				}
-				if f.commutative() {
+				if f.commutative() && isRangeDeletion(m) {
+					if counterRow.Mutations, err = c.appendCounterRange(ctx, ks, key, f, counterRow.Mutations, m.Deletion); err != nil {
+						return err
+					}
+				} else if f.commutative() {
 					counterRow.Mutations = appendCounterMutation(counterRow.Mutations, f, m)
 				} else {
 					row.Mutations = appendMutation(row.Mutations, f, m)
@@ -181,6 +187,9 @@ func appendMutation(dst []engine.Mutation, f *family, m *cassandra19.Mutation) [
 	if f.Super {
 		del.SuperColumn = d.SuperColumn
 	}
+	if d.Predicate != nil && d.Predicate.ColumnNames == nil && d.Predicate.SliceRange != nil {
+		return appendRangeDeletion(dst, f, del, d)
+	}
 	if d.Predicate == nil || d.Predicate.ColumnNames == nil {
 		// The whole row, or the whole super column.
 		return append(dst, del)
@@ -221,4 +230,92 @@ func (c *conn) truncate(ctx context.Context, cfName string) error {
 		return errors.New("the store cannot truncate")
 	}
 	return t.Truncate(ctx, ks, cfName)
+}
+
+// appendRangeDeletion adds what a Deletion by SliceRange deletes, as 2.1.21
+// deletes it (CassandraServer.deleteColumnOrSuperColumn), to the deletion
+// del (family, timestamp, super column) and returns dst. The range runs
+// from slice_range.start to slice_range.finish in the comparator's order
+// whatever reversed says (which only decided their validation), and count
+// is ignored. 2.1 made a range tombstone of the two bounds as names: an
+// empty bound is the empty name, which sorts first (last for a
+// ReversedType comparator, in 2.1's order), and a name equal to the
+// tombstone's start is deleted even when the finish sorts before it. Of a
+// Super column family's super columns (no super_column) the bounds are
+// prefixes: those of start and after it, up to those of finish. So, as
+// measured on 2.1.21:
+//
+//   - start at or before finish: every name from start to finish;
+//   - an empty start (not ReversedType): from the first name; an empty
+//     finish (ReversedType): to the last;
+//   - otherwise the range is empty but for its start: the column or
+//     subcolumn named start is deleted, no super column is.
+//
+// The empty name itself is no column (1.2 refuses it as a name).
+func appendRangeDeletion(dst []engine.Mutation, f *family, del engine.Mutation, d *cassandra19.Deletion) []engine.Mutation {
+	r := d.Predicate.SliceRange
+	supers := f.Super && d.SuperColumn == nil
+	c := f.comparatorFor(d.SuperColumn)
+	reversed := strings.HasPrefix(c.Name(), "org.apache.cassandra.db.marshal.ReversedType(")
+	start, finish := r.Start, r.Finish
+	switch {
+	case len(start) == 0 && len(finish) == 0:
+		// From the empty name to itself.
+		return dst
+	case len(start) == 0 && !reversed, len(finish) == 0 && reversed:
+		// Open at the empty name's end of the order.
+	case len(start) > 0 && len(finish) > 0 && c.Compare(start, finish) <= 0:
+	default:
+		// The range ends before its start.
+		if supers || len(start) == 0 {
+			return dst
+		}
+		del.Name = start
+		return append(dst, del)
+	}
+	del.Range = &engine.NameRange{Start: start, Finish: finish}
+	return append(dst, del)
+}
+
+// isRangeDeletion reports whether m deletes by SliceRange.
+func isRangeDeletion(m *cassandra19.Mutation) bool {
+	d := m.Deletion
+	return d != nil && d.Predicate != nil && d.Predicate.ColumnNames == nil && d.Predicate.SliceRange != nil
+}
+
+// appendCounterRange adds the deletions of the counters a range deletion
+// in a counter family deletes, as they are when it is read: counters have
+// no timestamps to shadow by, and 2.1 deleted them with the server's clock,
+// so an add after the deletion counting again from zero, or not at all, is
+// as undefined as after any other removal of a counter.
+func (c *conn) appendCounterRange(ctx context.Context, ks, key string, f *family, dst []engine.CounterMutation, d *cassandra19.Deletion) ([]engine.CounterMutation, error) {
+	del := engine.CounterMutation{ColumnFamily: f.Name, Delete: true}
+	if f.Super {
+		del.SuperColumn = d.SuperColumn
+	}
+	for _, m := range appendRangeDeletion(nil, f, engine.Mutation{ColumnFamily: f.Name, SuperColumn: del.SuperColumn}, d) {
+		if m.Range == nil {
+			one := del
+			one.Name = m.Name
+			dst = append(dst, one)
+			continue
+		}
+		q := engine.Query{ColumnFamily: f.Name, SuperColumn: del.SuperColumn,
+			Predicate: engine.Predicate{Start: m.Range.Start, Finish: m.Range.Finish, Count: math.MaxInt32}}
+		row, err := c.s.store.Get(ctx, ks, key, q)
+		if err != nil {
+			return nil, err
+		}
+		for _, col := range row.Columns {
+			one := del
+			one.Name = col.Name
+			dst = append(dst, one)
+		}
+		for _, sc := range row.SuperColumns {
+			one := del
+			one.SuperColumn = sc.Name
+			dst = append(dst, one)
+		}
+	}
+	return dst, nil
 }
