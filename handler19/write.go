@@ -108,6 +108,9 @@ func (c *conn) batchMutate(ctx context.Context, mutations map[string]map[string]
 		}
 		row := engine.RowMutation{Key: key, Mutations: make([]engine.Mutation, 0, n)}
 		counterRow := engine.CounterRow{Key: key}
+		// A counter range deletion is a counter mutation even when it
+		// finds no counter to remove.
+		counterRange := false
 		for cfName, muts := range byFamily {
 			if err := c.checkAccess(ks); err != nil {
 				return err
@@ -132,6 +135,7 @@ func (c *conn) batchMutate(ctx context.Context, mutations map[string]map[string]
 					return err
 				}
 				if f.commutative() && isRangeDeletion(m) {
+					counterRange = true
 					if counterRow.Mutations, err = c.appendCounterRange(ctx, ks, key, f, counterRow.Mutations, m.Deletion); err != nil {
 						return err
 					}
@@ -145,11 +149,13 @@ func (c *conn) batchMutate(ctx context.Context, mutations map[string]map[string]
 		if len(row.Mutations) > 0 {
 			rows = append(rows, row)
 		}
-		if len(counterRow.Mutations) > 0 {
+		if len(counterRow.Mutations) > 0 || counterRange {
 			if atomic {
 				return invalid("Counter mutations are not allowed in atomic batches")
 			}
-			counterRows = append(counterRows, counterRow)
+			if len(counterRow.Mutations) > 0 {
+				counterRows = append(counterRows, counterRow)
+			}
 		}
 	}
 	if err := validateForWrite(cl); err != nil {

@@ -243,6 +243,9 @@ func TestRangeDeletionsAgainst21(t *testing.T) {
 	}
 	mutate("delete counters b to d", "n", "Counts", rangeDel(nil, []byte("b"), []byte("d"), false, 100, nil))
 	reads("after counters b to d", "n", parent("Counts"))
+	d.call("atomic_batch_mutate of a counter range deletion that finds none", nil, func(cl *client) (any, error) {
+		return void(cl.AtomicBatchMutate(ctx, map[string]map[string][]*c19.Mutation{"n": {"Counts": {rangeDel(nil, []byte("x"), []byte("z"), false, 100, nil)}}}, one))
+	})
 
 	// An indexed family: a row whose indexed column a range deleted no
 	// longer matches.
