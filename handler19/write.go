@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/thriftd/thriftd/engine"
+	"github.com/thriftd/thriftd/engine/comparator"
 	"github.com/thriftd/thriftd/gen-go/cassandra19"
 )
 
@@ -272,8 +273,10 @@ func appendRangeDeletion(dst []engine.Mutation, f *family, del engine.Mutation, 
 		// Open at the empty name's end of the order.
 	case len(start) > 0 && len(finish) > 0 && c.Compare(start, finish) <= 0:
 	default:
-		// The range ends before its start.
-		if supers || len(start) == 0 {
+		// The range ends before its start. A composite start whose last
+		// end-of-component byte is not zero is a bound, which no name
+		// equals.
+		if supers || len(start) == 0 || (composite(c) && lastEOC(start) != 0) {
 			return dst
 		}
 		del.Name = start
@@ -324,4 +327,25 @@ func (c *conn) appendCounterRange(ctx context.Context, ks, key string, f *family
 		}
 	}
 	return dst, nil
+}
+
+// composite reports whether c is a CompositeType, whose names end with an
+// end-of-component byte.
+func composite(c comparator.Comparator) bool {
+	return strings.HasPrefix(c.Name(), "org.apache.cassandra.db.marshal.CompositeType(")
+}
+
+// lastEOC is the end-of-component byte of a composite name's last
+// component (0 when it has none).
+func lastEOC(name []byte) byte {
+	var eoc byte
+	for len(name) >= 3 {
+		n := int(name[0])<<8 | int(name[1])
+		if len(name) < 2+n+1 {
+			return 0
+		}
+		eoc = name[2+n]
+		name = name[2+n+1:]
+	}
+	return eoc
 }

@@ -207,18 +207,23 @@ func TestRangeDeletionsAgainst21(t *testing.T) {
 		}
 		return append(out, eoc)
 	}
-	for i, b := range []struct{ start, finish []byte }{
-		{comp(0, "a", 2), comp(1, "b")}, {comp(0, "a"), comp(0, "b")}, {comp(1, "a"), comp(0xff, "c")},
-		{nil, comp(0, "b", 1)}, {comp(0, "b", 2), nil},
+	for i, b := range []struct {
+		start, finish []byte
+		reversed      bool
+	}{
+		{comp(0, "a", 2), comp(1, "b"), false}, {comp(0, "a"), comp(0, "b"), false}, {comp(1, "a"), comp(0xff, "c"), false},
+		{nil, comp(0, "b", 1), false}, {comp(0, "b", 2), nil, false},
+		// Ending before their starts: the name equal to the start only.
+		{comp(1, "b"), comp(0, "a"), true}, {comp(0, "b"), comp(0, "a"), true}, {comp(0, "b", 2), nil, false},
 	} {
 		key := fmt.Sprintf("k%d", i)
-		for _, n := range [][]byte{comp(0, "a", 1), comp(0, "a", 2), comp(0, "b", 1), comp(0, "b", 2), comp(0, "c", 1)} {
+		for _, n := range [][]byte{comp(0, "a", 1), comp(0, "a", 2), comp(0, "b"), comp(0, "b", 1), comp(0, "b", 2), comp(0, "c", 1)} {
 			d.call("insert composite", nil, func(cl *client) (any, error) {
 				return void(cl.Insert(ctx, []byte(key), parent("K"), bcol(n, "v"), one))
 			})
 		}
-		label := fmt.Sprintf("composite range %x to %x", b.start, b.finish)
-		mutate(label, key, "K", rangeDel(nil, b.start, b.finish, false, 100, ts()))
+		label := fmt.Sprintf("composite range %x to %x reversed %v", b.start, b.finish, b.reversed)
+		mutate(label, key, "K", rangeDel(nil, b.start, b.finish, b.reversed, 100, ts()))
 		reads(label, key, parent("K"))
 	}
 
