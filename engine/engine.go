@@ -123,6 +123,10 @@ func RingRange(left, right partitioner.Token) []Bounds {
 //	true    nil          set    delete column Name (Standard CF)
 //	true    set          set    delete subcolumn Name of SuperColumn
 //
+// and with Range set (Delete true, Name nil), the names in Range: columns
+// (Standard CF), super columns (SuperColumn nil) or subcolumns of
+// SuperColumn.
+//
 // A deletion shadows every version with a timestamp at or before
 // Timestamp; a later write with a greater timestamp resurrects.
 //
@@ -141,6 +145,25 @@ type Mutation struct {
 	// TTL is the write's time to live in seconds; 0 means it never
 	// expires. Ignored on a deletion.
 	TTL int32
+	// Range, on a deletion that names no column (Name nil), makes it
+	// delete a run of names rather than the row or the super column: the
+	// columns of a Standard column family, the super columns of a Super
+	// one (SuperColumn nil), or the subcolumns of SuperColumn, whose names
+	// lie in Range (the 19.x API's range tombstones, Cassandra 2.0's).
+	Range *NameRange
+}
+
+// NameRange is an inclusive run of names in comparator order. An empty
+// Start is the first name, an empty Finish the last; when both are set,
+// Start sorts at or before Finish.
+type NameRange struct {
+	Start, Finish []byte
+}
+
+// IsRowDeletion reports whether m deletes its whole row of its column
+// family.
+func (m *Mutation) IsRowDeletion() bool {
+	return m.Delete && m.SuperColumn == nil && m.Name == nil && m.Range == nil
 }
 
 // RowMutation is every Mutation for one row key, across column families.

@@ -421,11 +421,11 @@ func validateDeletion(f *family, d *cassandra19.Deletion) error {
 		}
 	}
 	if d.Predicate != nil {
+		// A SliceRange is a range deletion, which 2.0 added (CASSANDRA-5435)
+		// and 1.2 refused ("Deletion does not yet support SliceRange
+		// predicates."): served as 2.1 serves it (write.go, appendRangeDeletion).
 		if err := validateSlicePredicate(f, d.SuperColumn, d.Predicate); err != nil {
 			return err
-		}
-		if d.Predicate.SliceRange != nil {
-			return invalid("Deletion does not yet support SliceRange predicates.")
 		}
 	}
 	if !f.Super && d.SuperColumn != nil {

@@ -3,8 +3,11 @@ package handler19
 import (
 	"context"
 	"errors"
+	"math"
+	"strings"
 
 	"github.com/thriftd/thriftd/engine"
+	"github.com/thriftd/thriftd/engine/comparator"
 	"github.com/thriftd/thriftd/gen-go/cassandra19"
 )
 
@@ -106,6 +109,9 @@ func (c *conn) batchMutate(ctx context.Context, mutations map[string]map[string]
 		}
 		row := engine.RowMutation{Key: key, Mutations: make([]engine.Mutation, 0, n)}
 		counterRow := engine.CounterRow{Key: key}
+		// A counter range deletion is a counter mutation even when it
+		// finds no counter to remove.
+		counterRange := false
 		for cfName, muts := range byFamily {
 			if err := c.checkAccess(ks); err != nil {
 				return err
@@ -129,7 +135,12 @@ func (c *conn) batchMutate(ctx context.Context, mutations map[string]map[string]
 				if err := c.s.validateMutation(f, m); err != nil {
 					return err
 				}
-				if f.commutative() {
+				if f.commutative() && isRangeDeletion(m) {
+					counterRange = true
+					if counterRow.Mutations, err = c.appendCounterRange(ctx, ks, key, f, counterRow.Mutations, m.Deletion); err != nil {
+						return err
+					}
+				} else if f.commutative() {
 					counterRow.Mutations = appendCounterMutation(counterRow.Mutations, f, m)
 				} else {
 					row.Mutations = appendMutation(row.Mutations, f, m)
@@ -139,11 +150,13 @@ func (c *conn) batchMutate(ctx context.Context, mutations map[string]map[string]
 		if len(row.Mutations) > 0 {
 			rows = append(rows, row)
 		}
-		if len(counterRow.Mutations) > 0 {
+		if len(counterRow.Mutations) > 0 || counterRange {
 			if atomic {
 				return invalid("Counter mutations are not allowed in atomic batches")
 			}
-			counterRows = append(counterRows, counterRow)
+			if len(counterRow.Mutations) > 0 {
+				counterRows = append(counterRows, counterRow)
+			}
 		}
 	}
 	if err := validateForWrite(cl); err != nil {
@@ -180,6 +193,9 @@ func appendMutation(dst []engine.Mutation, f *family, m *cassandra19.Mutation) [
 	del := engine.Mutation{ColumnFamily: f.Name, Timestamp: d.GetTimestamp(), Delete: true}
 	if f.Super {
 		del.SuperColumn = d.SuperColumn
+	}
+	if d.Predicate != nil && d.Predicate.ColumnNames == nil && d.Predicate.SliceRange != nil {
+		return appendRangeDeletion(dst, f, del, d)
 	}
 	if d.Predicate == nil || d.Predicate.ColumnNames == nil {
 		// The whole row, or the whole super column.
@@ -221,4 +237,115 @@ func (c *conn) truncate(ctx context.Context, cfName string) error {
 		return errors.New("the store cannot truncate")
 	}
 	return t.Truncate(ctx, ks, cfName)
+}
+
+// appendRangeDeletion adds what a Deletion by SliceRange deletes, as 2.1.21
+// deletes it (CassandraServer.deleteColumnOrSuperColumn), to the deletion
+// del (family, timestamp, super column) and returns dst. The range runs
+// from slice_range.start to slice_range.finish in the comparator's order
+// whatever reversed says (which only decided their validation), and count
+// is ignored. 2.1 made a range tombstone of the two bounds as names: an
+// empty bound is the empty name, which sorts first (last for a
+// ReversedType comparator, in 2.1's order), and a name equal to the
+// tombstone's start is deleted even when the finish sorts before it. Of a
+// Super column family's super columns (no super_column) the bounds are
+// prefixes: those of start and after it, up to those of finish. So, as
+// measured on 2.1.21:
+//
+//   - start at or before finish: every name from start to finish;
+//   - an empty start (not ReversedType): from the first name; an empty
+//     finish (ReversedType): to the last;
+//   - otherwise the range is empty but for its start: the column or
+//     subcolumn named start is deleted, no super column is.
+//
+// The empty name itself is no column (1.2 refuses it as a name).
+func appendRangeDeletion(dst []engine.Mutation, f *family, del engine.Mutation, d *cassandra19.Deletion) []engine.Mutation {
+	r := d.Predicate.SliceRange
+	supers := f.Super && d.SuperColumn == nil
+	c := f.comparatorFor(d.SuperColumn)
+	reversed := strings.HasPrefix(c.Name(), "org.apache.cassandra.db.marshal.ReversedType(")
+	start, finish := r.Start, r.Finish
+	switch {
+	case len(start) == 0 && len(finish) == 0:
+		// From the empty name to itself.
+		return dst
+	case len(start) == 0 && !reversed, len(finish) == 0 && reversed:
+		// Open at the empty name's end of the order.
+	case len(start) > 0 && len(finish) > 0 && c.Compare(start, finish) <= 0:
+	default:
+		// The range ends before its start. A composite start whose last
+		// end-of-component byte is not zero is a bound, which no name
+		// equals.
+		if supers || len(start) == 0 || (composite(c) && lastEOC(start) != 0) {
+			return dst
+		}
+		del.Name = start
+		return append(dst, del)
+	}
+	del.Range = &engine.NameRange{Start: start, Finish: finish}
+	return append(dst, del)
+}
+
+// isRangeDeletion reports whether m deletes by SliceRange.
+func isRangeDeletion(m *cassandra19.Mutation) bool {
+	d := m.Deletion
+	return d != nil && d.Predicate != nil && d.Predicate.ColumnNames == nil && d.Predicate.SliceRange != nil
+}
+
+// appendCounterRange adds the deletions of the counters a range deletion
+// in a counter family deletes, as they are when it is read: counters have
+// no timestamps to shadow by, and 2.1 deleted them with the server's clock,
+// so an add after the deletion counting again from zero, or not at all, is
+// as undefined as after any other removal of a counter.
+func (c *conn) appendCounterRange(ctx context.Context, ks, key string, f *family, dst []engine.CounterMutation, d *cassandra19.Deletion) ([]engine.CounterMutation, error) {
+	del := engine.CounterMutation{ColumnFamily: f.Name, Delete: true}
+	if f.Super {
+		del.SuperColumn = d.SuperColumn
+	}
+	for _, m := range appendRangeDeletion(nil, f, engine.Mutation{ColumnFamily: f.Name, SuperColumn: del.SuperColumn}, d) {
+		if m.Range == nil {
+			one := del
+			one.Name = m.Name
+			dst = append(dst, one)
+			continue
+		}
+		q := engine.Query{ColumnFamily: f.Name, SuperColumn: del.SuperColumn,
+			Predicate: engine.Predicate{Start: m.Range.Start, Finish: m.Range.Finish, Count: math.MaxInt32}}
+		row, err := c.s.store.Get(ctx, ks, key, q)
+		if err != nil {
+			return nil, err
+		}
+		for _, col := range row.Columns {
+			one := del
+			one.Name = col.Name
+			dst = append(dst, one)
+		}
+		for _, sc := range row.SuperColumns {
+			one := del
+			one.SuperColumn = sc.Name
+			dst = append(dst, one)
+		}
+	}
+	return dst, nil
+}
+
+// composite reports whether c is a CompositeType, whose names end with an
+// end-of-component byte.
+func composite(c comparator.Comparator) bool {
+	return strings.HasPrefix(c.Name(), "org.apache.cassandra.db.marshal.CompositeType(")
+}
+
+// lastEOC is the end-of-component byte of a composite name's last
+// component (0 when it has none).
+func lastEOC(name []byte) byte {
+	var eoc byte
+	for len(name) >= 3 {
+		n := int(name[0])<<8 | int(name[1])
+		if len(name) < 2+n+1 {
+			return 0
+		}
+		eoc = name[2+n]
+		name = name[2+n+1:]
+	}
+	return eoc
 }

@@ -60,6 +60,11 @@ func (st *Store) Apply(ctx context.Context, keyspace string, rows []engine.RowMu
 			if err := f.checkComposite(m); err != nil {
 				return err
 			}
+			if m.Delete && m.Range != nil && m.Name == nil {
+				if _, err := f.rangeStatements(nil, nil, m); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	cl := writeConsistency(engine.Consistency(ctx))
@@ -175,7 +180,7 @@ func (st *Store) familyStatements(out []statement, f *family, key raw, muts []en
 	// than merged, a mutation's row tombstone).
 	rowDel := -1
 	for i, m := range muts {
-		if m.Delete && m.SuperColumn == nil && m.Name == nil {
+		if m.IsRowDeletion() {
 			rowDel = i
 		}
 	}
@@ -191,7 +196,7 @@ func (st *Store) familyStatements(out []statement, f *family, key raw, muts []en
 	}
 	for i, m := range muts {
 		if m.Delete {
-			if m.SuperColumn == nil && m.Name == nil && i != rowDel {
+			if m.IsRowDeletion() && i != rowDel {
 				continue
 			}
 			deleted = true
@@ -205,6 +210,11 @@ func (st *Store) familyStatements(out []statement, f *family, key raw, muts []en
 		}
 		if !m.Delete && m.TTL > 0 {
 			ghostTTL, ghostTS = max(ghostTTL, capTTL(int(m.TTL))), max(ghostTS, m.Timestamp)
+		}
+		if m.Delete && m.Range != nil && m.Name == nil {
+			// Apply refused a range the layout cannot hold.
+			out, _ = f.rangeStatements(out, key, m)
+			continue
 		}
 		if s, ok := f.staticStatement(key, m); ok {
 			out = append(out, s)

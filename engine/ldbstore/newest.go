@@ -128,7 +128,11 @@ func (st *Store) storedTimestamp(k, v []byte) (int64, error) {
 	}
 	if tomb {
 		t, err := decodeTombstone(v)
-		return t.at, err
+		at := t.at
+		for _, r := range t.ranges {
+			at = max(at, r.at)
+		}
+		return at, err
 	}
 	c, err := decodeCell(v)
 	return c.ts, err

@@ -71,8 +71,27 @@ func (st *Store) purgeRow(row []byte, cutoff uint32) (int, error) {
 	st.locks[s].Lock()
 	defer st.locks[s].Unlock()
 
-	expired := func(t tombstone) bool { return t.localTime < cutoff }
 	batch := new(leveldb.Batch)
+	// A tombstone whose deletions are all over is removed; one with some
+	// left (range deletions of other times) is written back without the
+	// others.
+	deleted, rewritten := 0, 0
+	purgeTomb := func(k []byte, t tombstone) {
+		left, changed := t.purged(cutoff)
+		switch {
+		case !changed:
+		case left.empty():
+			batch.Delete(clone(k))
+			deleted++
+		default:
+			batch.Put(clone(k), appendTombstone(nil, left))
+			rewritten++
+		}
+	}
+	drop := func(k []byte) {
+		batch.Delete(clone(k))
+		deleted++
+	}
 	it := st.db.NewIterator(&util.Range{Start: row, Limit: after(row)}, nil)
 	defer it.Release()
 	rowTomb := noTombstone
@@ -88,17 +107,15 @@ func (st *Store) purgeRow(row []byte, cutoff uint32) (int, error) {
 				return 0, err
 			}
 			rowTomb = t
-			if expired(t) {
-				batch.Delete(clone(k))
-			}
+			purgeTomb(k, t)
 			continue
 		case !f.def.Super:
 			c, err := decodeCell(it.Value())
 			if err != nil {
 				return 0, err
 			}
-			if rowTomb.shadows(c.ts) || gone(c, cutoff) {
-				batch.Delete(clone(k))
+			if rowTomb.shadowsName(rest[1:], c.ts) || gone(c, cutoff) {
+				drop(k)
 			}
 			continue
 		}
@@ -117,24 +134,22 @@ func (st *Store) purgeRow(row []byte, cutoff uint32) (int, error) {
 				return 0, err
 			}
 			scTomb = t
-			if expired(t) {
-				batch.Delete(clone(k))
-			}
+			purgeTomb(k, t)
 			continue
 		}
 		c, err := decodeCell(it.Value())
 		if err != nil {
 			return 0, err
 		}
-		if later(rowTomb, scTomb).shadows(c.ts) || gone(c, cutoff) {
-			batch.Delete(clone(k))
+		if subShadow(rowTomb, enc[len(row)+1:], scTomb).shadowsName(after[1:], c.ts) || gone(c, cutoff) {
+			drop(k)
 		}
 	}
 	if err := it.Error(); err != nil {
 		return 0, err
 	}
-	removed := batch.Len()
-	if removed == 0 {
+	removed := deleted
+	if deleted+rewritten == 0 {
 		return 0, nil
 	}
 	// The row's head is stale; a row left with nothing has none. Writes

@@ -139,10 +139,22 @@ func walkRow(it iterator.Iterator, f *family, row []byte, q engine.Query, a *are
 		if err != nil {
 			return err
 		}
-		return walkColumns(it, f.def.SubComparator, join(sc, markNames), later(rowTomb, scTomb), q.Predicate, a, now, col)
+		return walkColumns(it, f.def.SubComparator, join(sc, markNames), subShadow(rowTomb, sc[len(names):], scTomb), q.Predicate, a, now, col)
 	default:
 		return walkSupers(it, f.def, names, rowTomb, q.Predicate, now, sup)
 	}
+}
+
+// subShadow is what shadows the subcolumns of the super column whose
+// encoded name is enc: the row's deletion of the super column (whole, or
+// by a range of super columns) and the super column's own tombstone,
+// with its ranges of subcolumns.
+func subShadow(rowTomb tombstone, enc []byte, scTomb tombstone) tombstone {
+	at := rowTomb.over(enc)
+	if scTomb.at > at {
+		at = scTomb.at
+	}
+	return tombstone{at: at, ranges: scTomb.ranges}
 }
 
 // readTombstone reads the tombstone stored at key, if any. It leaves the
@@ -180,7 +192,7 @@ func walkColumns(it iterator.Iterator, c comparator.Comparator, p []byte, shadow
 		if err != nil {
 			return false, err
 		}
-		if !cl.live(now) || shadow.shadows(cl.ts) {
+		if !cl.live(now) || shadow.shadowsName(it.Key()[len(p):], cl.ts) {
 			return false, nil
 		}
 		name, _, err := c.Decode(it.Key()[len(p):])
@@ -333,12 +345,20 @@ type superGroup struct {
 
 // live returns the super column with its live subcolumns in ascending
 // order, or false if none is live.
-func (g *superGroup) live(sub comparator.Comparator, rowTomb tombstone, reversed bool, now int64) (engine.SuperColumn, bool, error) {
-	shadow := later(rowTomb, g.tomb)
+func (g *superGroup) live(sub comparator.Comparator, p []byte, rowTomb tombstone, reversed bool, now int64) (engine.SuperColumn, bool, error) {
+	shadow := subShadow(rowTomb, g.enc[len(p):], g.tomb)
 	sc := engine.SuperColumn{Name: clone(g.name)}
+	var enc []byte
 	for i, cl := range g.cells {
 		if !cl.live(now) || shadow.shadows(cl.ts) {
 			continue
+		}
+		if len(shadow.ranges) > 0 {
+			// Ranges are of encoded names: encode this one.
+			enc = sub.Encode(enc[:0], g.names[i])
+			if shadow.shadowsName(enc, cl.ts) {
+				continue
+			}
 		}
 		sc.Columns = append(sc.Columns, engine.Column{Name: clone(g.names[i]), Value: clone(cl.value), Timestamp: cl.ts, TTL: cl.ttl, ExpiresAt: int64(cl.expiresAt)})
 	}
@@ -410,7 +430,7 @@ func walkSupers(it iterator.Iterator, def *schema.ColumnFamily, p []byte, rowTom
 			if err != nil {
 				return err
 			}
-			if sc, live, _ := g.live(sub, rowTomb, false, now); live {
+			if sc, live, _ := g.live(sub, p, rowTomb, false, now); live {
 				visit(sc)
 			}
 		}
@@ -429,7 +449,7 @@ func walkSupers(it iterator.Iterator, def *schema.ColumnFamily, p []byte, rowTom
 		if err != nil {
 			return err
 		}
-		if sc, live, _ := g.live(sub, rowTomb, pred.Reversed, now); live {
+		if sc, live, _ := g.live(sub, p, rowTomb, pred.Reversed, now); live {
 			visit(sc)
 			if left--; left == 0 {
 				break

@@ -13,6 +13,7 @@ import (
 	"github.com/syndtr/goleveldb/leveldb/util"
 
 	"github.com/thriftd/thriftd/engine"
+	"github.com/thriftd/thriftd/engine/comparator"
 )
 
 // Apply implements engine.Store. Every row of the call is written in one
@@ -314,9 +315,40 @@ func (w *writer) deleteTo(key, row []byte, t tombstone) (tombstone, error) {
 	if cur.set() && cur.at >= t.at {
 		return cur, nil
 	}
+	// Range deletions later than t stay.
+	t = cur.raisedTo(t)
 	w.put(key, appendTombstone(nil, t), t.at)
 	w.notePurge(row)
 	return t, nil
+}
+
+// deleteRange adds the range deletion r to the tombstone at key (the
+// row's, or a super column's), unless that already shadows it.
+func (w *writer) deleteRange(key, row []byte, r rangeTomb) error {
+	cur, err := w.tombstone(key)
+	if err != nil {
+		return err
+	}
+	next, changed := cur.withRange(r)
+	if !changed {
+		return nil
+	}
+	w.put(key, appendTombstone(nil, next), r.at)
+	w.notePurge(row)
+	return nil
+}
+
+// nameRange is the stored form of the range deletion of the names c
+// orders: what a forward slice from rg.Start to rg.Finish reads.
+func nameRange(c comparator.Comparator, rg *engine.NameRange, at int64, now uint32) rangeTomb {
+	r := rangeTomb{lo: []byte{}, at: at, localTime: now}
+	if len(rg.Start) > 0 {
+		r.lo = c.Encode(nil, rg.Start)
+	}
+	if len(rg.Finish) > 0 {
+		r.hi = append(c.Encode(nil, rg.Finish), markEnd)
+	}
+	return r
 }
 
 func (w *writer) row(keyspace string, r engine.RowMutation) error {
@@ -411,7 +443,7 @@ func (w *writer) family(f *family, key string, muts []engine.Mutation) (err erro
 	// same timestamp: the deletion wins).
 	var rowDel *engine.Mutation
 	for i := range muts {
-		if m := &muts[i]; m.Delete && m.SuperColumn == nil && m.Name == nil {
+		if m := &muts[i]; m.IsRowDeletion() {
 			rowDel = m // 0.6 set, rather than merged, a mutation's row tombstone
 		}
 	}
@@ -456,7 +488,7 @@ func (w *writer) family(f *family, key string, muts []engine.Mutation) (err erro
 	}
 	var scTombs map[string]tombstone // super column tombstones this mutation writes
 	for _, m := range muts {
-		if m.Delete && m.SuperColumn != nil && m.Name == nil {
+		if m.Delete && m.SuperColumn != nil && m.Name == nil && m.Range == nil {
 			sc := f.def.Comparator.Encode(append([]byte(nil), names...), m.SuperColumn)
 			t, err := w.deleteTo(join(sc, markTombstone), row, tombstone{at: m.Timestamp, localTime: w.now})
 			if err != nil {
@@ -466,6 +498,23 @@ func (w *writer) family(f *family, key string, muts []engine.Mutation) (err erro
 				scTombs = map[string]tombstone{}
 			}
 			scTombs[string(m.SuperColumn)] = t
+		}
+	}
+	// Range deletions, after the row and super column deletions they
+	// merge with: kept in the row's tombstone (its columns or super
+	// columns) or in a super column's (its subcolumns).
+	for _, m := range muts {
+		if !m.Delete || m.Range == nil || m.Name != nil {
+			continue
+		}
+		at := join(row, markTombstone)
+		c := f.def.Comparator
+		if m.SuperColumn != nil {
+			at = join(f.def.Comparator.Encode(append([]byte(nil), names...), m.SuperColumn), markTombstone)
+			c = f.def.SubComparator
+		}
+		if err := w.deleteRange(at, row, nameRange(c, m.Range, m.Timestamp, w.now)); err != nil {
+			return err
 		}
 	}
 	for i, m := range muts {

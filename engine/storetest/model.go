@@ -26,9 +26,34 @@ type model struct {
 }
 
 type modelRow struct {
-	tomb int64
-	cols map[string]cell // Standard: name; Super: sc + "\x00" + name
-	scs  map[string]int64
+	tomb   int64
+	cols   map[string]cell // Standard: name; Super: sc + "\x00" + name
+	scs    map[string]int64
+	ranges []modelRange
+}
+
+// modelRange is a range deletion: of the row's columns or super columns
+// (sc nil), or of super column sc's subcolumns; empty bounds are open.
+type modelRange struct {
+	sc            *string
+	start, finish []byte
+	at            int64
+}
+
+func (r modelRange) covers(name []byte) bool {
+	return (len(r.start) == 0 || bytes.Compare(name, r.start) >= 0) && (len(r.finish) == 0 || bytes.Compare(name, r.finish) <= 0)
+}
+
+// rangeShadow is the latest range deletion of name: at the top level
+// (sc nil) or among sc's subcolumns.
+func (r *modelRow) rangeShadow(sc *string, name []byte) int64 {
+	at := int64(math.MinInt64)
+	for _, g := range r.ranges {
+		if (g.sc == nil) == (sc == nil) && (sc == nil || *g.sc == *sc) && g.covers(name) {
+			at = max(at, g.at)
+		}
+	}
+	return at
 }
 
 func (m *model) row(cf, key string) *modelRow {
@@ -43,6 +68,13 @@ func (m *model) row(cf, key string) *modelRow {
 func (m *model) apply(key string, mu engine.Mutation) {
 	r := m.row(mu.ColumnFamily, key)
 	switch {
+	case mu.Delete && mu.Range != nil:
+		g := modelRange{start: mu.Range.Start, finish: mu.Range.Finish, at: mu.Timestamp}
+		if mu.SuperColumn != nil {
+			sc := string(mu.SuperColumn)
+			g.sc = &sc
+		}
+		r.ranges = append(r.ranges, g)
 	case mu.Delete && mu.Name == nil && mu.SuperColumn == nil:
 		r.tomb = max(r.tomb, mu.Timestamp)
 	case mu.Delete && mu.Name == nil:
@@ -97,6 +129,9 @@ func (m *model) visible(cf, key string, sc *string) []engine.Column {
 			if t, ok := r.scs[*sc]; ok {
 				shadow = max(shadow, t)
 			}
+			shadow = max(shadow, r.rangeShadow(nil, []byte(*sc)), r.rangeShadow(sc, []byte(name)))
+		} else {
+			shadow = max(shadow, r.rangeShadow(nil, []byte(name)))
 		}
 		if c.deleted || c.ts <= shadow {
 			continue
@@ -200,6 +235,27 @@ func testStoreMatchesModel(t *testing.T, h Harness) {
 		switch r := rng.IntN(20); {
 		case r == 0:
 			mu = engine.Mutation{ColumnFamily: mu.ColumnFamily, Timestamp: ts, Delete: true}
+		case r == 5 || r == 6:
+			// A range deletion: of columns, super columns or subcolumns.
+			bound := func() []byte {
+				switch {
+				case rng.IntN(4) == 0:
+					return nil
+				case !super:
+					return []byte(pick(names...))
+				case r == 5:
+					return []byte(pick(scs...))
+				}
+				return Long(int64(rng.IntN(5)))
+			}
+			g := &engine.NameRange{Start: bound(), Finish: bound()}
+			if len(g.Start) > 0 && len(g.Finish) > 0 && bytes.Compare(g.Start, g.Finish) > 0 {
+				g.Start, g.Finish = g.Finish, g.Start
+			}
+			mu = engine.Mutation{ColumnFamily: mu.ColumnFamily, Timestamp: ts, Delete: true, Range: g}
+			if super && r == 6 {
+				mu.SuperColumn = []byte(pick(scs...))
+			}
 		case r == 1 && super:
 			mu = engine.Mutation{ColumnFamily: mu.ColumnFamily, SuperColumn: mu.SuperColumn, Timestamp: ts, Delete: true}
 		case r < 5:

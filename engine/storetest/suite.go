@@ -28,6 +28,7 @@ func Run(t *testing.T, h Harness) {
 		{"LongTypeOrder", testLongTypeOrder},
 		{"LongestNames", testLongestNames},
 		{"SuperColumns", testSuperColumns},
+		{"RangeDeletions", testRangeDeletions},
 		{"RangeGhostsAndBounds", testRangeGhostsAndBounds},
 		{"RangeIsInTokenOrder", testRangeIsInTokenOrder},
 		{"UnknownColumnFamilyWritesNothing", testUnknownColumnFamilyWritesNothing},

@@ -18,11 +18,33 @@ import (
 // the families the calls need.
 func setup21(t *testing.T) *diff {
 	t.Helper()
+	bytesType := "org.apache.cassandra.db.marshal.BytesType"
+	return setup21With(t, "Cas_", []family21{
+		{name: "C", typ: "Standard", comparator: bytesType},
+		{name: "U", typ: "Standard", comparator: "org.apache.cassandra.db.marshal.UTF8Type"},
+		{name: "L", typ: "Standard", comparator: bytesType, values: "org.apache.cassandra.db.marshal.LongType"},
+		{name: "Counts", typ: "Standard", comparator: bytesType, values: "org.apache.cassandra.db.marshal.CounterColumnType"},
+		{name: "S", typ: "Super", comparator: bytesType},
+	})
+}
+
+// family21 is a column family of a keyspace setup21With creates: a Super
+// one has BytesType subcolumns; indexed names a BytesType column with a
+// KEYS index.
+type family21 struct {
+	name, typ, comparator, values string
+	indexed                       string
+}
+
+// setup21With is setup21 with a keyspace named prefix and random letters,
+// holding families.
+func setup21With(t *testing.T, prefix string, families []family21) *diff {
+	t.Helper()
 	rnd := make([]byte, 4)
 	if _, err := rand.Read(rnd); err != nil {
 		t.Fatal(err)
 	}
-	ks := "Cas_" + hex.EncodeToString(rnd)
+	ks := prefix + hex.EncodeToString(rnd)
 	conf := t.TempDir() + "/storage-conf.xml"
 	if err := os.WriteFile(conf, []byte(storageConf(t, "")), 0o644); err != nil {
 		t.Fatal(err)
@@ -51,13 +73,7 @@ func setup21(t *testing.T) *diff {
 	def := c19.NewKsDef()
 	def.Name, def.StrategyClass = ks, "org.apache.cassandra.locator.SimpleStrategy"
 	def.StrategyOptions = map[string]string{"replication_factor": "1"}
-	for _, f := range []struct{ name, typ, comparator, values string }{
-		{"C", "Standard", bytesType, ""},
-		{"U", "Standard", "org.apache.cassandra.db.marshal.UTF8Type", ""},
-		{"L", "Standard", bytesType, "org.apache.cassandra.db.marshal.LongType"},
-		{"Counts", "Standard", bytesType, "org.apache.cassandra.db.marshal.CounterColumnType"},
-		{"S", "Super", bytesType, ""},
-	} {
+	for _, f := range families {
 		cf := c19.NewCfDef()
 		cf.Keyspace, cf.Name, cf.ColumnType, cf.ComparatorType = ks, f.name, f.typ, f.comparator
 		if f.typ == "Super" {
@@ -65,6 +81,10 @@ func setup21(t *testing.T) *diff {
 		}
 		if f.values != "" {
 			cf.DefaultValidationClass = strPtr(f.values)
+		}
+		if f.indexed != "" {
+			keys := c19.IndexType_KEYS
+			cf.ColumnMetadata = []*c19.ColumnDef{{Name: []byte(f.indexed), ValidationClass: bytesType, IndexType: &keys}}
 		}
 		def.CfDefs = append(def.CfDefs, cf)
 	}

@@ -147,6 +147,9 @@ var excuses = []excuse{
 		}},
 	{name: "describe_splits is an estimate: 1.2.19 cut a range at its sstables' index samples (none while the rows are only in memtables), thriftd at the keys it holds; keys_per_split 0 failed with an internal error on 1.2.19, thriftd reads it as 1",
 		match: byLabel("describe_splits_ex of a part of the ring", "describe_splits with keys_per_split 0")},
+	{name: "a range deletion (a Deletion by SliceRange): 1.2.19 refused it (Deletion does not yet support SliceRange predicates.), thriftd serves it as 2.1.21 does (here it refuses the next mutation of the batch)",
+		match: byLabel("batch_mutate with a slice range deletion", "atomic_batch_mutate with a slice range deletion",
+			"batch_mutate with a super column deletion by slice range", "batch_mutate deletion of counters by a slice range")},
 	{name: "2.0's and 2.1's CfDef properties (here memtable_flush_period_in_ms) are kept and described back, as 2.1.21 describes them; 1.2.19 dropped them",
 		match: func(label string, r, t outcome) bool {
 			return strings.HasPrefix(label, "describe_keyspace") &&

@@ -55,7 +55,7 @@ t=$SECONDS
 $cluster stop murmur3 &
 $cluster stop random &
 $cluster stop byteordered &
-# The 2.1.21 reference node is needed by test/diff19 only (cas).
+# The 2.1.21 reference node is needed by test/diff19 only (cas, range deletions).
 test/cassandra/reference stop 2.1 &
 wait
 unset THRIFTD_CASSANDRA_MURMUR3 THRIFTD_CASSANDRA_RANDOM THRIFTD_CASSANDRA_BYTEORDERED THRIFTD_REFERENCE_21
