@@ -134,6 +134,14 @@ func (st *Store) Count(ctx context.Context, keyspace, key, cf string, superColum
 		}
 		return n, clusterError(ctx, "count super columns of "+f.table, iter.Close())
 	}
+	if c := f.def.Comparator; !f.def.Super && spelled(f, c) || superColumn != nil && spelled(f, f.def.SubComparator) {
+		// Each name's spellings count once.
+		if superColumn != nil {
+			c = f.def.SubComparator
+		}
+		cols, err := st.readSpelled(ctx, f, key, engine.Query{ColumnFamily: cf, SuperColumn: superColumn, Predicate: engine.Predicate{Count: -1}}, c)
+		return len(cols), err
+	}
 	stmt := `SELECT count(column1) FROM ` + f.table + ` WHERE key = ?`
 	args := []any{kb}
 	if superColumn != nil {
@@ -279,6 +287,11 @@ func (f *family) bound(c comparator.Comparator, b []byte) []byte {
 func (st *Store) readColumns(ctx context.Context, f *family, key string, q engine.Query) ([]engine.Column, error) {
 	if f.adopt != nil {
 		return st.readWithStatics(ctx, f, key, q)
+	}
+	if c := f.def.Comparator; q.SuperColumn == nil && spelled(f, c) {
+		return st.readSpelled(ctx, f, key, q, c)
+	} else if c := f.def.SubComparator; q.SuperColumn != nil && spelled(f, c) {
+		return st.readSpelled(ctx, f, key, q, c)
 	}
 	c := f.def.Comparator
 	sel := `SELECT column1, value, writetime(value), ttl(value)`
