@@ -112,17 +112,18 @@ func (st *Store) readSpelled(ctx context.Context, f *family, key string, q engin
 		return cols, err
 	}
 	// Spellings that another outlived take a place of the LIMIT: read
-	// again with room for them until the count is reached or the row ends.
-	limit := q.Count
+	// again with room for them until a name past the count shows that the
+	// last one's spellings were all read, or the row ends.
+	limit := q.Count + 1
 	for {
 		cols, rows, err := st.scanSpelled(ctx, f, c, stmt+` LIMIT ?`, with(append(bounds, min(limit, math.MaxInt32))...))
 		if err != nil {
 			return nil, err
 		}
-		if len(cols) >= q.Count || rows < limit || limit >= math.MaxInt32 {
+		if len(cols) > q.Count || rows < limit || limit >= math.MaxInt32 {
 			return cols[:min(len(cols), q.Count)], nil
 		}
-		limit += q.Count - len(cols)
+		limit += q.Count + 1 - len(cols)
 	}
 }
 
