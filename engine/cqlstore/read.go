@@ -389,6 +389,8 @@ func (st *Store) readSupers(ctx context.Context, f *family, key string, p engine
 		}
 	}
 	full := false
+	subSpelled := spelled(f, f.def.SubComparator)
+	var lastSub []byte
 	for iter.Scan(&scEnc, &enc, &value, &ts, &ttl) {
 		if len(scEnc) == 0 {
 			continue
@@ -413,7 +415,20 @@ func (st *Store) readSupers(ctx context.Context, f *family, key string, p engine
 			return nil, fmt.Errorf("%s: stored subcolumn name: %w", f.table, err)
 		}
 		sc := &out[len(out)-1]
-		sc.Columns = append(sc.Columns, expiring(engine.Column{Name: name, Value: nonNil(value), Timestamp: ts}, ttl, now))
+		col := expiring(engine.Column{Name: name, Value: nonNil(value), Timestamp: ts}, ttl, now)
+		if subSpelled {
+			// One subcolumn of a name's spellings (spellings.go).
+			prefix, _ := comparator.SpellingsOf(f.def.SubComparator, enc)
+			if n := len(sc.Columns); n > 0 && bytes.Equal(prefix, lastSub) {
+				if prev := sc.Columns[n-1]; ts > prev.Timestamp || ts == prev.Timestamp && bytes.Compare(col.Value, prev.Value) > 0 {
+					sc.Columns[n-1] = col
+				}
+				scEnc, enc, value, ttl = nil, nil, nil, nil
+				continue
+			}
+			lastSub = append(lastSub[:0], prefix...)
+		}
+		sc.Columns = append(sc.Columns, col)
 		scEnc, enc, value, ttl = nil, nil, nil, nil
 	}
 	if !full {

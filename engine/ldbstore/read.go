@@ -429,6 +429,24 @@ func (g *superGroup) live(sub comparator.Comparator, rowTomb tombstone, reversed
 	shadow := later(rowTomb, g.tomb)
 	sc := engine.SuperColumn{Name: clone(g.name)}
 	for i, cl := range g.cells {
+		if comparator.HasSpellings(sub) {
+			// Of a name's spellings, side by side, the version that wins
+			// (walkSpelled).
+			prefix, _ := comparator.Spellings(sub, nil, g.names[i])
+			if i > 0 {
+				if p, _ := comparator.Spellings(sub, nil, g.names[i-1]); bytes.Equal(p, prefix) {
+					continue // reconciled with the first of the run
+				}
+			}
+			for j := i + 1; j < len(g.cells); j++ {
+				if p, _ := comparator.Spellings(sub, nil, g.names[j]); !bytes.Equal(p, prefix) {
+					break
+				}
+				if wins(g.cells[j], cl, now) {
+					cl, i = g.cells[j], j
+				}
+			}
+		}
 		if !cl.live(now) || shadow.shadows(cl.ts) {
 			continue
 		}

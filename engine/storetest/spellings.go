@@ -87,4 +87,31 @@ func testSpellingsAreOneColumn(t *testing.T, h Harness) {
 	Expect(t, get("k", All(10)), "a:y=o@1")
 	applyIn(t, st, Keyspace, put("k", "AsciiType", "v6", 5))
 	Expect(t, get("k", All(10)), "AsciiType:x=v6@5 a:y=o@1")
+
+	// Subcolumns too, read by their super column or whole.
+	bytesType, err := comparator.Parse("BytesType")
+	if err != nil {
+		t.Fatal(err)
+	}
+	next = Clone(next, version(3))
+	next.Keyspaces[Keyspace].ColumnFamilies["DynSuper"] = &schema.ColumnFamily{Keyspace: Keyspace, Name: "DynSuper", Super: true,
+		Comparator: bytesType, SubComparator: c, Types12: true}
+	change(t, st, next)
+	sub := func(spelling, value string, ts int64) engine.Mutation {
+		return engine.Mutation{ColumnFamily: "DynSuper", SuperColumn: []byte("s"), Name: dynName(spelling, "x"), Value: []byte(value), Timestamp: ts}
+	}
+	applyIn(t, st, Keyspace, engine.RowMutation{Key: "k", Mutations: []engine.Mutation{sub("a", "v1", 1), sub(full, "v2", 2), sub("AsciiType", "v0", 0)}})
+	r, err := st.Get(ctx, Keyspace, "k", engine.Query{ColumnFamily: "DynSuper", SuperColumn: []byte("s"), Predicate: All(10)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	Expect(t, renderSpelled(r.Columns), full+":x=v2@2")
+	r, err = st.Get(ctx, Keyspace, "k", engine.Query{ColumnFamily: "DynSuper", Predicate: All(10)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.SuperColumns) != 1 {
+		t.Fatalf("super columns: %+v", r.SuperColumns)
+	}
+	Expect(t, renderSpelled(r.SuperColumns[0].Columns), full+":x=v2@2")
 }
