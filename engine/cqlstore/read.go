@@ -420,7 +420,7 @@ func (st *Store) readSupers(ctx context.Context, f *family, key string, p engine
 			// One subcolumn of a name's spellings (spellings.go).
 			prefix, _ := comparator.SpellingsOf(f.def.SubComparator, enc)
 			if n := len(sc.Columns); n > 0 && bytes.Equal(prefix, lastSub) {
-				if prev := sc.Columns[n-1]; ts > prev.Timestamp || ts == prev.Timestamp && bytes.Compare(col.Value, prev.Value) > 0 {
+				if newerSpelling(col, sc.Columns[n-1], col.Name, sc.Columns[n-1].Name) {
 					sc.Columns[n-1] = col
 				}
 				scEnc, enc, value, ttl = nil, nil, nil, nil

@@ -18,13 +18,15 @@ import (
 // with (comparator.Spellings). Each spelling is stored at its own
 // encoding, as before, and the encodings of one name's spellings lie side
 // by side, under one prefix. A write or deletion of one spelling at
-// timestamp T also deletes, at T, every other spelling under that prefix
-// (two range deletions in the same batch, so in the same partition
-// update): what was written before it is gone, and what was written after
-// it (a later timestamp, arriving first) outlives it, as in 1.2. A read
-// keeps, of the spellings it finds live under one prefix, the one of the
-// latest timestamp (the greater value on a tie). Rows stored before each
-// write deleted the other spellings read as one column too.
+// timestamp T also deletes every other spelling under that prefix (two
+// range deletions in the same batch, so in the same partition update): a
+// deletion at T, a write at T-1, so that what was written before it is
+// gone, and what was written after it (a later timestamp, arriving first)
+// outlives it, as in 1.2. A read keeps, of the spellings it finds live
+// under one prefix, the one of the latest timestamp; on a tie the greater
+// value, then the greater name (1.2 kept the one written last). Rows
+// stored before each write deleted the other spellings read as one column
+// too.
 
 // spelled reports whether names compared by c are stored with their
 // spellings side by side (an encoded column1, not the CQL type's own).
@@ -49,6 +51,12 @@ func (f *family) otherSpellings(out []statement, c comparator.Comparator, key, s
 	if deleteOwn {
 		return append(out, statement{del + ` AND column1 >= ? AND column1 < ?`, with(raw(prefix), raw(end))})
 	}
+	// A write deletes the spellings written before it; one written at its
+	// own timestamp stays, for reads to choose between them by value.
+	if ts == math.MinInt64+1 {
+		return out // nothing can be older
+	}
+	args[0] = ts - 1
 	return append(out,
 		statement{del + ` AND column1 >= ? AND column1 < ?`, with(raw(prefix), enc)},
 		statement{del + ` AND column1 > ? AND column1 < ?`, with(enc, raw(end))})
@@ -133,19 +141,15 @@ func (st *Store) readSpelled(ctx context.Context, f *family, key string, q engin
 func (st *Store) scanSpelled(ctx context.Context, f *family, c comparator.Comparator, stmt string, args []any) ([]engine.Column, int, error) {
 	iter := st.readQuery(ctx, stmt, args...).PageSize(pageSize).Iter()
 	var (
-		out    []engine.Column
-		run    []byte // the spellings' prefix of out's last column
-		last   int64
-		rows   int
-		enc    raw
-		value  raw
-		ts     int64
-		ttl    *int32
-		wrote  *int32
-		latest = func(a engine.Column) bool {
-			b := out[len(out)-1]
-			return a.Timestamp > last || a.Timestamp == last && bytes.Compare(a.Value, b.Value) > 0
-		}
+		out     []engine.Column
+		run     []byte // the spellings' prefix of out's last column
+		rows    int
+		enc     raw
+		value   raw
+		ts      int64
+		ttl     *int32
+		wrote   *int32
+		bestEnc []byte // the stored name of out's last column
 	)
 	now := time.Now().Unix()
 	dest := []any{&enc, &value, &ts, &ttl}
@@ -166,14 +170,30 @@ func (st *Store) scanSpelled(ctx context.Context, f *family, c comparator.Compar
 		prefix, _ := comparator.SpellingsOf(c, enc)
 		switch {
 		case len(out) > 0 && bytes.Equal(prefix, run):
-			if latest(col) {
-				out[len(out)-1], last = col, ts
+			if newerSpelling(col, out[len(out)-1], enc, bestEnc) {
+				out[len(out)-1] = col
+				bestEnc = append(bestEnc[:0], enc...)
 			}
 		default:
 			out = append(out, col)
-			run, last = append(run[:0], prefix...), ts
+			run = append(run[:0], prefix...)
+			bestEnc = append(bestEnc[:0], enc...)
 		}
 		enc, value, ttl, wrote = nil, nil, nil, nil
 	}
 	return out, rows, clusterError(ctx, "read "+f.table, iter.Close())
+}
+
+// newerSpelling reports whether a, a live spelling of a name stored at
+// ea, outlives b, stored at eb: the later timestamp, then the greater
+// value, then the greater name, so that every read, in either direction,
+// keeps the same one.
+func newerSpelling(a, b engine.Column, ea, eb []byte) bool {
+	if a.Timestamp != b.Timestamp {
+		return a.Timestamp > b.Timestamp
+	}
+	if c := bytes.Compare(a.Value, b.Value); c != 0 {
+		return c > 0
+	}
+	return bytes.Compare(ea, eb) > 0
 }

@@ -330,6 +330,18 @@ func bound(c comparator.Comparator, p []byte, pred engine.Predicate) []byte {
 	return after(enc)
 }
 
+// spellingWins reports whether version a of one spelling of a name,
+// stored at encoding ea, supersedes version b of another, at eb: as wins
+// decides, and when neither wins (one timestamp, equal values) the
+// greater name, so that every read, in either direction and on either
+// store, keeps the same one. (Cassandra 1.2 kept the one written last.)
+func spellingWins(a, b cell, ea, eb []byte, now int64) bool {
+	if wins(a, b, now) {
+		return true
+	}
+	return !wins(b, a, now) && bytes.Compare(ea, eb) > 0
+}
+
 // walkSpelled is walkColumns for a comparator whose names have several
 // spellings (comparator.Spellings): the entries of one name's spellings
 // lie side by side, and they are one column, the version that wins with
@@ -342,16 +354,16 @@ func walkSpelled(it iterator.Iterator, c comparator.Comparator, p []byte, shadow
 	// them; it emits the winner when live.
 	run := func(prefix []byte, reversed bool) (emitted, ok bool, err error) {
 		var (
-			best     cell
-			bestName []byte
-			seen     bool
+			best              cell
+			bestName, bestEnc []byte
+			seen              bool
 		)
 		for ok = true; ok && bytes.HasPrefix(it.Key(), prefix); ok = step(it, reversed) {
 			cl, err := decodeCell(it.Value())
 			if err != nil {
 				return false, false, err
 			}
-			if seen && !wins(cl, best, now) {
+			if seen && !spellingWins(cl, best, it.Key()[len(p):], bestEnc, now) {
 				continue
 			}
 			name, _, err := c.Decode(it.Key()[len(p):])
@@ -359,7 +371,7 @@ func walkSpelled(it iterator.Iterator, c comparator.Comparator, p []byte, shadow
 				return false, false, err
 			}
 			cl.value = clone(cl.value)
-			best, bestName, seen = cl, clone(name), true
+			best, bestName, bestEnc, seen = cl, clone(name), clone(it.Key()[len(p):]), true
 		}
 		if !seen || !best.live(now) || shadow.shadows(best.ts) {
 			return false, ok, nil
@@ -442,7 +454,7 @@ func (g *superGroup) live(sub comparator.Comparator, rowTomb tombstone, reversed
 				if p, _ := comparator.Spellings(sub, nil, g.names[j]); !bytes.Equal(p, prefix) {
 					break
 				}
-				if wins(g.cells[j], cl, now) {
+				if spellingWins(g.cells[j], cl, g.names[j], g.names[i], now) {
 					cl, i = g.cells[j], j
 				}
 			}

@@ -88,6 +88,14 @@ func testSpellingsAreOneColumn(t *testing.T, h Harness) {
 	applyIn(t, st, Keyspace, put("k", "AsciiType", "v6", 5))
 	Expect(t, get("k", All(10)), "AsciiType:x=v6@5 a:y=o@1")
 
+	// At one timestamp the greater value wins, whichever was written
+	// last; with equal values too, the greater name, in either direction.
+	applyIn(t, st, Keyspace, put("t", "AsciiType", "b", 7), put("t", "a", "a", 7))
+	Expect(t, get("t", All(10)), "AsciiType:x=b@7")
+	applyIn(t, st, Keyspace, put("u", "a", "c", 7), put("u", full, "c", 7))
+	Expect(t, get("u", All(10)), "a:x=c@7")
+	Expect(t, get("u", engine.Predicate{Count: 10, Reversed: true}), "a:x=c@7")
+
 	// Subcolumns too, read by their super column or whole.
 	bytesType, err := comparator.Parse("BytesType")
 	if err != nil {

@@ -115,6 +115,16 @@ func (d *diff) spellings(t *testing.T) {
 		}, one))
 	})
 	read("a batch of spellings", "batch", byAlias)
+
+	// Of two spellings written at one timestamp, the greater value wins,
+	// whichever was written last.
+	insert("insert by class", "tie", byClass, "b", base+1)
+	insert("insert by alias at the same time, a lesser value", "tie", byAlias, "a", base+1)
+	read("a tie of timestamps", "tie", byFull)
+	insert("insert by full class name at the same time, a greater value", "tie", byFull, "c", base+1)
+	read("a tie of timestamps won by the later", "tie", byAlias)
+	insert("insert by alias at the same time, the same value", "tie", byAlias, "c", base+1)
+	read("a tie of timestamps and values", "tie", byClass)
 }
 
 func TestSpellings(t *testing.T) {
