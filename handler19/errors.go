@@ -9,6 +9,7 @@ import (
 
 	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/gen-go/cassandra19"
+	"github.com/thriftd/thriftd/schema/catalog"
 )
 
 // InvalidRequest is a request the server refuses; Why is sent unchanged as
@@ -19,6 +20,23 @@ func (e *InvalidRequest) Error() string { return e.Why }
 
 func invalid(format string, args ...any) error {
 	return &InvalidRequest{Why: fmt.Sprintf(format, args...)}
+}
+
+// invalidWhy is the why of a refusal that is the client's fault: the
+// handler's own, or the schema catalog's (a SchemaChanger's), whose
+// wording is the real server's too.
+func invalidWhy(err error) (string, bool) {
+	var (
+		ire     *InvalidRequest
+		refusal *catalog.InvalidError
+	)
+	switch {
+	case errors.As(err, &ire):
+		return ire.Why, true
+	case errors.As(err, &refusal):
+		return refusal.Why, true
+	}
+	return "", false
 }
 
 // AuthenticationError is a login refused over its credentials.
@@ -37,16 +55,16 @@ var errInternal = errors.New("internal error; see the server log")
 // 19.x IDL declares. ok is false for an error with no Thrift meaning.
 func toThrift(err error) (thriftErr error, ok bool) {
 	var (
-		ire     *InvalidRequest
 		refused *engine.RefusedError
 		authn   *AuthenticationError
 		gone    *engine.UnknownColumnFamilyError
 	)
+	if why, ok := invalidWhy(err); ok {
+		return &cassandra19.InvalidRequestException{Why: why}, true
+	}
 	switch {
 	case err == nil:
 		return nil, true
-	case errors.As(err, &ire):
-		return &cassandra19.InvalidRequestException{Why: ire.Why}, true
 	case errors.As(err, &refused):
 		return &cassandra19.InvalidRequestException{Why: refused.Why}, true
 	case errors.Is(err, errNotFound):
@@ -83,9 +101,8 @@ func (s *Service) reply(ctx context.Context, method string, err error) error {
 // TApplicationException INTERNAL_ERROR, so a refusal travels there with
 // its why as the message, as the real server's did.
 func (s *Service) undeclared(ctx context.Context, method string, err error) error {
-	var ire *InvalidRequest
-	if errors.As(err, &ire) {
-		return errors.New(ire.Why)
+	if why, ok := invalidWhy(err); ok {
+		return errors.New(why)
 	}
 	return s.reply(ctx, method, err)
 }

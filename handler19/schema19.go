@@ -19,7 +19,9 @@ import (
 
 // SchemaChanger applies validated schema changes, durably, and returns the
 // schema version each change produced. Its errors that are the client's
-// fault are *InvalidRequest; the schema catalog implements it.
+// fault are *catalog.InvalidError (or *InvalidRequest), sent as
+// InvalidRequestException with their wording; the schema catalog
+// (schema/catalog) implements it.
 type SchemaChanger interface {
 	AddKeyspace(ctx context.Context, ks *schema.Keyspace) (string, error)
 	UpdateKeyspace(ctx context.Context, ks *schema.Keyspace) (string, error)

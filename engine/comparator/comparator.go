@@ -20,7 +20,8 @@
 // key.go), the encoding cannot both sort them equal and give back each
 // one's bytes; it keeps the bytes and orders such names next to each
 // other, by their bytes, so a store holds two columns where the real
-// server held one.
+// server held one; but for a DynamicCompositeType's spellings, which the
+// stores reconcile into one column, as 1.2 did (Spellings).
 package comparator
 
 import (

@@ -15,7 +15,9 @@ import (
 // that key followed by the name's own bytes, escaped, so that Decode gives
 // back exactly the bytes written. Such equal names therefore get different
 // encodings, ordered by their bytes: the stores keep them as two adjacent
-// columns where the real server would hold one.
+// columns where the real server would hold one, except a
+// DynamicCompositeType's, whose stores reconcile the spellings found
+// under one key into one column (Spellings).
 //
 // Composite types build their encodings from their components' keys, so
 // that a component's spellings tie there and the next component decides,
@@ -101,4 +103,57 @@ func skipN(enc []byte, n int, what string) ([]byte, error) {
 		return nil, fmt.Errorf("%w: short %s", ErrMalformed, what)
 	}
 	return enc[n:], nil
+}
+
+// Spellings returns the prefix that the encodings of every spelling of
+// name share, and no other name's encoding, for a comparator whose
+// spellings of one name Cassandra 1.2 held as one column: a
+// DynamicCompositeType, whose components name their type by alias, by
+// short or by full class name. ok is false for every other comparator,
+// whose stores keep each spelling as a column of its own.
+//
+// A store keeps at most one of the spellings it finds under the prefix
+// live, the version that wins (the higher timestamp, a tombstone on a tie,
+// then the greater value), with the name it was written with; the
+// encoding of each spelling is unchanged, so data written before is read
+// as it was.
+func Spellings(c Comparator, dst, name []byte) (prefix []byte, ok bool) {
+	d, ok := c.(*dynamicComposite)
+	if !ok {
+		return dst, false
+	}
+	return d.appendKey(dst, name), true
+}
+
+// SpellingsOf returns the prefix Spellings gives for the name whose
+// encoding starts enc.
+func SpellingsOf(c Comparator, enc []byte) (prefix []byte, ok bool) {
+	d, ok := c.(*dynamicComposite)
+	if !ok {
+		return nil, false
+	}
+	rest, err := d.skipKey(enc)
+	if err != nil {
+		return nil, false
+	}
+	return enc[:len(enc)-len(rest)], true
+}
+
+// HasSpellings reports whether c's names have spellings (Spellings).
+func HasSpellings(c Comparator) bool {
+	_, ok := c.(*dynamicComposite)
+	return ok
+}
+
+// PrefixEnd returns the smallest key after every key that starts with
+// prefix, in a new slice; nil when there is none (prefix is all 0xFF).
+func PrefixEnd(prefix []byte) []byte {
+	end := append([]byte(nil), prefix...)
+	for i := len(end) - 1; i >= 0; i-- {
+		if end[i] < 0xFF {
+			end[i]++
+			return end[:i+1]
+		}
+	}
+	return nil
 }

@@ -134,6 +134,14 @@ func (st *Store) Count(ctx context.Context, keyspace, key, cf string, superColum
 		}
 		return n, clusterError(ctx, "count super columns of "+f.table, iter.Close())
 	}
+	if c := f.def.Comparator; !f.def.Super && spelled(f, c) || superColumn != nil && spelled(f, f.def.SubComparator) {
+		// Each name's spellings count once.
+		if superColumn != nil {
+			c = f.def.SubComparator
+		}
+		cols, err := st.readSpelled(ctx, f, key, engine.Query{ColumnFamily: cf, SuperColumn: superColumn, Predicate: engine.Predicate{Count: -1}}, c)
+		return len(cols), err
+	}
 	stmt := `SELECT count(column1) FROM ` + f.table + ` WHERE key = ?`
 	args := []any{kb}
 	if superColumn != nil {
@@ -280,6 +288,11 @@ func (st *Store) readColumns(ctx context.Context, f *family, key string, q engin
 	if f.adopt != nil {
 		return st.readWithStatics(ctx, f, key, q)
 	}
+	if c := f.def.Comparator; q.SuperColumn == nil && spelled(f, c) {
+		return st.readSpelled(ctx, f, key, q, c)
+	} else if c := f.def.SubComparator; q.SuperColumn != nil && spelled(f, c) {
+		return st.readSpelled(ctx, f, key, q, c)
+	}
 	c := f.def.Comparator
 	sel := `SELECT column1, value, writetime(value), ttl(value)`
 	if f.writtenTTL {
@@ -376,6 +389,8 @@ func (st *Store) readSupers(ctx context.Context, f *family, key string, p engine
 		}
 	}
 	full := false
+	subSpelled := spelled(f, f.def.SubComparator)
+	var lastSub []byte
 	for iter.Scan(&scEnc, &enc, &value, &ts, &ttl) {
 		if len(scEnc) == 0 {
 			continue
@@ -400,7 +415,20 @@ func (st *Store) readSupers(ctx context.Context, f *family, key string, p engine
 			return nil, fmt.Errorf("%s: stored subcolumn name: %w", f.table, err)
 		}
 		sc := &out[len(out)-1]
-		sc.Columns = append(sc.Columns, expiring(engine.Column{Name: name, Value: nonNil(value), Timestamp: ts}, ttl, now))
+		col := expiring(engine.Column{Name: name, Value: nonNil(value), Timestamp: ts}, ttl, now)
+		if subSpelled {
+			// One subcolumn of a name's spellings (spellings.go).
+			prefix, _ := comparator.SpellingsOf(f.def.SubComparator, enc)
+			if n := len(sc.Columns); n > 0 && bytes.Equal(prefix, lastSub) {
+				if newerSpelling(col, sc.Columns[n-1], col.Name, sc.Columns[n-1].Name) {
+					sc.Columns[n-1] = col
+				}
+				scEnc, enc, value, ttl = nil, nil, nil, nil
+				continue
+			}
+			lastSub = append(lastSub[:0], prefix...)
+		}
+		sc.Columns = append(sc.Columns, col)
 		scEnc, enc, value, ttl = nil, nil, nil, nil
 	}
 	if !full {

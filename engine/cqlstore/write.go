@@ -230,6 +230,9 @@ func (st *Store) familyStatements(out []statement, f *family, key raw, muts []en
 				c = f.def.SubComparator
 			}
 			name = f.encode(c, m.Name)
+			if spelled(f, c) {
+				out = f.otherSpellings(out, c, key, sc, m.Name, name, m.Timestamp, m.Delete)
+			}
 		}
 		if !m.Delete && m.TTL > 0 {
 			ttl := capTTL(int(m.TTL))

@@ -3,6 +3,7 @@ package ldbstore
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"sort"
 
 	"github.com/syndtr/goleveldb/leveldb/iterator"
@@ -202,6 +203,9 @@ func walkColumns(it iterator.Iterator, c comparator.Comparator, p []byte, shadow
 		visit(engine.Column{Name: a.copy(name), Value: a.copy(cl.value), Timestamp: cl.ts, TTL: cl.ttl, ExpiresAt: int64(cl.expiresAt)})
 		return true, nil
 	}
+	if comparator.HasSpellings(c) {
+		return walkSpelled(it, c, p, shadow, pred, a, now, visit)
+	}
 	if pred.Names != nil {
 		buf := append([]byte(nil), p...)
 		for _, n := range sortedNames(c, pred.Names) {
@@ -289,13 +293,18 @@ func startScan(it iterator.Iterator, c comparator.Comparator, p []byte, pred eng
 		if len(pred.Start) == 0 {
 			return it.Seek(p)
 		}
+		if run, ok := comparator.Spellings(c, append([]byte(nil), p...), pred.Start); ok {
+			return it.Seek(run) // every spelling of Start
+		}
 		return it.Seek(c.Encode(append([]byte(nil), p...), pred.Start))
 	}
 	// Reversed: the last entry at or before Start, including everything
-	// stored under Start (a super column's subcolumns).
+	// stored under Start (a super column's subcolumns, every spelling).
 	var target []byte
 	if len(pred.Start) == 0 {
 		target = after(p[:len(p)-1])
+	} else if run, ok := comparator.Spellings(c, append([]byte(nil), p...), pred.Start); ok {
+		target = comparator.PrefixEnd(run)
 	} else {
 		target = after(c.Encode(append([]byte(nil), p...), pred.Start))
 	}
@@ -319,11 +328,106 @@ func bound(c comparator.Comparator, p []byte, pred engine.Predicate) []byte {
 	if len(pred.Finish) == 0 {
 		return nil
 	}
+	if run, ok := comparator.Spellings(c, append([]byte(nil), p...), pred.Finish); ok {
+		// Every spelling of Finish is within the bound.
+		if pred.Reversed {
+			return run
+		}
+		return comparator.PrefixEnd(run)
+	}
 	enc := c.Encode(append([]byte(nil), p...), pred.Finish)
 	if pred.Reversed {
 		return enc
 	}
 	return after(enc)
+}
+
+// spellingWins reports whether version a of one spelling of a name,
+// stored at encoding ea, supersedes version b of another, at eb: as wins
+// decides, and when neither wins (one timestamp, equal values) the
+// greater name, so that every read, in either direction and on either
+// store, keeps the same one. (Cassandra 1.2 kept the one written last.)
+func spellingWins(a, b cell, ea, eb []byte, now int64) bool {
+	if wins(a, b, now) {
+		return true
+	}
+	return !wins(b, a, now) && bytes.Compare(ea, eb) > 0
+}
+
+// walkSpelled is walkColumns for a comparator whose names have several
+// spellings (comparator.Spellings): the entries of one name's spellings
+// lie side by side, and they are one column, the version that wins with
+// the name it was written with, as in Cassandra 1.2. A deletion of one
+// spelling so deletes the others written before it, and a store written
+// before spellings were one column reads as one too.
+func walkSpelled(it iterator.Iterator, c comparator.Comparator, p []byte, shadow tombstone, pred engine.Predicate, a *arena, now int64, visit func(engine.Column)) error {
+	// run reconciles the entries under p+prefix from the iterator on, in
+	// the scan's direction, leaving the iterator on the first entry after
+	// them; it emits the winner when live.
+	run := func(prefix []byte, reversed bool) (emitted, ok bool, err error) {
+		var (
+			best              cell
+			bestName, bestEnc []byte
+			seen              bool
+		)
+		for ok = true; ok && bytes.HasPrefix(it.Key(), prefix); ok = step(it, reversed) {
+			cl, err := decodeCell(it.Value())
+			if err != nil {
+				return false, false, err
+			}
+			if seen && !spellingWins(cl, best, it.Key()[len(p):], bestEnc, now) {
+				continue
+			}
+			name, _, err := c.Decode(it.Key()[len(p):])
+			if err != nil {
+				return false, false, err
+			}
+			cl.value = clone(cl.value)
+			best, bestName, bestEnc, seen = cl, clone(name), clone(it.Key()[len(p):]), true
+		}
+		if !seen || !best.live(now) || shadow.shadows(best.ts) {
+			return false, ok, nil
+		}
+		visit(engine.Column{Name: a.copy(bestName), Value: a.copy(best.value), Timestamp: best.ts, TTL: best.ttl, ExpiresAt: int64(best.expiresAt)})
+		return true, ok, nil
+	}
+	if pred.Names != nil {
+		buf := append([]byte(nil), p...)
+		for _, n := range sortedNames(c, pred.Names) {
+			prefix, _ := comparator.Spellings(c, buf[:len(p)], n)
+			if !seekForward(it, prefix) {
+				continue
+			}
+			if _, _, err := run(prefix, false); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	left := pred.Count
+	finish := bound(c, p, pred)
+	ok := startScan(it, c, p, pred)
+	for ok && bytes.HasPrefix(it.Key(), p) {
+		if finish != nil && pastFinish(it.Key(), finish, pred.Reversed) {
+			break
+		}
+		prefix, known := comparator.SpellingsOf(c, it.Key()[len(p):])
+		if !known {
+			return fmt.Errorf("%w: column name", comparator.ErrMalformed)
+		}
+		prefix = append(append([]byte(nil), p...), prefix...)
+		emitted, more, err := run(prefix, pred.Reversed)
+		if err != nil {
+			return err
+		}
+		if emitted {
+			if left--; left == 0 {
+				break
+			}
+		}
+		ok = more
+	}
+	return nil
 }
 
 func pastFinish(key, bound []byte, reversed bool) bool {
@@ -350,6 +454,24 @@ func (g *superGroup) live(sub comparator.Comparator, p []byte, rowTomb tombstone
 	sc := engine.SuperColumn{Name: clone(g.name)}
 	var enc []byte
 	for i, cl := range g.cells {
+		if comparator.HasSpellings(sub) {
+			// Of a name's spellings, side by side, the version that wins
+			// (walkSpelled).
+			prefix, _ := comparator.Spellings(sub, nil, g.names[i])
+			if i > 0 {
+				if p, _ := comparator.Spellings(sub, nil, g.names[i-1]); bytes.Equal(p, prefix) {
+					continue // reconciled with the first of the run
+				}
+			}
+			for j := i + 1; j < len(g.cells); j++ {
+				if p, _ := comparator.Spellings(sub, nil, g.names[j]); !bytes.Equal(p, prefix) {
+					break
+				}
+				if spellingWins(g.cells[j], cl, g.names[j], g.names[i], now) {
+					cl, i = g.cells[j], j
+				}
+			}
+		}
 		if !cl.live(now) || shadow.shadows(cl.ts) {
 			continue
 		}

@@ -28,6 +28,7 @@ func RunSchema(t *testing.T, h Harness) {
 		{"SchemaVersions", testSchemaVersions},
 		{"TruncateKeepsLaterWrites", testTruncateKeepsLaterWrites},
 		{"TruncateSurvivesReopen", testTruncateSurvivesReopen},
+		{"SpellingsAreOneColumn", testSpellingsAreOneColumn},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, h) })

@@ -8,7 +8,6 @@ import (
 
 	"github.com/thriftd/thriftd/engine/comparator"
 	"github.com/thriftd/thriftd/engine/ldbstore"
-	"github.com/thriftd/thriftd/handler19"
 	"github.com/thriftd/thriftd/schema"
 )
 
@@ -60,7 +59,7 @@ func TestAdoptedKeyspacesAreServedButNeverChanged(t *testing.T) {
 	_, refused["system_update_column_family"] = cat.UpdateColumnFamily(ctx, legacy.ColumnFamilies["events"])
 	_, refused["system_drop_column_family"] = cat.DropColumnFamily(ctx, "legacy", "events")
 	for call, err := range refused {
-		var ire *handler19.InvalidRequest
+		var ire *InvalidError
 		if !errors.As(err, &ire) || !strings.Contains(ire.Why, "serves in place") {
 			t.Errorf("%s on an adopted keyspace: %v", call, err)
 		}
@@ -131,7 +130,7 @@ func TestAdoptedKeyspacesFollowTheStore(t *testing.T) {
 	if cat.Current().Keyspaces["legacy"] != nil || cat.Current().Keyspaces["Keyspace1"] == nil {
 		t.Fatalf("after the keyspace went: %v", cat.Current().KeyspaceNames())
 	}
-	var ire *handler19.InvalidRequest
+	var ire *InvalidError
 	if _, err := cat.AddKeyspace(ctx, newKeyspace("legacy")); !errors.As(err, &ire) || !strings.Contains(ire.Why, "serves in place") {
 		t.Errorf("system_add_keyspace of a keyspace adopted, then dropped with CQL: %v", err)
 	}

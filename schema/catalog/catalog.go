@@ -36,7 +36,6 @@ import (
 
 	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/engine/comparator"
-	"github.com/thriftd/thriftd/handler19"
 	"github.com/thriftd/thriftd/schema"
 )
 
@@ -78,8 +77,8 @@ type state struct {
 	encoded  []byte
 }
 
-// Catalog is the current schema and the changes to it. It implements
-// handler19.SchemaChanger.
+// Catalog is the current schema and the changes to it. A change the
+// client is at fault for fails with *InvalidError.
 type Catalog struct {
 	store engine.SchemaStore
 	opts  Options
@@ -92,8 +91,6 @@ type Catalog struct {
 	stop chan struct{}
 	done sync.WaitGroup
 }
-
-var _ handler19.SchemaChanger = (*Catalog)(nil)
 
 // Start is the schema a thriftd starts with: storage-conf.xml merged with
 // what the store recorded (Resolve).

@@ -12,7 +12,6 @@ import (
 	"github.com/thriftd/thriftd/engine/comparator"
 	"github.com/thriftd/thriftd/engine/ldbstore"
 	"github.com/thriftd/thriftd/engine/storetest"
-	"github.com/thriftd/thriftd/handler19"
 	"github.com/thriftd/thriftd/schema"
 )
 
@@ -189,7 +188,7 @@ func TestChangesSurviveARestart(t *testing.T) {
 }
 
 func isInvalid(err error, why string) bool {
-	var ire *handler19.InvalidRequest
+	var ire *InvalidError
 	return errors.As(err, &ire) && ire.Why == why
 }
 

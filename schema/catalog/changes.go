@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/thriftd/thriftd/engine/comparator"
-	"github.com/thriftd/thriftd/handler19"
 	"github.com/thriftd/thriftd/schema"
 )
 
@@ -16,8 +15,17 @@ import (
 // two clients racing to make the same change, the second is refused as the
 // real server refuses it.
 
+// InvalidError is a schema change the catalog refuses as the client's
+// fault: the change names what does not exist, or already exists, or may
+// not be changed. Why is the real server's wording, which a service
+// sends to its client unchanged (the 19.x API as
+// InvalidRequestException.why).
+type InvalidError struct{ Why string }
+
+func (e *InvalidError) Error() string { return e.Why }
+
 func invalid(format string, args ...any) error {
-	return &handler19.InvalidRequest{Why: fmt.Sprintf(format, args...)}
+	return &InvalidError{Why: fmt.Sprintf(format, args...)}
 }
 
 // change builds the next schema from the current one with edit, records
@@ -94,7 +102,8 @@ func created(cf *schema.ColumnFamily) *schema.ColumnFamily {
 	return &c
 }
 
-// AddKeyspace implements handler19.SchemaChanger.
+// AddKeyspace creates keyspace ks with its column families (what the
+// 19.x API's system_add_keyspace asks).
 func (c *Catalog) AddKeyspace(ctx context.Context, ks *schema.Keyspace) (string, error) {
 	if err := c.refuseAdopted(ks.Name); err != nil {
 		return "", err
@@ -133,7 +142,7 @@ func replicationFactor(ks *schema.Keyspace) int {
 	return 1
 }
 
-// UpdateKeyspace implements handler19.SchemaChanger: the keyspace's
+// UpdateKeyspace changes keyspace ks (system_update_keyspace): its
 // replication settings change, its column families stay.
 func (c *Catalog) UpdateKeyspace(ctx context.Context, ks *schema.Keyspace) (string, error) {
 	if err := c.refuseAdopted(ks.Name); err != nil {
@@ -153,7 +162,7 @@ func (c *Catalog) UpdateKeyspace(ctx context.Context, ks *schema.Keyspace) (stri
 	})
 }
 
-// DropKeyspace implements handler19.SchemaChanger.
+// DropKeyspace drops a keyspace (system_drop_keyspace).
 func (c *Catalog) DropKeyspace(ctx context.Context, name string) (string, error) {
 	if err := c.refuseAdopted(name); err != nil {
 		return "", err
@@ -169,7 +178,7 @@ func (c *Catalog) DropKeyspace(ctx context.Context, name string) (string, error)
 	})
 }
 
-// AddColumnFamily implements handler19.SchemaChanger.
+// AddColumnFamily creates a column family (system_add_column_family).
 func (c *Catalog) AddColumnFamily(ctx context.Context, cf *schema.ColumnFamily) (string, error) {
 	if err := c.refuseAdopted(cf.Keyspace); err != nil {
 		return "", err
@@ -192,9 +201,9 @@ func (c *Catalog) AddColumnFamily(ctx context.Context, cf *schema.ColumnFamily) 
 	})
 }
 
-// UpdateColumnFamily implements handler19.SchemaChanger. The family keeps
-// its id and its data; its type and comparators cannot change (the
-// handler refuses that).
+// UpdateColumnFamily changes a column family
+// (system_update_column_family). The family keeps its id and its data;
+// its type and comparators cannot change (the handler refuses that).
 func (c *Catalog) UpdateColumnFamily(ctx context.Context, cf *schema.ColumnFamily) (string, error) {
 	if err := c.refuseAdopted(cf.Keyspace); err != nil {
 		return "", err
@@ -225,7 +234,7 @@ func (c *Catalog) UpdateColumnFamily(ctx context.Context, cf *schema.ColumnFamil
 	})
 }
 
-// DropColumnFamily implements handler19.SchemaChanger.
+// DropColumnFamily drops a column family (system_drop_column_family).
 func (c *Catalog) DropColumnFamily(ctx context.Context, keyspace, cfName string) (string, error) {
 	if err := c.refuseAdopted(keyspace); err != nil {
 		return "", err

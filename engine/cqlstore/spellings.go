@@ -1,0 +1,199 @@
+package cqlstore
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/thriftd/thriftd/engine"
+	"github.com/thriftd/thriftd/engine/comparator"
+)
+
+// Spellings. A DynamicCompositeType component names its type by alias, by
+// short or by full class name, and Cassandra 1.2 held the spellings of one
+// name as one column: the version that won, with the name it was written
+// with (comparator.Spellings). Each spelling is stored at its own
+// encoding, as before, and the encodings of one name's spellings lie side
+// by side, under one prefix. A write or deletion of one spelling at
+// timestamp T also deletes every other spelling under that prefix (two
+// range deletions in the same batch, so in the same partition update): a
+// deletion at T, a write at T-1, so that what was written before it is
+// gone, and what was written after it (a later timestamp, arriving first)
+// outlives it, as in 1.2. A read keeps, of the spellings it finds live
+// under one prefix, the one of the latest timestamp; on a tie the greater
+// value, then the greater name (1.2 kept the one written last). Rows
+// stored before each write deleted the other spellings read as one column
+// too.
+
+// spelled reports whether names compared by c are stored with their
+// spellings side by side (an encoded column1, not the CQL type's own).
+func spelled(f *family, c comparator.Comparator) bool {
+	return !f.rawNames && comparator.HasSpellings(c)
+}
+
+// otherSpellings appends the deletions, at ts, of every spelling of the
+// name stored at enc but enc itself (all of them when deleteOwn), in the
+// row key (and super column sc, when not nil).
+func (f *family) otherSpellings(out []statement, c comparator.Comparator, key, sc raw, name []byte, enc raw, ts int64, deleteOwn bool) []statement {
+	prefix, _ := comparator.Spellings(c, nil, name)
+	end := comparator.PrefixEnd(prefix)
+	where := ` WHERE key = ?`
+	args := []any{ts, key}
+	if sc != nil {
+		where += ` AND super_column = ?`
+		args = append(args, sc)
+	}
+	del := `DELETE FROM ` + f.table + ` USING TIMESTAMP ?` + where
+	with := func(extra ...any) []any { return append(append([]any(nil), args...), extra...) }
+	if deleteOwn {
+		return append(out, statement{del + ` AND column1 >= ? AND column1 < ?`, with(raw(prefix), raw(end))})
+	}
+	// A write deletes the spellings written before it; one written at its
+	// own timestamp stays, for reads to choose between them by value.
+	if ts == math.MinInt64+1 {
+		return out // nothing can be older
+	}
+	args[0] = ts - 1
+	return append(out,
+		statement{del + ` AND column1 >= ? AND column1 < ?`, with(raw(prefix), enc)},
+		statement{del + ` AND column1 > ? AND column1 < ?`, with(enc, raw(end))})
+}
+
+// readSpelled is readColumns for names with spellings: each name's
+// spellings read as one column.
+func (st *Store) readSpelled(ctx context.Context, f *family, key string, q engine.Query, c comparator.Comparator) ([]engine.Column, error) {
+	sel := `SELECT column1, value, writetime(value), ttl(value)`
+	if f.writtenTTL {
+		sel += `, written_ttl`
+	}
+	stmt := sel + ` FROM ` + f.table + ` WHERE key = ?`
+	args := []any{st.keyOf(f, key)}
+	if q.SuperColumn != nil {
+		stmt += ` AND super_column = ?`
+		args = append(args, f.encode(f.def.Comparator, q.SuperColumn))
+	}
+	with := func(extra ...any) []any { return append(append([]any(nil), args...), extra...) }
+	if q.Names != nil {
+		names := append([][]byte(nil), q.Names...)
+		sort.SliceStable(names, func(i, j int) bool { return c.Compare(names[i], names[j]) < 0 })
+		var out []engine.Column
+		for i, n := range names {
+			if i > 0 && c.Compare(n, names[i-1]) == 0 {
+				continue
+			}
+			prefix, _ := comparator.Spellings(c, nil, n)
+			cols, _, err := st.scanSpelled(ctx, f, c, stmt+` AND column1 >= ? AND column1 < ?`, with(raw(prefix), raw(comparator.PrefixEnd(prefix))))
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, cols...)
+		}
+		return out, nil
+	}
+	lo, hi := q.Start, q.Finish
+	if q.Reversed {
+		lo, hi = q.Finish, q.Start
+	}
+	var bounds []any
+	if len(lo) > 0 {
+		prefix, _ := comparator.Spellings(c, nil, lo)
+		stmt += ` AND column1 >= ?`
+		bounds = append(bounds, raw(prefix))
+	}
+	if len(hi) > 0 {
+		prefix, _ := comparator.Spellings(c, nil, hi)
+		stmt += ` AND column1 < ?`
+		bounds = append(bounds, raw(comparator.PrefixEnd(prefix)))
+	}
+	if q.Reversed {
+		if f.def.Super {
+			stmt += ` ORDER BY super_column DESC, column1 DESC`
+		} else {
+			stmt += ` ORDER BY column1 DESC`
+		}
+	}
+	if q.Count <= 0 {
+		cols, _, err := st.scanSpelled(ctx, f, c, stmt, with(bounds...))
+		return cols, err
+	}
+	// Spellings that another outlived take a place of the LIMIT: read
+	// again with room for them until a name past the count shows that the
+	// last one's spellings were all read, or the row ends.
+	limit := q.Count + 1
+	for {
+		cols, rows, err := st.scanSpelled(ctx, f, c, stmt+` LIMIT ?`, with(append(bounds, min(limit, math.MaxInt32))...))
+		if err != nil {
+			return nil, err
+		}
+		if len(cols) > q.Count || rows < limit || limit >= math.MaxInt32 {
+			return cols[:min(len(cols), q.Count)], nil
+		}
+		limit += q.Count + 1 - len(cols)
+	}
+}
+
+// scanSpelled runs a read of columns in column1 order (either way) and
+// returns them with each name's spellings reconciled, and the number of
+// CQL rows read.
+func (st *Store) scanSpelled(ctx context.Context, f *family, c comparator.Comparator, stmt string, args []any) ([]engine.Column, int, error) {
+	iter := st.readQuery(ctx, stmt, args...).PageSize(pageSize).Iter()
+	var (
+		out     []engine.Column
+		run     []byte // the spellings' prefix of out's last column
+		rows    int
+		enc     raw
+		value   raw
+		ts      int64
+		ttl     *int32
+		wrote   *int32
+		bestEnc []byte // the stored name of out's last column
+	)
+	now := time.Now().Unix()
+	dest := []any{&enc, &value, &ts, &ttl}
+	if f.writtenTTL {
+		dest = append(dest, &wrote)
+	}
+	for iter.Scan(dest...) {
+		rows++
+		if len(enc) == 0 {
+			continue // a partition with only the ghost marker
+		}
+		name, err := f.decode(c, enc)
+		if err != nil {
+			iter.Close()
+			return nil, rows, fmt.Errorf("%s: stored column name: %w", f.table, err)
+		}
+		col := asWritten(expiring(engine.Column{Name: name, Value: nonNil(value), Timestamp: ts}, ttl, now), wrote)
+		prefix, _ := comparator.SpellingsOf(c, enc)
+		switch {
+		case len(out) > 0 && bytes.Equal(prefix, run):
+			if newerSpelling(col, out[len(out)-1], enc, bestEnc) {
+				out[len(out)-1] = col
+				bestEnc = append(bestEnc[:0], enc...)
+			}
+		default:
+			out = append(out, col)
+			run = append(run[:0], prefix...)
+			bestEnc = append(bestEnc[:0], enc...)
+		}
+		enc, value, ttl, wrote = nil, nil, nil, nil
+	}
+	return out, rows, clusterError(ctx, "read "+f.table, iter.Close())
+}
+
+// newerSpelling reports whether a, a live spelling of a name stored at
+// ea, outlives b, stored at eb: the later timestamp, then the greater
+// value, then the greater name, so that every read, in either direction,
+// keeps the same one.
+func newerSpelling(a, b engine.Column, ea, eb []byte) bool {
+	if a.Timestamp != b.Timestamp {
+		return a.Timestamp > b.Timestamp
+	}
+	if c := bytes.Compare(a.Value, b.Value); c != 0 {
+		return c > 0
+	}
+	return bytes.Compare(ea, eb) > 0
+}
