@@ -24,11 +24,6 @@ const cli12Dir = "testdata/cli12"
 // cluster print the same lines.
 const referenceCluster = "thriftd-reference-1.2-random"
 
-// notServed are the scripts whose commands thriftd does not serve yet
-// (counters, secondary indexes): only the live check runs them, against
-// the real node.
-var notServed = map[string]bool{"counters-indexes": true}
-
 var (
 	uuidRE    = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 	tsRE      = regexp.MustCompile(`timestamp=[0-9]+`)
@@ -130,9 +125,6 @@ func conf12(t *testing.T) string {
 // with the real cassandra-cli 1.2.19's recorded transcript.
 func TestCLI12Transcripts(t *testing.T) {
 	for _, name := range scripts12(t) {
-		if notServed[name] {
-			continue
-		}
 		t.Run(name, func(t *testing.T) {
 			n := start(t, conf12(t), "-api", "auto")
 			host, port, _ := net.SplitHostPort(n.Addr)
