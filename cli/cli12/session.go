@@ -77,8 +77,9 @@ func (s *Session) Close() {
 }
 
 // Connect opens the connection and prints cassandra-cli's line
-// "Connected to: "NAME" on HOST/PORT"; with a keyspace in the
-// configuration it then uses it.
+// "Connected to: "NAME" on HOST/PORT". With a keyspace in the
+// configuration it uses it first, silently, as cassandra-cli -k does:
+// when that fails it prints why instead of the line, and stays connected.
 func (s *Session) Connect(host string, port int) error {
 	s.Close()
 	addr := net.JoinHostPort(host, strconv.Itoa(port))
@@ -90,18 +91,23 @@ func (s *Session) Connect(host string, port int) error {
 	s.trans = trans
 	s.client = cassandra19.NewCassandraClientFactory(trans, thrift.NewTBinaryProtocolFactoryConf(conf))
 	s.host, s.port = host, port
+	s.keyspace, s.username = "", ""
+	if s.cfg.Keyspace != "" {
+		if err := s.use(s.cfg.Keyspace, s.cfg.Username, s.cfg.Password, false); err != nil {
+			if !s.trans.IsOpen() {
+				s.Close()
+				return fmt.Errorf("Exception connecting to %s/%d. Reason: %v.", host, port, err)
+			}
+			fmt.Fprintln(s.err, err)
+			return nil
+		}
+	}
 	name, err := s.client.DescribeClusterName(s.ctx)
 	if err != nil {
 		s.Close()
 		return fmt.Errorf("Exception connecting to %s/%d. Reason: %v.", host, port, err)
 	}
 	fmt.Fprintf(s.out, "Connected to: %q on %s/%d\n", name, host, port)
-	s.keyspace, s.username = "", ""
-	if s.cfg.Keyspace != "" {
-		if err := s.use(s.cfg.Keyspace, s.cfg.Username, s.cfg.Password); err != nil {
-			fmt.Fprintln(s.err, err)
-		}
-	}
 	return nil
 }
 

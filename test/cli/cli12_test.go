@@ -344,15 +344,23 @@ func TestCLI12Inline(t *testing.T) {
 		t.Fatalf("-e with an error: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 	// connect moves to a server named by address and port; --keyspace
-	// uses a keyspace at each connection.
+	// uses a keyspace at each connection, silently as cassandra-cli -k
+	// does.
 	r = runCLI(t, "", append(args, "-e", "create keyspace Here with placement_strategy = 'SimpleStrategy' and strategy_options = {replication_factor : 1};")...)
 	if r.code != 0 {
 		t.Fatalf("create keyspace: exit %d, %s", r.code, r.stderr)
 	}
-	r = runCLI(t, "", append(args, "--keyspace", "Here", "-e", "connect "+host+"/"+port+"; describe cluster;")...)
-	connected := `Connected to: "` + referenceCluster + `" on ` + host + "/" + port + "\nAuthenticated to keyspace: Here\n"
-	if r.code != 0 || strings.Count(r.stdout, connected) != 2 || !strings.Contains(r.stdout, "   Partitioner: org.apache.cassandra.dht.RandomPartitioner\n") {
+	r = runCLI(t, "", append(args, "--keyspace", "Here", "-e", "connect "+host+"/"+port+"; describe cluster; describe;")...)
+	connected := `Connected to: "` + referenceCluster + `" on ` + host + "/" + port + "\n"
+	if r.code != 0 || strings.Count(r.stdout, connected) != 2 || !strings.Contains(r.stdout, "   Partitioner: org.apache.cassandra.dht.RandomPartitioner\n") ||
+		!strings.Contains(r.stdout, "\nKeyspace: Here:\n") || strings.Contains(r.stdout, "Authenticated") {
 		t.Fatalf("connect: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	// A keyspace that cannot be used is said in place of the Connected
+	// line; the connection stays.
+	r = runCLI(t, "", append(args, "--keyspace", "Nowhere", "-e", "show cluster name;")...)
+	if r.code != 0 || r.stdout != referenceCluster+"\n" || r.stderr != "Keyspace 'Nowhere' not found.\n" {
+		t.Fatalf("--keyspace Nowhere: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 	r = runCLI(t, "", "--api", "1.2", "--output", "json", "-e", "show cluster name;")
 	if r.code != 2 {
