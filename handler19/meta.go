@@ -284,6 +284,11 @@ func cfDef(cf *schema.ColumnFamily) *cassandra19.CfDef {
 		}
 		d.ColumnMetadata = append(d.ColumnMetadata, cd)
 	}
+	cmp := cf.Comparator
+	if cf.Super {
+		cmp = cf.SubComparator
+	}
+	d.ColumnMetadata = hashMapOrder(d.ColumnMetadata, func(name []byte) string { return typeString(cmp, name) })
 	return d
 }
 

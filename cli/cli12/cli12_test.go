@@ -125,3 +125,44 @@ func TestJavaDouble(t *testing.T) {
 		}
 	}
 }
+
+// TestPipedEchoesAsTheRealShell reads a piped script without a server
+// (help needs none, nor a statement the lexer refuses): the banner, each
+// line after its prompt, a statement over two lines, an error that does
+// not stop the script, a CRLF line followed by an empty one, and quit
+// ending it.
+func TestPipedEchoesAsTheRealShell(t *testing.T) {
+	var out, errOut bytes.Buffer
+	s := NewSession(Config{Port: 1}, &out, &errOut)
+	in := "\n-- c\nhelp\n  quit;\r\nget 'x;\n/* a\n*/ help exit;\nquit;\nhelp;\n"
+	if err := Piped(s, strings.NewReader(in)); err != nil {
+		t.Fatal(err)
+	}
+	h, err := loadHelp()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var quitHelp bytes.Buffer
+	q := NewSession(Config{Port: 1}, &quitHelp, &bytes.Buffer{})
+	if err := q.Exec("help quit;"); err != nil {
+		t.Fatal(err)
+	}
+	want := "Welcome to Cassandra CLI version 1.2.19\n\n" + h.Banner + "\n" +
+		"[default@unknown] \n[default@unknown] -- c\n[default@unknown] help\n...\t  quit;\n" + quitHelp.String() +
+		"[default@unknown] \n[default@unknown] get 'x;\n" +
+		"[default@unknown] /* a\n...\t*/ help exit;\n" + quitHelp.String() + "[default@unknown] quit;\n"
+	if out.String() != want {
+		t.Errorf("output:\n%q\nwant\n%q", out.String(), want)
+	}
+	if !strings.HasPrefix(errOut.String(), "Syntax error") || strings.Count(errOut.String(), "\n") != 1 {
+		t.Errorf("error output %q: want the syntax error alone", errOut.String())
+	}
+	// A last line without its newline is echoed, not run.
+	out.Reset()
+	if err := Piped(s, strings.NewReader("help;")); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); !strings.HasSuffix(got, "\n[default@unknown] help;") {
+		t.Errorf("unfinished last line: %q", got)
+	}
+}

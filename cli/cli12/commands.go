@@ -1060,10 +1060,13 @@ func (s *Session) useStmt(p *parser) error {
 	if err := p.end(); err != nil {
 		return err
 	}
-	return s.use(ks, user, pass)
+	return s.use(ks, user, pass, true)
 }
 
-func (s *Session) use(ks, user, pass string) error {
+// use makes ks the current keyspace, logging in first with a user; with
+// announce it prints "Authenticated to keyspace: KS" as the use statement
+// does (connecting with a keyspace prints nothing).
+func (s *Session) use(ks, user, pass string, announce bool) error {
 	name, err := s.ksName(ks)
 	if err != nil {
 		return err
@@ -1090,7 +1093,9 @@ func (s *Session) use(ks, user, pass string) error {
 		fmt.Fprintf(s.err, "%s does not exist.\n", name)
 		return nil
 	}
-	fmt.Fprintf(s.out, "Authenticated to keyspace: %s\n", name)
+	if announce {
+		fmt.Fprintf(s.out, "Authenticated to keyspace: %s\n", name)
+	}
 	return nil
 }
 

@@ -77,8 +77,9 @@ func (s *Session) Close() {
 }
 
 // Connect opens the connection and prints cassandra-cli's line
-// "Connected to: "NAME" on HOST/PORT"; with a keyspace in the
-// configuration it then uses it.
+// "Connected to: "NAME" on HOST/PORT". With a keyspace in the
+// configuration it uses it first, silently, as cassandra-cli -k does:
+// when that fails it prints why instead of the line, and stays connected.
 func (s *Session) Connect(host string, port int) error {
 	s.Close()
 	addr := net.JoinHostPort(host, strconv.Itoa(port))
@@ -90,18 +91,23 @@ func (s *Session) Connect(host string, port int) error {
 	s.trans = trans
 	s.client = cassandra19.NewCassandraClientFactory(trans, thrift.NewTBinaryProtocolFactoryConf(conf))
 	s.host, s.port = host, port
+	s.keyspace, s.username = "", ""
+	if s.cfg.Keyspace != "" {
+		if err := s.use(s.cfg.Keyspace, s.cfg.Username, s.cfg.Password, false); err != nil {
+			if !s.trans.IsOpen() {
+				s.Close()
+				return fmt.Errorf("Exception connecting to %s/%d. Reason: %v.", host, port, err)
+			}
+			fmt.Fprintln(s.err, err)
+			return nil
+		}
+	}
 	name, err := s.client.DescribeClusterName(s.ctx)
 	if err != nil {
 		s.Close()
 		return fmt.Errorf("Exception connecting to %s/%d. Reason: %v.", host, port, err)
 	}
 	fmt.Fprintf(s.out, "Connected to: %q on %s/%d\n", name, host, port)
-	s.keyspace, s.username = "", ""
-	if s.cfg.Keyspace != "" {
-		if err := s.use(s.cfg.Keyspace, s.cfg.Username, s.cfg.Password); err != nil {
-			fmt.Fprintln(s.err, err)
-		}
-	}
 	return nil
 }
 
@@ -188,6 +194,75 @@ func RunScript(s *Session, script string) error {
 		}
 	}
 	return nil
+}
+
+// Piped runs the statements of a standard input that is not a terminal
+// as cassandra-cli 1.2 does, which reads it with its interactive shell
+// (jline on a stream): after the banner, each line read is written after
+// its prompt ([user@keyspace], or "...\t" inside a statement) as the
+// shell echoes it, untrimmed; an error prints its message alone (no
+// "Line N =>") on the error writer and the script goes on. A carriage
+// return ends a line as a newline does, so a CRLF line is followed by an
+// empty one; a last line without its newline is echoed and not run. It
+// returns nil at quit, exit or the end of input, whatever failed before:
+// the real tool exits 0.
+func Piped(s *Session, in io.Reader) error {
+	h, err := loadHelp()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(s.out, "Welcome to Cassandra CLI version 1.2.19\n\n%s\n", h.Banner)
+	r := bufio.NewReader(in)
+	cur := ""
+	for {
+		if cur == "" {
+			io.WriteString(s.out, s.Prompt())
+		} else {
+			io.WriteString(s.out, "...\t")
+		}
+		line, err := readLine(r)
+		if err != nil {
+			io.WriteString(s.out, line)
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+		io.WriteString(s.out, line+"\n")
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "--") {
+			continue
+		}
+		cur += line
+		if !strings.HasSuffix(line, ";") && line != "?" {
+			cur += " "
+			continue
+		}
+		stmt := cur
+		cur = ""
+		if err := s.Exec(stmt); err != nil {
+			if errors.Is(err, ErrQuit) {
+				return nil
+			}
+			fmt.Fprintln(s.err, err)
+		}
+	}
+}
+
+// readLine reads up to a newline or a carriage return, which it drops;
+// at the end of input it returns what it read with io.EOF.
+func readLine(r *bufio.Reader) (string, error) {
+	var b strings.Builder
+	for {
+		c, err := r.ReadByte()
+		if err != nil {
+			return b.String(), err
+		}
+		if c == '\n' || c == '\r' {
+			return b.String(), nil
+		}
+		b.WriteByte(c)
+	}
 }
 
 // Terminal is how the interactive shell talks to its user.

@@ -159,17 +159,27 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// run12 runs the 1.2 grammar: a script (-e, -f, a piped standard input)
-// stops at the first failing statement with exit status 1; the
-// interactive shell reads lines with cassandra-cli's prompt.
+// run12 runs the 1.2 grammar: a script of -e or -f stops at the first
+// failing statement with exit status 1; a piped standard input runs as
+// cassandra-cli 1.2 runs it (cli12.Piped), exit status 0; the interactive
+// shell reads lines with cassandra-cli's prompt.
 func run12(o options, stdin *os.File, stdout, stderr io.Writer) int {
 	s := cli12.NewSession(cli12.Config{Host: o.cfg.Host, Port: o.cfg.Port, Keyspace: o.cfg.Keyspace,
 		Username: o.cfg.Username, Password: o.cfg.Password, Timeout: o.cfg.Timeout}, stdout, stderr)
 	defer s.Close()
-	script, batch, err := readScript(o, stdin)
-	if err != nil {
-		fmt.Fprintln(stderr, "thriftd-cli:", err)
-		return exitUsage
+	// A piped standard input is read as cassandra-cli 1.2 reads it, by its
+	// shell, line by line as it arrives: prompts, each line echoed,
+	// errors that do not stop it.
+	piped := o.exec == "" && o.file == "" && !isTerminal(stdin)
+	var script string
+	batch := piped
+	if !piped {
+		var err error
+		script, batch, err = readScript(o, stdin)
+		if err != nil {
+			fmt.Fprintln(stderr, "thriftd-cli:", err)
+			return exitUsage
+		}
 	}
 	if o.exec != "" {
 		script = cli12.SplitInline(script)
@@ -178,11 +188,18 @@ func run12(o options, stdin *os.File, stdout, stderr io.Writer) int {
 	// "Connected to: ...".
 	if err := s.Connect(o.cfg.Host, o.cfg.Port); err != nil {
 		fmt.Fprintln(stderr, err)
-		if batch {
+		if batch && !piped {
 			return exitError
 		}
 	}
-	if batch {
+	switch {
+	case piped:
+		if err := cli12.Piped(s, stdin); err != nil {
+			fmt.Fprintln(stderr, "thriftd-cli:", err)
+			return exitError
+		}
+		return exitOK
+	case batch:
 		if cli12.RunScript(s, script) != nil {
 			return exitError
 		}

@@ -24,11 +24,6 @@ const cli12Dir = "testdata/cli12"
 // cluster print the same lines.
 const referenceCluster = "thriftd-reference-1.2-random"
 
-// notServed are the scripts whose commands thriftd does not serve yet
-// (counters, secondary indexes): only the live check runs them, against
-// the real node.
-var notServed = map[string]bool{"counters-indexes": true}
-
 var (
 	uuidRE    = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 	tsRE      = regexp.MustCompile(`timestamp=[0-9]+`)
@@ -130,14 +125,61 @@ func conf12(t *testing.T) string {
 // with the real cassandra-cli 1.2.19's recorded transcript.
 func TestCLI12Transcripts(t *testing.T) {
 	for _, name := range scripts12(t) {
-		if notServed[name] {
-			continue
-		}
 		t.Run(name, func(t *testing.T) {
 			n := start(t, conf12(t), "-api", "auto")
 			host, port, _ := net.SplitHostPort(n.Addr)
 			r := runCLI(t, "", "--api", "1.2", "--host", host, "--port", port, "-f", filepath.Join(cli12Dir, name+".txt"))
 			compare12(t, name, recorded(t, name), normalise12(r.stdout, host, port), normalise12(r.stderr, host, port), r.code)
+		})
+	}
+}
+
+// pipedDir holds the scripts fed to the real cassandra-cli on standard
+// input (cassandra-cli -h HOST < NAME.txt), which its shell reads: each
+// line echoed after its prompt, errors that do not stop it, exit status
+// 0. Normalised as the -f transcripts are (normalise12).
+const pipedDir = cli12Dir + "/piped"
+
+func pipedScripts(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(pipedDir, "*.txt"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no scripts in %s: %v", pipedDir, err)
+	}
+	var names []string
+	for _, f := range files {
+		names = append(names, "piped/"+strings.TrimSuffix(filepath.Base(f), ".txt"))
+	}
+	return names
+}
+
+// runPiped feeds a piped script to thriftd-cli --api 1.2 on standard
+// input and compares the run with the real tool's transcript, exit
+// status included.
+func runPiped(t *testing.T, name, host, port string) {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join(cli12Dir, name+".txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := recorded(t, name)
+	r := runCLI(t, string(src), "--api", "1.2", "--host", host, "--port", port)
+	compare12(t, name, want, normalise12(r.stdout, host, port), normalise12(r.stderr, host, port), r.code)
+	if strconv.Itoa(r.code) != want.status {
+		t.Errorf("%s: exit status %d, the real tool's %s", name, r.code, want.status)
+	}
+}
+
+// TestCLI12Piped feeds each piped script to thriftd-cli --api 1.2 against
+// a fresh thriftd and requires the real cassandra-cli 1.2.19's transcript:
+// the banner, every line after its prompt, the output, the errors of the
+// statements that fail and the statements after them, and exit status 0.
+func TestCLI12Piped(t *testing.T) {
+	for _, name := range pipedScripts(t) {
+		t.Run(name, func(t *testing.T) {
+			n := start(t, conf12(t), "-api", "auto")
+			host, port, _ := net.SplitHostPort(n.Addr)
+			runPiped(t, name, host, port)
 		})
 	}
 }
@@ -201,33 +243,74 @@ func TestCLI12LiveReference(t *testing.T) {
 			compare12(t, name, want, normalise12(r.stdout, host, port), normalise12(r.stderr, host, port), r.code)
 		})
 	}
+	for _, name := range pipedScripts(t) {
+		t.Run(name, func(t *testing.T) {
+			dropLeftovers(t, host, port, name)
+			runPiped(t, name, host, port)
+		})
+	}
 	t.Run("real cassandra-cli", func(t *testing.T) {
 		dropLeftovers(t, host, port, "data")
-		home, _ := os.UserHomeDir()
-		cache := os.Getenv("THRIFTD_REFERENCE_CACHE")
-		if cache == "" {
-			cache = filepath.Join(home, ".cache", "thriftd")
-		}
-		java := os.Getenv("THRIFTD_REFERENCE_JAVA")
-		if java == "" {
-			java = "/usr/lib/jvm/java-17-openjdk-amd64/bin/java"
-		}
-		cmd := exec.Command(java, "-Xmx256M", "--add-opens=java.base/java.lang=ALL-UNNAMED",
-			"--add-opens=java.base/java.nio=ALL-UNNAMED", "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
-			"-cp", filepath.Join(cache, "cassandra-1.2.19-reference", "lib", "*"), "org.apache.cassandra.cli.CliMain",
-			"-h", host, "-p", port, "-f", filepath.Join(cli12Dir, "data.txt"))
-		var out, errOut strings.Builder
-		cmd.Stdout, cmd.Stderr = &out, &errOut
-		code := 0
-		if err := cmd.Run(); err != nil {
-			ee, ok := err.(*exec.ExitError)
-			if !ok {
-				t.Fatalf("running the real cassandra-cli: %v", err)
-			}
-			code = ee.ExitCode()
-		}
-		compare12(t, "data (real cassandra-cli)", recorded(t, "data"), normalise12(out.String(), host, port), normalise12(errOut.String(), host, port), code)
+		out, errOut, code := realCLI(t, host, port, "", "-f", filepath.Join(cli12Dir, "data.txt"))
+		compare12(t, "data (real cassandra-cli)", recorded(t, "data"), normalise12(out, host, port), normalise12(errOut, host, port), code)
 	})
+	t.Run("real cassandra-cli piped", func(t *testing.T) {
+		dropLeftovers(t, host, port, "piped/piped")
+		src, err := os.ReadFile(filepath.Join(pipedDir, "piped.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, errOut, code := realCLI(t, host, port, string(src))
+		want := recorded(t, "piped/piped")
+		compare12(t, "piped (real cassandra-cli)", want, normalise12(out, host, port), normalise12(errOut, host, port), code)
+		if strconv.Itoa(code) != want.status {
+			t.Errorf("piped (real cassandra-cli): exit status %d, recorded %s", code, want.status)
+		}
+	})
+	// The real tool against thriftd prints what it prints against 1.2.19:
+	// describe and show schema list column_metadata in the node's order.
+	t.Run("real cassandra-cli piped against thriftd", func(t *testing.T) {
+		n := start(t, conf12(t), "-api", "auto")
+		thost, tport, _ := net.SplitHostPort(n.Addr)
+		src, err := os.ReadFile(filepath.Join(pipedDir, "piped.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, errOut, code := realCLI(t, thost, tport, string(src))
+		want := recorded(t, "piped/piped")
+		compare12(t, "piped (real cassandra-cli against thriftd)", want, normalise12(out, thost, tport), normalise12(errOut, thost, tport), code)
+	})
+}
+
+// realCLI runs the real cassandra-cli 1.2.19 against host and port with
+// stdin, in a home of its own (it reads and writes
+// ~/.cassandra/assumptions.json there).
+func realCLI(t *testing.T, host, port, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	home, _ := os.UserHomeDir()
+	cache := os.Getenv("THRIFTD_REFERENCE_CACHE")
+	if cache == "" {
+		cache = filepath.Join(home, ".cache", "thriftd")
+	}
+	java := os.Getenv("THRIFTD_REFERENCE_JAVA")
+	if java == "" {
+		java = "/usr/lib/jvm/java-17-openjdk-amd64/bin/java"
+	}
+	cmd := exec.Command(java, append([]string{"-Xmx256M", "-Duser.home=" + t.TempDir(), "--add-opens=java.base/java.lang=ALL-UNNAMED",
+		"--add-opens=java.base/java.nio=ALL-UNNAMED", "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+		"-cp", filepath.Join(cache, "cassandra-1.2.19-reference", "lib", "*"), "org.apache.cassandra.cli.CliMain",
+		"-h", host, "-p", port}, args...)...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errOut strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		ee, ok := err.(*exec.ExitError)
+		if !ok {
+			t.Fatalf("running the real cassandra-cli: %v", err)
+		}
+		code = ee.ExitCode()
+	}
+	return out.String(), errOut.String(), code
 }
 
 var createKeyspaceRE = regexp.MustCompile(`(?i)create keyspace ([A-Za-z0-9_]+)`)
@@ -261,15 +344,23 @@ func TestCLI12Inline(t *testing.T) {
 		t.Fatalf("-e with an error: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 	// connect moves to a server named by address and port; --keyspace
-	// uses a keyspace at each connection.
+	// uses a keyspace at each connection, silently as cassandra-cli -k
+	// does.
 	r = runCLI(t, "", append(args, "-e", "create keyspace Here with placement_strategy = 'SimpleStrategy' and strategy_options = {replication_factor : 1};")...)
 	if r.code != 0 {
 		t.Fatalf("create keyspace: exit %d, %s", r.code, r.stderr)
 	}
-	r = runCLI(t, "", append(args, "--keyspace", "Here", "-e", "connect "+host+"/"+port+"; describe cluster;")...)
-	connected := `Connected to: "` + referenceCluster + `" on ` + host + "/" + port + "\nAuthenticated to keyspace: Here\n"
-	if r.code != 0 || strings.Count(r.stdout, connected) != 2 || !strings.Contains(r.stdout, "   Partitioner: org.apache.cassandra.dht.RandomPartitioner\n") {
+	r = runCLI(t, "", append(args, "--keyspace", "Here", "-e", "connect "+host+"/"+port+"; describe cluster; describe;")...)
+	connected := `Connected to: "` + referenceCluster + `" on ` + host + "/" + port + "\n"
+	if r.code != 0 || strings.Count(r.stdout, connected) != 2 || !strings.Contains(r.stdout, "   Partitioner: org.apache.cassandra.dht.RandomPartitioner\n") ||
+		!strings.Contains(r.stdout, "\nKeyspace: Here:\n") || strings.Contains(r.stdout, "Authenticated") {
 		t.Fatalf("connect: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	// A keyspace that cannot be used is said in place of the Connected
+	// line; the connection stays.
+	r = runCLI(t, "", append(args, "--keyspace", "Nowhere", "-e", "show cluster name;")...)
+	if r.code != 0 || r.stdout != referenceCluster+"\n" || r.stderr != "Keyspace 'Nowhere' not found.\n" {
+		t.Fatalf("--keyspace Nowhere: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 	r = runCLI(t, "", "--api", "1.2", "--output", "json", "-e", "show cluster name;")
 	if r.code != 2 {
