@@ -248,6 +248,13 @@ func classifyTable(ks, name string, info tableInfo, cols []cqlColumn) AdoptedTab
 		t.Shape = ShapeSuper
 	} else {
 		class, err := classOf(v.typ)
+		if isEmptyType(v.typ) {
+			// A compact table created with CQL with clustering columns
+			// but no regular column: DROP COMPACT STORAGE adds a value of
+			// EmptyType, which holds only empty values. 2.1 described
+			// such a table's values as BytesType.
+			class, err = "BytesType", nil
+		}
 		if err != nil {
 			return refuse("value column %s: %v", v.name, err)
 		}
@@ -293,32 +300,22 @@ func classifyTable(ks, name string, info tableInfo, cols []cqlColumn) AdoptedTab
 
 // notServedYet is why the store does not serve a table of a Thrift
 // shape, or "" when it does: the dynamic, static, composite and counter
-// shapes (adoptstatic.go, adoptcomposite.go, counter.go) with their key
-// and value columns, and but for several clustering columns column1, as
-// DROP COMPACT STORAGE named them.
+// shapes (adoptstatic.go, adoptcomposite.go, counter.go), whatever their
+// columns are named (renamed.go).
 func notServedYet(t AdoptedTable) string {
 	switch t.Shape {
-	case ShapeDynamic, ShapeStatic:
-	case ShapeComposite:
-		if t.Key != "key" || t.Value != "value" {
-			return fmt.Sprintf("its key and value columns are named %s and %s; thriftd serves them only as DROP COMPACT STORAGE named them: key and value", t.Key, t.Value)
-		}
+	case ShapeDynamic, ShapeStatic, ShapeComposite, ShapeCounter:
 		return ""
-	case ShapeCounter:
-		if len(t.Clustering) > 1 {
-			if t.Key != "key" || t.Value != "value" {
-				return fmt.Sprintf("its key and value columns are named %s and %s; thriftd serves them only as DROP COMPACT STORAGE named them: key and value", t.Key, t.Value)
-			}
-			return ""
-		}
-	default:
-		return "the " + t.Shape + " shape is described but not served yet: thriftd reads and writes only (key, column1, value) tables"
 	}
-	if t.Key != "key" || len(t.Clustering) != 1 || t.Clustering[0] != "column1" || t.Value != "value" {
-		return fmt.Sprintf("its columns are named %s, %s and %s; thriftd serves them only as DROP COMPACT STORAGE named them: key, column1 and value",
-			t.Key, strings.Join(t.Clustering, ", "), t.Value)
-	}
-	return ""
+	return "the " + t.Shape + " shape is described but not served yet: thriftd reads and writes only tables of one clustering row per Thrift column"
+}
+
+// isEmptyType reports whether a CQL type is Cassandra's EmptyType, which
+// system_schema writes as a custom class ('...EmptyType') or, from 4.0 on
+// some paths, as empty.
+func isEmptyType(t string) bool {
+	t = strings.Trim(strings.TrimSpace(t), "'")
+	return t == "empty" || t == marshalPackage+"EmptyType" || t == "EmptyType"
 }
 
 // mapTypes splits "map<K, V>" (frozen or not) into K and V.

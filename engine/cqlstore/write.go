@@ -129,12 +129,12 @@ func (st *Store) applyRow(ctx context.Context, keyspace string, r engine.RowMuta
 // batch of typ.
 func (st *Store) exec(ctx context.Context, stmts []statement, typ gocql.BatchType, cl gocql.Consistency) error {
 	if len(stmts) == 1 {
-		err := st.session.Query(stmts[0].cql, stmts[0].args...).WithContext(ctx).Consistency(cl).Idempotent(true).Exec()
+		err := st.session.Query(st.cqlOf(stmts[0].cql), stmts[0].args...).WithContext(ctx).Consistency(cl).Idempotent(true).Exec()
 		return clusterError(ctx, "write", err)
 	}
 	b := st.session.Batch(typ).WithContext(ctx).Consistency(cl)
 	for _, s := range stmts {
-		b.Query(s.cql, s.args...)
+		b.Query(st.cqlOf(s.cql), s.args...)
 	}
 	return clusterError(ctx, "write", b.Exec())
 }
