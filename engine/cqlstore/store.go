@@ -109,6 +109,18 @@ func (c Cluster) connect(m *metrics) (*gocql.Session, error) {
 	return s, nil
 }
 
+// registeredTypes are the driver's types and EmptyType, the type of the
+// value column DROP COMPACT STORAGE adds to a compact table of
+// clustering columns alone: its values (always empty) are read and
+// written as blobs.
+var registeredTypes = func() *gocql.RegisteredTypes {
+	r := gocql.GlobalTypes.Copy()
+	if err := r.AddAlias("EmptyType", "blob"); err != nil {
+		panic(err)
+	}
+	return r
+}()
+
 // session opens a session of protocol version proto.
 func (c Cluster) session(m *metrics, proto int) (*gocql.Session, error) {
 	cc := gocql.NewCluster(c.Hosts...)
@@ -124,6 +136,7 @@ func (c Cluster) session(m *metrics, proto int) (*gocql.Session, error) {
 	// Cassandra 4 and 5 speak protocol 5, 3.11 protocol 4 (connect
 	// chooses); naming it skips the driver's negotiation.
 	cc.ProtoVersion = proto
+	cc.RegisteredTypes = registeredTypes
 	cc.Logger = slogLogger{}
 	if m != nil {
 		cc.QueryObserver, cc.BatchObserver, cc.ConnectObserver = m, m, m
