@@ -316,7 +316,7 @@ func isThriftException(err error) bool {
 // documented are the differences from 3.11 thriftd answers on purpose,
 // by query label prefix, with why (docs/migration.md).
 var documented = map[string]string{
-	"get_slice reversed 2 Users": "3.11 answers a reversed slice of a static compact family out of order (a 3.11 bug); thriftd answers 2.1's order",
+	"get_slice reversed 2 Users":  "3.11 answers a reversed slice of a static compact family out of order (a 3.11 bug); thriftd answers 2.1's order",
 	"get_count Reversed inverted": "3.11 fails an assertion and drops the connection; thriftd answers 0, as 2.1",
 }
 
