@@ -307,7 +307,10 @@ func notServedYet(t AdoptedTable) string {
 	case ShapeDynamic, ShapeStatic, ShapeComposite, ShapeCounter:
 		return ""
 	}
-	return "the " + t.Shape + " shape is described but not served yet: thriftd reads and writes only tables of one clustering row per Thrift column"
+	if t.Shape == ShapeSuper {
+		return "a super column family (its subcolumns in the map column \"\") is described but not served yet: Cassandra before 5.0 does not read a map entry's write time, which a Thrift subcolumn carries"
+	}
+	return "the " + t.Shape + " shape is described but not served yet"
 }
 
 // isEmptyType reports whether a CQL type is Cassandra's EmptyType, which
