@@ -101,7 +101,10 @@ func families() []*cassandra19.CfDef {
 	super.ColumnType = "Super"
 	super.SubcomparatorType = str("LongType")
 	counter := cf("Counts", "UTF8Type", "CounterColumnType")
-	return []*cassandra19.CfDef{std, longs, rev, comp, static, super, counter}
+	// The family the writer writes to during the upgrades, apart from the
+	// recorded reads.
+	writes := cf("Writes", "UTF8Type", "BytesType")
+	return []*cassandra19.CfDef{std, longs, rev, comp, static, super, counter, writes}
 }
 
 // cqlTables are compact tables created with CQL on 3.11.
@@ -392,7 +395,7 @@ func (w *writer) run() {
 		}
 		key := fmt.Sprintf("w%06d", i)
 		ts := time.Now().UnixMicro()
-		err := c.Insert(context.Background(), []byte(key), &cassandra19.ColumnParent{ColumnFamily: "Standard1"},
+		err := c.Insert(context.Background(), []byte(key), &cassandra19.ColumnParent{ColumnFamily: "Writes"},
 			&cassandra19.Column{Name: []byte("seq"), Value: []byte(key), Timestamp: &ts}, cassandra19.ConsistencyLevel_ONE)
 		if err != nil {
 			w.nFailed.Add(1)
@@ -451,7 +454,7 @@ func TestJourney(t *testing.T) {
 	want := record(t, thrift311)
 	t.Logf("journey: recorded 3.11's answers to %d queries", len(want))
 
-	for _, tb := range tables {
+	for _, tb := range append(tables, "Writes") {
 		if err := s.Query(`ALTER TABLE ` + ks + `."` + tb + `" DROP COMPACT STORAGE`).Exec(); err != nil {
 			t.Fatalf("DROP COMPACT STORAGE of %s: %v", tb, err)
 		}
@@ -528,7 +531,7 @@ func TestJourney(t *testing.T) {
 	}
 	missing := 0
 	w.acked.Range(func(k, _ any) bool {
-		_, err := rc.Get(ctx, []byte(k.(string)), &cassandra19.ColumnPath{ColumnFamily: "Standard1", Column: []byte("seq")}, cassandra19.ConsistencyLevel_ONE)
+		_, err := rc.Get(ctx, []byte(k.(string)), &cassandra19.ColumnPath{ColumnFamily: "Writes", Column: []byte("seq")}, cassandra19.ConsistencyLevel_ONE)
 		if err != nil {
 			missing++
 			if missing < 5 {
