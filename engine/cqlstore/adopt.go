@@ -3,6 +3,7 @@ package cqlstore
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -81,7 +82,10 @@ type cqlColumn struct {
 // tableFlags are system_schema.tables' flags and the properties the
 // column family carries.
 type tableInfo struct {
-	flags      []string
+	flags []string
+	// flagsRead: flags are system_schema's (an empty set is then a
+	// static compact table's).
+	flagsRead  bool
 	comment    string
 	gcGrace    int
 	defaultTTL int
@@ -148,6 +152,13 @@ func classifyTable(ks, name string, info tableInfo, cols []cqlColumn) AdoptedTab
 		case "dense", "super":
 			return refuse("it is still a COMPACT STORAGE table (flag %s): run ALTER TABLE %s.%s DROP COMPACT STORAGE first", f, quote(ks), quote(name))
 		}
+	}
+	// A static compact table (a Thrift column family of a non-composite
+	// comparator, with or without column_metadata, on 3.x) is neither
+	// dense nor compound; every CQL table and every table DROP COMPACT
+	// STORAGE left is compound.
+	if info.flagsRead && !slices.Contains(info.flags, "compound") {
+		return refuse("it is still a COMPACT STORAGE table (a static one: flags without compound): run ALTER TABLE %s.%s DROP COMPACT STORAGE first", quote(ks), quote(name))
 	}
 	if strings.EqualFold(name, schemaTable) {
 		return refuse("it is thriftd's own table")
@@ -366,7 +377,7 @@ func InspectKeyspace(ctx context.Context, s *gocql.Session, ks string) ([]Adopte
 	var flags []string
 	var gc, ttl int
 	for iter.Scan(&name, &flags, &comment, &gc, &ttl) {
-		infos[name] = tableInfo{flags: flags, comment: comment, gcGrace: gc, defaultTTL: ttl}
+		infos[name] = tableInfo{flags: flags, flagsRead: true, comment: comment, gcGrace: gc, defaultTTL: ttl}
 		flags = nil
 	}
 	if err := iter.Close(); err != nil {

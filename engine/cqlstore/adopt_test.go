@@ -176,6 +176,24 @@ func TestInspectRefusesCompactStorage(t *testing.T) {
 	if got.Servable() || !strings.Contains(got.Reason, "DROP COMPACT STORAGE") {
 		t.Fatalf("compact table: %+v", got)
 	}
+	// 3.11 lists a static compact table (a Thrift family with
+	// column_metadata) with no flag at all, its declared columns regular.
+	got = classifyTable("ks", "users", tableInfo{flagsRead: true}, []cqlColumn{
+		{name: "key", kind: "partition_key", typ: "text"},
+		{name: "column1", kind: "clustering", order: "asc", typ: "text"},
+		{name: "value", kind: "regular", typ: "blob"},
+	})
+	if got.Servable() || !strings.Contains(got.Reason, "DROP COMPACT STORAGE") {
+		t.Fatalf("static compact table: %+v", got)
+	}
+	got = classifyTable("ks", "dropped", tableInfo{flagsRead: true, flags: []string{"compound"}}, []cqlColumn{
+		{name: "key", kind: "partition_key", typ: "text"},
+		{name: "column1", kind: "clustering", order: "asc", typ: "text"},
+		{name: "value", kind: "regular", typ: "blob"},
+	})
+	if !got.Servable() {
+		t.Fatalf("table after the drop: %+v", got)
+	}
 }
 
 // An adopted keyspace's tables are read and written in place through the

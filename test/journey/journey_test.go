@@ -321,6 +321,14 @@ func isThriftException(err error) bool {
 var documented = map[string]string{
 	"get_slice reversed 2 Users":  "3.11 answers a reversed slice of a static compact family out of order (a 3.11 bug); thriftd answers 2.1's order",
 	"get_count Reversed inverted": "3.11 fails an assertion and drops the connection; thriftd answers 0, as 2.1",
+	// Until the super shape is served (docs/cassandra.md, serving in place).
+	"get_slice Super1":            "the super column family is not served yet",
+	"get_slice reversed 2 Super1": "the super column family is not served yet",
+	"get_count Super1":            "the super column family is not served yet",
+	"multiget_slice Super1":       "the super column family is not served yet",
+	"get_range_slices Super1":     "the super column family is not served yet",
+	"get Super1":                  "the super column family is not served yet",
+	"describe_keyspace families":  "the super column family is not served yet, so not described",
 }
 
 func documentedWhy(label string) string {
@@ -340,6 +348,7 @@ func compare(t *testing.T, stage string, want, got []string) (equal, doc, other 
 			equal++
 		case documentedWhy(qs[i].label) != "":
 			doc++
+			t.Logf("%s: %s differs as documented (%s): now %s", stage, qs[i].label, documentedWhy(qs[i].label), clip(got[i]))
 		default:
 			other++
 			t.Logf("%s: %s differs:\n  3.11:    %s\n  now:     %s", stage, qs[i].label, clip(want[i]), clip(got[i]))
@@ -540,6 +549,14 @@ func TestJourney(t *testing.T) {
 		}
 		return true
 	})
+	for _, f := range figures {
+		if f.other > 0 {
+			t.Errorf("journey: %s: %d answers differ from 3.11's without a documented reason", f.stage, f.other)
+		}
+	}
+	if w.nAcked.Load() == 0 {
+		t.Error("journey: no write was acknowledged through thriftd")
+	}
 	t.Logf("journey: %d writes acknowledged through thriftd across the upgrades (%d refused while the node restarted), %d read back, %d missing",
 		w.nAcked.Load(), w.nFailed.Load(), w.nAcked.Load()-int64(missing), missing)
 	for _, f := range figures {
