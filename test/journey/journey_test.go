@@ -320,7 +320,7 @@ func isThriftException(err error) bool {
 // by query label prefix, with why (docs/migration.md).
 var documented = map[string]string{
 	"get_slice reversed 2 Users":  "3.11 answers a reversed slice of a static compact family out of order (a 3.11 bug); thriftd answers 2.1's order",
-	"get_count Reversed inverted": "3.11 fails an assertion and drops the connection; thriftd answers 0, as 2.1",
+	"get_count Reversed inverted": "3.11 fails an assertion and drops the connection; thriftd refuses the inverted range as 1.2.19 does (2.1 answers 0)",
 	// Until the super shape is served (docs/cassandra.md, serving in place).
 	"get_slice Super1":            "the super column family is not served yet",
 	"get_slice reversed 2 Super1": "the super column family is not served yet",
