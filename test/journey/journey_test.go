@@ -151,7 +151,7 @@ func load(t *testing.T, c *testenv.Client19, s *gocql.Session) {
 		}
 		m[k] = rows
 	}
-	if err := c.BatchMutate(ctx, toBytes(m), cassandra19.ConsistencyLevel_ONE); err != nil {
+	if err := c.BatchMutate(ctx, m, cassandra19.ConsistencyLevel_ONE); err != nil {
 		t.Fatalf("batch_mutate on 3.11: %v", err)
 	}
 	for i, k := range keys {
@@ -170,10 +170,6 @@ func load(t *testing.T, c *testenv.Client19, s *gocql.Session) {
 			}
 		}
 	}
-}
-
-func toBytes(m map[string]map[string][]*cassandra19.Mutation) map[string]map[string][]*cassandra19.Mutation {
-	return m
 }
 
 // query is one recorded Thrift call.
