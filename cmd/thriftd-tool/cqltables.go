@@ -31,7 +31,7 @@ func newCQLTablesCmd(o *options) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "cql-tables --cassandra HOST:PORT[,HOST:PORT...] KEYSPACE",
 		Short: "Report which tables of a CQL keyspace thriftd can serve in place, and why not",
-		Long: `cql-tables reads KEYSPACE's tables from the system_schema of a live Cassandra 4 or 5
+		Long: `cql-tables reads KEYSPACE's tables from the system_schema of a live Cassandra 3.11, 4 or 5
 cluster (its CQL native port) and prints, for each, whether thriftd serves it in
 place (thriftd -cassandra-adopt KEYSPACE), its shape and the column family a 19.x
 client sees, or the reason it is not served. It changes nothing

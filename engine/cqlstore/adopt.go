@@ -3,6 +3,7 @@ package cqlstore
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -81,7 +82,10 @@ type cqlColumn struct {
 // tableFlags are system_schema.tables' flags and the properties the
 // column family carries.
 type tableInfo struct {
-	flags      []string
+	flags []string
+	// flagsRead: flags are system_schema's (an empty set is then a
+	// static compact table's).
+	flagsRead  bool
 	comment    string
 	gcGrace    int
 	defaultTTL int
@@ -148,6 +152,13 @@ func classifyTable(ks, name string, info tableInfo, cols []cqlColumn) AdoptedTab
 		case "dense", "super":
 			return refuse("it is still a COMPACT STORAGE table (flag %s): run ALTER TABLE %s.%s DROP COMPACT STORAGE first", f, quote(ks), quote(name))
 		}
+	}
+	// A static compact table (a Thrift column family of a non-composite
+	// comparator, with or without column_metadata, on 3.x) is neither
+	// dense nor compound; every CQL table and every table DROP COMPACT
+	// STORAGE left is compound.
+	if info.flagsRead && !slices.Contains(info.flags, "compound") {
+		return refuse("it is still a COMPACT STORAGE table (a static one: flags without compound): run ALTER TABLE %s.%s DROP COMPACT STORAGE first", quote(ks), quote(name))
 	}
 	if strings.EqualFold(name, schemaTable) {
 		return refuse("it is thriftd's own table")
@@ -248,6 +259,13 @@ func classifyTable(ks, name string, info tableInfo, cols []cqlColumn) AdoptedTab
 		t.Shape = ShapeSuper
 	} else {
 		class, err := classOf(v.typ)
+		if isEmptyType(v.typ) {
+			// A compact table created with CQL with clustering columns
+			// but no regular column: DROP COMPACT STORAGE adds a value of
+			// EmptyType, which holds only empty values. 2.1 described
+			// such a table's values as BytesType.
+			class, err = "BytesType", nil
+		}
 		if err != nil {
 			return refuse("value column %s: %v", v.name, err)
 		}
@@ -293,32 +311,25 @@ func classifyTable(ks, name string, info tableInfo, cols []cqlColumn) AdoptedTab
 
 // notServedYet is why the store does not serve a table of a Thrift
 // shape, or "" when it does: the dynamic, static, composite and counter
-// shapes (adoptstatic.go, adoptcomposite.go, counter.go) with their key
-// and value columns, and but for several clustering columns column1, as
-// DROP COMPACT STORAGE named them.
+// shapes (adoptstatic.go, adoptcomposite.go, counter.go), whatever their
+// columns are named (renamed.go).
 func notServedYet(t AdoptedTable) string {
 	switch t.Shape {
-	case ShapeDynamic, ShapeStatic:
-	case ShapeComposite:
-		if t.Key != "key" || t.Value != "value" {
-			return fmt.Sprintf("its key and value columns are named %s and %s; thriftd serves them only as DROP COMPACT STORAGE named them: key and value", t.Key, t.Value)
-		}
+	case ShapeDynamic, ShapeStatic, ShapeComposite, ShapeCounter:
 		return ""
-	case ShapeCounter:
-		if len(t.Clustering) > 1 {
-			if t.Key != "key" || t.Value != "value" {
-				return fmt.Sprintf("its key and value columns are named %s and %s; thriftd serves them only as DROP COMPACT STORAGE named them: key and value", t.Key, t.Value)
-			}
-			return ""
-		}
-	default:
-		return "the " + t.Shape + " shape is described but not served yet: thriftd reads and writes only (key, column1, value) tables"
 	}
-	if t.Key != "key" || len(t.Clustering) != 1 || t.Clustering[0] != "column1" || t.Value != "value" {
-		return fmt.Sprintf("its columns are named %s, %s and %s; thriftd serves them only as DROP COMPACT STORAGE named them: key, column1 and value",
-			t.Key, strings.Join(t.Clustering, ", "), t.Value)
+	if t.Shape == ShapeSuper {
+		return "a super column family (its subcolumns in the map column \"\") is described but not served yet: Cassandra before 5.0 does not read a map entry's write time, which a Thrift subcolumn carries"
 	}
-	return ""
+	return "the " + t.Shape + " shape is described but not served yet"
+}
+
+// isEmptyType reports whether a CQL type is Cassandra's EmptyType, which
+// system_schema writes as a custom class ('...EmptyType') or, from 4.0 on
+// some paths, as empty.
+func isEmptyType(t string) bool {
+	t = strings.Trim(strings.TrimSpace(t), "'")
+	return t == "empty" || t == marshalPackage+"EmptyType" || t == "EmptyType"
 }
 
 // mapTypes splits "map<K, V>" (frozen or not) into K and V.
@@ -366,7 +377,7 @@ func InspectKeyspace(ctx context.Context, s *gocql.Session, ks string) ([]Adopte
 	var flags []string
 	var gc, ttl int
 	for iter.Scan(&name, &flags, &comment, &gc, &ttl) {
-		infos[name] = tableInfo{flags: flags, comment: comment, gcGrace: gc, defaultTTL: ttl}
+		infos[name] = tableInfo{flags: flags, flagsRead: true, comment: comment, gcGrace: gc, defaultTTL: ttl}
 		flags = nil
 	}
 	if err := iter.Close(); err != nil {

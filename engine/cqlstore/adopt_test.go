@@ -176,6 +176,24 @@ func TestInspectRefusesCompactStorage(t *testing.T) {
 	if got.Servable() || !strings.Contains(got.Reason, "DROP COMPACT STORAGE") {
 		t.Fatalf("compact table: %+v", got)
 	}
+	// 3.11 lists a static compact table (a Thrift family with
+	// column_metadata) with no flag at all, its declared columns regular.
+	got = classifyTable("ks", "users", tableInfo{flagsRead: true}, []cqlColumn{
+		{name: "key", kind: "partition_key", typ: "text"},
+		{name: "column1", kind: "clustering", order: "asc", typ: "text"},
+		{name: "value", kind: "regular", typ: "blob"},
+	})
+	if got.Servable() || !strings.Contains(got.Reason, "DROP COMPACT STORAGE") {
+		t.Fatalf("static compact table: %+v", got)
+	}
+	got = classifyTable("ks", "dropped", tableInfo{flagsRead: true, flags: []string{"compound"}}, []cqlColumn{
+		{name: "key", kind: "partition_key", typ: "text"},
+		{name: "column1", kind: "clustering", order: "asc", typ: "text"},
+		{name: "value", kind: "regular", typ: "blob"},
+	})
+	if !got.Servable() {
+		t.Fatalf("table after the drop: %+v", got)
+	}
 }
 
 // An adopted keyspace's tables are read and written in place through the
@@ -675,5 +693,82 @@ func TestFollowAdoptedOnTheCluster(t *testing.T) {
 	var owner string
 	if err := s.Query(`SELECT owner FROM ` + ks + `.first WHERE key = 0x6b LIMIT 1`).WithContext(ctx).Scan(&owner); err != nil || owner != "ann" {
 		t.Errorf("the new static column holds %q (%v)", owner, err)
+	}
+}
+
+// A compact table created with CQL keeps its own column names after DROP
+// COMPACT STORAGE (k, ts, v); one of clustering columns alone has an
+// EmptyType value (3.11 adds it). Both are served with the Thrift view 2.1
+// gave: comparator from the clustering types, validator from the value.
+func TestAdoptedRenamedColumns(t *testing.T) {
+	s, ks := adoptKeyspace(t,
+		`CREATE TABLE KS.events (k text, ts bigint, v bigint, PRIMARY KEY (k, ts)) WITH CLUSTERING ORDER BY (ts DESC)`,
+		`CREATE TABLE KS.pairs (k text, a text, b int, v text, PRIMARY KEY (k, a, b))`,
+		`INSERT INTO KS.events (k, ts, v) VALUES ('e', 1, 10) USING TIMESTAMP 100`,
+		`INSERT INTO KS.events (k, ts, v) VALUES ('e', 2, 20) USING TIMESTAMP 200`,
+		`INSERT INTO KS.pairs (k, a, b, v) VALUES ('p', 'x', 1, 'one') USING TIMESTAMP 300`,
+	)
+	st, ctx := openAdopting(t, ks)
+	adopted := st.Adopted()
+	if len(adopted) != 1 || adopted[0].ColumnFamilies["events"] == nil || adopted[0].ColumnFamilies["pairs"] == nil {
+		t.Fatalf("adopted: %+v", adopted)
+	}
+	if n := adopted[0].ColumnFamilies["events"].Comparator.Name(); n != "org.apache.cassandra.db.marshal.ReversedType(org.apache.cassandra.db.marshal.LongType)" {
+		t.Errorf("events comparator %s", n)
+	}
+	be := func(n int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(n)) }
+	if err := st.Apply(ctx, ks, []engine.RowMutation{{Key: "e", Mutations: []engine.Mutation{
+		{ColumnFamily: "events", Name: be(3), Value: be(30), Timestamp: 300},
+		{ColumnFamily: "events", Name: be(1), Delete: true, Timestamp: 400},
+	}}}); err != nil {
+		t.Fatal(err)
+	}
+	row, err := st.Get(ctx, ks, "e", engine.Query{ColumnFamily: "events", Predicate: engine.Predicate{Count: 10}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range row.Columns {
+		got = append(got, fmt.Sprintf("%d=%d@%d", binary.BigEndian.Uint64(c.Name), binary.BigEndian.Uint64(c.Value), c.Timestamp))
+	}
+	if strings.Join(got, " ") != "3=30@300 2=20@200" {
+		t.Errorf("events through the store: %q", got)
+	}
+	n, err := st.Count(ctx, ks, "e", "events", nil)
+	if err != nil || n != 2 {
+		t.Errorf("count of events: %d, %v", n, err)
+	}
+	var v int64
+	if err := s.Query(`SELECT v FROM ` + ks + `.events WHERE k = 'e' AND ts = 3`).Scan(&v); err != nil || v != 30 {
+		t.Errorf("CQL reads the store's write as %d, %v", v, err)
+	}
+	comp := []byte("\x00\x01y\x00\x00\x04\x00\x00\x00\x02\x00")
+	if err := st.Apply(ctx, ks, []engine.RowMutation{{Key: "p", Mutations: []engine.Mutation{
+		{ColumnFamily: "pairs", Name: comp, Value: []byte("two"), Timestamp: 500},
+	}}}); err != nil {
+		t.Fatal(err)
+	}
+	row, err = st.Get(ctx, ks, "p", engine.Query{ColumnFamily: "pairs", Predicate: engine.Predicate{Count: 10}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(row.Columns) != 2 || string(row.Columns[0].Value) != "one" || string(row.Columns[1].Value) != "two" {
+		t.Errorf("pairs through the store: %+v", row.Columns)
+	}
+}
+
+func TestRenameColumns(t *testing.T) {
+	m := map[string]string{"key": `"k"`, "column1": `"ts"`, "value": `"v"`}
+	for in, want := range map[string]string{
+		`SELECT column1, value, writetime(value) FROM "ks"."key" WHERE key = ? AND column1 >= ?`: `SELECT "ts", "v", writetime("v") FROM "ks"."key" WHERE "k" = ? AND "ts" >= ?`,
+		`INSERT INTO "ks"."t" (key, column1, value) VALUES (?, ?, ?) USING TIMESTAMP ?`:          `INSERT INTO "ks"."t" ("k", "ts", "v") VALUES (?, ?, ?) USING TIMESTAMP ?`,
+		`SELECT token(key), keys FROM t WHERE x = 'key'`:                                         `SELECT token("k"), keys FROM t WHERE x = 'key'`,
+	} {
+		if got := renameColumns(in, m); got != want {
+			t.Errorf("renameColumns(%s) = %s, want %s", in, got, want)
+		}
+	}
+	if !containsTable(`SELECT * FROM "ks"."t" WHERE`, `"ks"."t"`) || containsTable(`FROM "ks"."t""x"`, `"ks"."t"`) {
+		t.Error("containsTable")
 	}
 }

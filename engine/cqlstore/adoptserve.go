@@ -27,6 +27,11 @@ type adoption struct {
 	keyspaces []*schema.Keyspace
 	families  map[cfName]*family
 	tables    []AdoptedTable
+	// renames maps the quoted table of an adopted table whose key,
+	// clustering or value column is not named as DROP COMPACT STORAGE
+	// names a Thrift table's (key, column1, value) to the quoted names it
+	// has (renamed.go).
+	renames map[string]map[string]string
 	// version is the cluster's schema version read before the
 	// keyspaces were.
 	version string
@@ -124,6 +129,12 @@ func (st *Store) readAdopted(ctx context.Context, strict bool, prev *adoption) (
 			def.ID = adoptedID(name, t.Name)
 			ks.ColumnFamilies[t.Name] = &def
 			a.families[cfName{name, t.Name}] = adoptedFamily(&def, t)
+			if r := t.renames(); r != nil {
+				if a.renames == nil {
+					a.renames = map[string]map[string]string{}
+				}
+				a.renames[quote(t.Keyspace)+"."+quote(t.Name)] = r
+			}
 			if !quiet {
 				st.logger().Info("adopted table served", "keyspace", name, "table", t.Name, "comparator", def.Comparator.Name())
 			}

@@ -185,6 +185,7 @@ func (st *Store) casBatch(ctx context.Context, keyspace, key string, c engine.CA
 	cmp := f.def.Comparator
 	updated := map[string]bool{}
 	b := st.session.Batch(gocql.UnloggedBatch).Consistency(commit).SerialConsistency(serial)
+	bq := func(stmt string, args ...any) { b.Query(st.cqlOf(stmt), args...) }
 	if fence != nil {
 		// Kept at least as long as it had left (a range ghost's time)
 		// and the family's grace.
@@ -193,9 +194,9 @@ func (st *Store) casBatch(ctx context.Context, keyspace, key string, c engine.CA
 		binary.BigEndian.PutUint64(nonce[:8], rand.Uint64())
 		binary.BigEndian.PutUint64(nonce[8:], rand.Uint64())
 		if fence.value == nil {
-			b.Query(`UPDATE `+f.table+` USING TTL ? SET ghost = ? WHERE key = ? IF ghost = null`, capTTL(ttl), nonce[:], kb)
+			bq(`UPDATE `+f.table+` USING TTL ? SET ghost = ? WHERE key = ? IF ghost = null`, capTTL(ttl), nonce[:], kb)
 		} else {
-			b.Query(`UPDATE `+f.table+` USING TTL ? SET ghost = ? WHERE key = ? IF ghost = ?`, capTTL(ttl), nonce[:], kb, fence.value)
+			bq(`UPDATE `+f.table+` USING TTL ? SET ghost = ? WHERE key = ? IF ghost = ?`, capTTL(ttl), nonce[:], kb, fence.value)
 		}
 	}
 	expected := map[string][]byte{}
@@ -210,13 +211,13 @@ func (st *Store) casBatch(ctx context.Context, keyspace, key string, c engine.CA
 		updated[string(m.Name)] = true
 		switch e, cond := expected[string(m.Name)]; {
 		case m.Delete:
-			b.Query(`DELETE FROM `+f.table+` WHERE key = ?`+row, append([]any{kb}, vals...)...)
+			bq(`DELETE FROM `+f.table+` WHERE key = ?`+row, append([]any{kb}, vals...)...)
 		case len(c.Expected) == 0:
-			b.Query(insert+` IF NOT EXISTS`, insertArgs...)
+			bq(insert+` IF NOT EXISTS`, insertArgs...)
 		case cond:
-			b.Query(`UPDATE `+f.table+` SET value = ? WHERE key = ?`+row+` IF value = ?`, append(append([]any{raw(nonNil(m.Value)), kb}, vals...), raw(nonNil(e)))...)
+			bq(`UPDATE `+f.table+` SET value = ? WHERE key = ?`+row+` IF value = ?`, append(append([]any{raw(nonNil(m.Value)), kb}, vals...), raw(nonNil(e)))...)
 		default:
-			b.Query(insert, insertArgs...)
+			bq(insert, insertArgs...)
 		}
 	}
 	// An expected column the call does not write still needs its
@@ -231,9 +232,9 @@ func (st *Store) casBatch(ctx context.Context, keyspace, key string, c engine.CA
 		row := rowWhere(cols)
 		args := append(append([]any{raw(nonNil(col.Value)), kb}, vals...), raw(nonNil(col.Value)))
 		if col.TTL > 0 {
-			b.Query(`UPDATE `+f.table+` USING TTL ? SET value = ? WHERE key = ?`+row+` IF value = ?`, append([]any{int(col.TTL)}, args...)...)
+			bq(`UPDATE `+f.table+` USING TTL ? SET value = ? WHERE key = ?`+row+` IF value = ?`, append([]any{int(col.TTL)}, args...)...)
 		} else {
-			b.Query(`UPDATE `+f.table+` SET value = ? WHERE key = ?`+row+` IF value = ?`, args...)
+			bq(`UPDATE `+f.table+` SET value = ? WHERE key = ?`+row+` IF value = ?`, args...)
 		}
 	}
 	bctx, cancel := st.bound(ctx)

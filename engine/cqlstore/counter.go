@@ -95,13 +95,13 @@ func (st *Store) applyCounterRow(ctx context.Context, keyspace string, r engine.
 		stmts := byCF[cf]
 		var err error
 		if len(stmts) == 1 {
-			err = st.session.Query(stmts[0].cql, stmts[0].args...).WithContext(ctx).Consistency(cl).
+			err = st.session.Query(st.cqlOf(stmts[0].cql), stmts[0].args...).WithContext(ctx).Consistency(cl).
 				Idempotent(false).RetryPolicy(noRetry).Exec()
 		} else {
 			// Batch entries are not idempotent unless marked so.
 			b := st.session.Batch(gocql.CounterBatch).WithContext(ctx).Consistency(cl).RetryPolicy(noRetry)
 			for _, s := range stmts {
-				b.Query(s.cql, s.args...)
+				b.Query(st.cqlOf(s.cql), s.args...)
 			}
 			err = b.Exec()
 		}

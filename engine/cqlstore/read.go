@@ -156,7 +156,7 @@ func (st *Store) Count(ctx context.Context, keyspace, key, cf string, superColum
 // readQuery is a read of the cluster at the call's consistency level,
 // under ctx, retried by readRetry.
 func (st *Store) readQuery(ctx context.Context, stmt string, args ...any) *gocql.Query {
-	return st.session.Query(stmt, args...).WithContext(ctx).
+	return st.session.Query(st.cqlOf(stmt), args...).WithContext(ctx).
 		Consistency(readConsistency(engine.Consistency(ctx))).Idempotent(true).RetryPolicy(readRetry{})
 }
 

@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -75,6 +76,54 @@ func (c Cluster) connect(m *metrics) (*gocql.Session, error) {
 	if len(c.Hosts) == 0 {
 		return nil, fmt.Errorf("no Cassandra contact points given")
 	}
+	proto := 5
+	s, err := c.session(m, proto)
+	if err != nil && strings.Contains(err.Error(), "unsupported protocol version 5") {
+		// Cassandra 3.11 speaks protocol 4 (5 only as a beta it refuses
+		// without the beta flag).
+		proto = 4
+		s, err = c.session(m, proto)
+	}
+	if err != nil {
+		return nil, err
+	}
+	// A cluster in the middle of a rolling upgrade from 3.11 has nodes of
+	// protocol 4 only: a session of protocol 5 could not reach them.
+	versions, err := releaseVersions(s)
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	need4 := false
+	for _, v := range versions {
+		major, minor := releaseMajor(v)
+		if major < 3 || (major == 3 && minor < 11) {
+			s.Close()
+			return nil, fmt.Errorf("the Cassandra cluster at %s has a node of Cassandra %s: thriftd needs Cassandra 3.11, 4.0, 4.1 or 5.0", strings.Join(c.Hosts, ","), v)
+		}
+		need4 = need4 || major < 4
+	}
+	if need4 && proto == 5 {
+		s.Close()
+		return c.session(m, 4)
+	}
+	return s, nil
+}
+
+// registeredTypes are the driver's types and EmptyType, the type of the
+// value column DROP COMPACT STORAGE adds to a compact table of
+// clustering columns alone: its values (always empty) are read and
+// written as blobs.
+var registeredTypes = func() *gocql.RegisteredTypes {
+	r := gocql.GlobalTypes.Copy()
+	if err := r.AddAlias("EmptyType", "blob"); err != nil {
+		panic(err)
+	}
+	return r
+}()
+
+// session opens a session of protocol version proto.
+func (c Cluster) session(m *metrics, proto int) (*gocql.Session, error) {
 	cc := gocql.NewCluster(c.Hosts...)
 	// The driver's timeout is per connection, and schema changes (a
 	// keyspace drop flushes and snapshots) take far longer than data
@@ -89,15 +138,17 @@ func (c Cluster) connect(m *metrics) (*gocql.Session, error) {
 	// missed their heartbeats) is tried again every second, not every
 	// minute: requests fail while it stays down (clusterError).
 	cc.ReconnectInterval = time.Second
-	// Cassandra 4 and 5 speak protocol 5; naming it skips the negotiation.
-	cc.ProtoVersion = 5
+	// Cassandra 4 and 5 speak protocol 5, 3.11 protocol 4 (connect
+	// chooses); naming it skips the driver's negotiation.
+	cc.ProtoVersion = proto
+	cc.RegisteredTypes = registeredTypes
 	cc.Logger = slogLogger{}
 	if m != nil {
 		cc.QueryObserver, cc.BatchObserver, cc.ConnectObserver = m, m, m
 	}
 	cc.AddressTranslator = c.translate
-	// Protocol 4 and up carry the client-side timestamps thriftd sets
-	// with USING TIMESTAMP unchanged; auto-negotiation picks 5 on 5.0.
+	// Protocols 4 and 5 carry the timestamps thriftd sets with USING
+	// TIMESTAMP unchanged.
 	if c.LocalDC != "" {
 		cc.PoolConfig.HostSelectionPolicy = gocql.TokenAwareHostPolicy(gocql.DCAwareRoundRobinPolicy(c.LocalDC))
 	} else {
@@ -397,4 +448,45 @@ func (st *Store) logger() *slog.Logger {
 		return slog.New(slog.DiscardHandler)
 	}
 	return st.opts.Logger
+}
+
+// releaseVersions reads the release of every node the contacted one knows
+// (system.local and system.peers' release_version).
+func releaseVersions(s *gocql.Session) ([]string, error) {
+	var local string
+	if err := s.Query(`SELECT release_version FROM system.local WHERE key = 'local'`).Scan(&local); err != nil {
+		return nil, fmt.Errorf("read the node's release from system.local: %w", err)
+	}
+	out := []string{local}
+	iter := s.Query(`SELECT release_version FROM system.peers`).Iter()
+	var v string
+	for iter.Scan(&v) {
+		if v != "" {
+			out = append(out, v)
+		}
+	}
+	if err := iter.Close(); err != nil {
+		return nil, fmt.Errorf("read the nodes' releases from system.peers: %w", err)
+	}
+	return out, nil
+}
+
+// releaseMajor parses the major and minor numbers of a release
+// ("3.11.19", "5.0.9", "4.1-SNAPSHOT").
+func releaseMajor(v string) (major, minor int) {
+	parts := strings.SplitN(v, ".", 3)
+	if len(parts) > 0 {
+		major, _ = strconv.Atoi(strings.TrimFunc(parts[0], func(r rune) bool { return r < '0' || r > '9' }))
+	}
+	if len(parts) > 1 {
+		digits := parts[1]
+		for i, r := range digits {
+			if r < '0' || r > '9' {
+				digits = digits[:i]
+				break
+			}
+		}
+		minor, _ = strconv.Atoi(digits)
+	}
+	return major, minor
 }
