@@ -109,6 +109,8 @@ func (st *Store) readComposite(ctx context.Context, f *family, key string, q eng
 	if f.writtenTTL && !counter {
 		sel += `, written_ttl`
 	}
+	cells := valueCells{on: f.valueType != "" && !counter}
+	sel += cells.selects()
 	stmt := sel + ` FROM ` + f.table + ` WHERE key = ?`
 	// 1.2's ReversedType sorts an empty component first, and a name of
 	// fewer components (its missing ones empty) before every longer name
@@ -148,6 +150,7 @@ func (st *Store) readComposite(ctx context.Context, f *family, key string, q eng
 		if f.writtenTTL {
 			dest = append(dest, &wrote)
 		}
+		dest = cells.dest(dest)
 	}
 	now := time.Now().Unix()
 	limit := q.Count
@@ -158,6 +161,10 @@ func (st *Store) readComposite(ctx context.Context, f *family, key string, q eng
 	for (sorted || len(out) < limit) && iter.Scan(dest...) {
 		if comps[0] == nil {
 			continue // a partition with only the ghost marker
+		}
+		var live bool
+		if value, ts, ttl, live = cells.merge(value, ts, ttl); !live {
+			continue
 		}
 		col := expiring(engine.Column{Name: joinComposite(comps, a.prefixes), Value: nonNil(value), Timestamp: ts}, ttl, now)
 		col = asWritten(col, wrote)
@@ -278,6 +285,7 @@ func (f *family) compositeStatement(key raw, m engine.Mutation) (statement, bool
 	names := "key"
 	marks := "?"
 	args := []any{key}
+	vals := make([]any, 0, len(a.clustering))
 	for i := range a.clustering {
 		names += ", " + a.clustering[i]
 		marks += ", ?"
@@ -286,6 +294,10 @@ func (f *family) compositeStatement(key raw, m engine.Mutation) (statement, bool
 			v = raw(comps[i])
 		}
 		args = append(args, v)
+		vals = append(vals, v)
+	}
+	if f.valueType != "" {
+		return f.valueInsert(key, a.clustering, vals, m), true
 	}
 	names += ", value"
 	marks += ", ?"

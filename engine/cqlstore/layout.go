@@ -71,6 +71,10 @@ type family struct {
 	// rawNames: column1 is of a CQL type that holds names as they are;
 	// otherwise it is a blob of encodeName.
 	rawNames bool
+	// valueType is the CQL type of value when the table also has
+	// blob_value, which holds the values that type refuses (typed.go);
+	// empty otherwise.
+	valueType string
 	// rawKey: key is of a CQL type other than blob, holding the row key's
 	// bytes as they are; otherwise it holds keyBlob.
 	rawKey bool
@@ -115,6 +119,9 @@ func familyOf(def *schema.ColumnFamily, table string, cols tableColumns) *family
 	_, f.writtenTTL = cols.types["written_ttl"]
 	f.rawNames = cols.types["column1"] != "" && cols.types["column1"] != "blob"
 	f.rawKey = cols.types["key"] != "" && cols.types["key"] != "blob"
+	if _, ok := cols.types[blobValueColumn]; ok {
+		f.valueType = cols.types["value"]
+	}
 	if f.writtenTTL {
 		f.cql.insertTTL = `INSERT INTO ` + table + ` (key, column1, value, written_ttl) VALUES (?, ?, ?, ?) USING TIMESTAMP ? AND TTL ?`
 	}

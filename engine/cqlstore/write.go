@@ -221,6 +221,10 @@ func (st *Store) familyStatements(out []statement, f *family, key raw, muts []en
 			}
 			name = f.encode(c, m.Name)
 		}
+		if !m.Delete && sc == nil && f.valueType != "" {
+			out = append(out, f.valueInsert(key, []string{"column1"}, []any{name}, m))
+			continue
+		}
 		if !m.Delete && m.TTL > 0 {
 			ttl := capTTL(int(m.TTL))
 			switch {
