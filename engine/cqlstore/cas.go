@@ -210,6 +210,10 @@ func (st *Store) casBatch(ctx context.Context, keyspace, key string, c engine.CA
 		vc, _ := f.valueColumn(m.Name)
 		insert := `INSERT INTO ` + f.table + ` (key, ` + strings.Join(cols, ", ") + `, ` + vc + `) VALUES (?` + strings.Repeat(", ?", len(cols)) + `, ?)`
 		insertArgs := append(append([]any{kb}, vals...), raw(nonNil(m.Value)))
+		if n, ok := f.writtenComponents(engine.Mutation{Name: m.Name}); ok {
+			insert = strings.Replace(insert, `) VALUES (?`, `, `+nameComponentsColumn+`) VALUES (?, ?`, 1)
+			insertArgs = append(insertArgs, n)
+		}
 		updated[string(m.Name)] = true
 		switch e, cond := expected[string(m.Name)]; {
 		case m.Delete:

@@ -154,9 +154,13 @@ func (st *Store) typedTable(cqlKS string, def *schema.ColumnFamily) string {
 	if value == "counter" {
 		extra = ""
 	}
+	clustering := clusteringOf(def)
+	if len(clustering) > 1 {
+		extra += `, ` + nameComponentsColumn + ` int`
+	}
 	var cols, keys, orders []string
 	desc := false
-	for i, c := range clusteringOf(def) {
+	for i, c := range clustering {
 		name := "column" + itoa(i+1)
 		cols = append(cols, name+" "+c.typ)
 		keys = append(keys, name)
@@ -188,6 +192,9 @@ func (st *Store) typedColumns(def *schema.ColumnFamily) tableColumns {
 	}
 	if valueType(def) != "counter" {
 		c.types["ghost"], c.types["written_ttl"] = "blob", "int"
+	}
+	if len(c.clustering) > 1 {
+		c.types[nameComponentsColumn] = "int"
 	}
 	return c
 }
@@ -330,6 +337,10 @@ func (f *family) valueInsert(key raw, clustering []string, vals []any, m engine.
 			names += ", written_ttl"
 			args = append(args, m.TTL)
 		}
+	}
+	if n, ok := f.writtenComponents(m); ok {
+		names += ", " + nameComponentsColumn
+		args = append(args, n)
 	}
 	stmt := `INSERT INTO ` + f.table + ` (` + names + `) VALUES (?` + strings.Repeat(", ?", len(args)-1) + `) USING TIMESTAMP ?`
 	args = append(args, m.Timestamp)
