@@ -677,6 +677,13 @@ func (st *Store) serve(ctx context.Context, next *schema.Schema) error {
 				c = st.typedColumns(def)
 			}
 			f := familyOf(def, table, c)
+			if f.valueType == "" && ok && needsBlobValue(def, c.types["value"]) {
+				// The process that changed the validators adds
+				// blob_value (addBlobValues); a process following the
+				// change may read the table before it does, and serves
+				// the column it will have.
+				f.valueType = c.types["value"]
+			}
 			if f.adopt == nil && wantsIndex(def, c) {
 				f.index = newFamilyIndex(cqlKS, def)
 			}
