@@ -65,9 +65,13 @@ func splitComposite(name []byte) ([][]byte, error) {
 
 // joinComposite is the CompositeType name of full components. With
 // prefixes, trailing empty components are left out (at least one is
-// kept): they stand for the components a shorter name does not have.
-func joinComposite(comps []raw, prefixes bool) []byte {
-	if prefixes {
+// kept): they stand for the components a shorter name does not have,
+// unless written, the number of components the name was written with
+// (name_components), says how many it had.
+func joinComposite(comps []raw, prefixes bool, written *int32) []byte {
+	if prefixes && written != nil && int(*written) >= 1 && int(*written) <= len(comps) {
+		comps = comps[:*written]
+	} else if prefixes {
 		for len(comps) > 1 && len(comps[len(comps)-1]) == 0 {
 			comps = comps[:len(comps)-1]
 		}
@@ -109,6 +113,11 @@ func (st *Store) readComposite(ctx context.Context, f *family, key string, q eng
 	if f.writtenTTL && !counter {
 		sel += `, written_ttl`
 	}
+	if f.nameComponents && !counter {
+		sel += `, ` + nameComponentsColumn
+	}
+	cells := valueCells{on: f.valueType != "" && !counter}
+	sel += cells.selects()
 	stmt := sel + ` FROM ` + f.table + ` WHERE key = ?`
 	// 1.2's ReversedType sorts an empty component first, and a name of
 	// fewer components (its missing ones empty) before every longer name
@@ -137,8 +146,8 @@ func (st *Store) readComposite(ctx context.Context, f *family, key string, q eng
 	comps := make([]raw, len(a.clustering))
 	var value raw
 	var ts int64
-	var ttl, wrote *int32
-	dest := make([]any, 0, len(comps)+4)
+	var ttl, wrote, written *int32
+	dest := make([]any, 0, len(comps)+8)
 	for i := range comps {
 		dest = append(dest, &comps[i])
 	}
@@ -148,6 +157,10 @@ func (st *Store) readComposite(ctx context.Context, f *family, key string, q eng
 		if f.writtenTTL {
 			dest = append(dest, &wrote)
 		}
+		if f.nameComponents {
+			dest = append(dest, &written)
+		}
+		dest = cells.dest(dest)
 	}
 	now := time.Now().Unix()
 	limit := q.Count
@@ -159,12 +172,16 @@ func (st *Store) readComposite(ctx context.Context, f *family, key string, q eng
 		if comps[0] == nil {
 			continue // a partition with only the ghost marker
 		}
-		col := expiring(engine.Column{Name: joinComposite(comps, a.prefixes), Value: nonNil(value), Timestamp: ts}, ttl, now)
+		var live bool
+		if value, ts, ttl, live = cells.merge(value, ts, ttl); !live {
+			continue
+		}
+		col := expiring(engine.Column{Name: joinComposite(comps, a.prefixes, written), Value: nonNil(value), Timestamp: ts}, ttl, now)
 		col = asWritten(col, wrote)
 		for i := range comps {
 			comps[i] = nil
 		}
-		value, ttl, wrote = nil, nil, nil
+		value, ttl, wrote, written = nil, nil, nil, nil
 		if sorted {
 			all = append(all, col)
 			continue
@@ -278,6 +295,7 @@ func (f *family) compositeStatement(key raw, m engine.Mutation) (statement, bool
 	names := "key"
 	marks := "?"
 	args := []any{key}
+	vals := make([]any, 0, len(a.clustering))
 	for i := range a.clustering {
 		names += ", " + a.clustering[i]
 		marks += ", ?"
@@ -286,6 +304,15 @@ func (f *family) compositeStatement(key raw, m engine.Mutation) (statement, bool
 			v = raw(comps[i])
 		}
 		args = append(args, v)
+		vals = append(vals, v)
+	}
+	if f.valueType != "" {
+		return f.valueInsert(key, a.clustering, vals, m), true
+	}
+	if n, ok := f.writtenComponents(m); ok {
+		names += ", " + nameComponentsColumn
+		marks += ", ?"
+		args = append(args, n)
 	}
 	names += ", value"
 	marks += ", ?"
@@ -302,6 +329,26 @@ func (f *family) compositeStatement(key raw, m engine.Mutation) (statement, bool
 		args = append(args, capTTL(int(m.TTL)))
 	}
 	return statement{stmt, args}, true
+}
+
+// nameComponentsColumn is the column of a 19.x composite table that
+// keeps how many components each name was written with, so that a name
+// whose last components are empty reads back as written: its row is the
+// one of the shorter name (prefixes), whose missing components are empty
+// too.
+const nameComponentsColumn = "name_components"
+
+// writtenComponents is what a write of m records in name_components,
+// where the table has it: the number of components of m's name.
+func (f *family) writtenComponents(m engine.Mutation) (int, bool) {
+	if !f.nameComponents || f.adopt == nil || !f.adopt.prefixes {
+		return 0, false
+	}
+	comps, err := splitComposite(m.Name)
+	if err != nil || len(comps) == 0 || len(comps) > len(f.adopt.clustering) {
+		return 0, false
+	}
+	return len(comps), true
 }
 
 // components are the clustering values of name's row: one per clustering

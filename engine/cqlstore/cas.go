@@ -206,8 +206,15 @@ func (st *Store) casBatch(ctx context.Context, keyspace, key string, c engine.CA
 	for _, m := range c.Updates {
 		cols, vals := f.rowOf(cmp, m.Name)
 		row := rowWhere(cols)
-		insert := `INSERT INTO ` + f.table + ` (key, ` + strings.Join(cols, ", ") + `, value) VALUES (?` + strings.Repeat(", ?", len(cols)) + `, ?)`
+		// A table with blob_value (typed.go) holds the value in the
+		// column of its validator's type; so does the condition.
+		vc, _ := f.valueColumn(m.Name)
+		insert := `INSERT INTO ` + f.table + ` (key, ` + strings.Join(cols, ", ") + `, ` + vc + `) VALUES (?` + strings.Repeat(", ?", len(cols)) + `, ?)`
 		insertArgs := append(append([]any{kb}, vals...), raw(nonNil(m.Value)))
+		if n, ok := f.writtenComponents(engine.Mutation{Name: m.Name}); ok {
+			insert = strings.Replace(insert, `) VALUES (?`, `, `+nameComponentsColumn+`) VALUES (?, ?`, 1)
+			insertArgs = append(insertArgs, n)
+		}
 		updated[string(m.Name)] = true
 		switch e, cond := expected[string(m.Name)]; {
 		case m.Delete:
@@ -215,7 +222,7 @@ func (st *Store) casBatch(ctx context.Context, keyspace, key string, c engine.CA
 		case len(c.Expected) == 0:
 			bq(insert+` IF NOT EXISTS`, insertArgs...)
 		case cond:
-			bq(`UPDATE `+f.table+` SET value = ? WHERE key = ?`+row+` IF value = ?`, append(append([]any{raw(nonNil(m.Value)), kb}, vals...), raw(nonNil(e)))...)
+			bq(`UPDATE `+f.table+` SET `+vc+` = ? WHERE key = ?`+row+` IF `+vc+` = ?`, append(append([]any{raw(nonNil(m.Value)), kb}, vals...), raw(nonNil(e)))...)
 		default:
 			bq(insert, insertArgs...)
 		}
@@ -231,10 +238,11 @@ func (st *Store) casBatch(ctx context.Context, keyspace, key string, c engine.CA
 		cols, vals := f.rowOf(cmp, col.Name)
 		row := rowWhere(cols)
 		args := append(append([]any{raw(nonNil(col.Value)), kb}, vals...), raw(nonNil(col.Value)))
+		vc, _ := f.valueColumn(col.Name)
 		if col.TTL > 0 {
-			bq(`UPDATE `+f.table+` USING TTL ? SET value = ? WHERE key = ?`+row+` IF value = ?`, append([]any{int(col.TTL)}, args...)...)
+			bq(`UPDATE `+f.table+` USING TTL ? SET `+vc+` = ? WHERE key = ?`+row+` IF `+vc+` = ?`, append([]any{int(col.TTL)}, args...)...)
 		} else {
-			bq(`UPDATE `+f.table+` SET value = ? WHERE key = ?`+row+` IF value = ?`, args...)
+			bq(`UPDATE `+f.table+` SET `+vc+` = ? WHERE key = ?`+row+` IF `+vc+` = ?`, args...)
 		}
 	}
 	bctx, cancel := st.bound(ctx)

@@ -469,6 +469,9 @@ func (st *Store) applySchema(ctx context.Context, next *schema.Schema, author bo
 		}
 		st.logger().Info("schema change", "cql", stmt)
 	}
+	if err := st.addBlobValues(ctx, next, existing); err != nil {
+		return err
+	}
 	// Record each new family as the 0.6 path does, so that a start with
 	// a configuration that drifted from it is refused.
 	for _, name := range next.KeyspaceNames() {
@@ -490,6 +493,45 @@ func (st *Store) applySchema(ctx context.Context, next *schema.Schema, author bo
 		}
 	}
 	return st.syncIndexes(ctx, next, author, fresh)
+}
+
+// addBlobValues gives blob_value (typed.go) to each existing table whose
+// value column's type cannot hold what its family's validators now allow:
+// a column declared, or a default validator set, by
+// system_update_column_family after the table was created with a typed
+// value. Its values stay where they are; ADD IF NOT EXISTS makes the
+// statement safe to repeat, by this process or another.
+func (st *Store) addBlobValues(ctx context.Context, next *schema.Schema, existing map[string]map[string]bool) error {
+	for _, name := range next.KeyspaceNames() {
+		ks := next.Keyspaces[name]
+		cqlKS := keyspaceName(st.opts.Prefix, name)
+		if ks.System || len(existing[cqlKS]) == 0 {
+			continue
+		}
+		var cols map[string]tableColumns
+		for _, cf := range sortedFamilies(ks) {
+			def := ks.ColumnFamilies[cf]
+			if !existing[cqlKS][cf] || def.Super || counterFamily(def) {
+				continue
+			}
+			if cols == nil {
+				var err error
+				if cols, err = st.columnsOf(ctx, cqlKS); err != nil {
+					return err
+				}
+			}
+			c := cols[cf]
+			if _, has := c.types[blobValueColumn]; has || !needsBlobValue(def, c.types["value"]) {
+				continue
+			}
+			stmt := `ALTER TABLE ` + quote(cqlKS) + `.` + quote(cf) + ` ADD IF NOT EXISTS ` + blobValueColumn + ` blob`
+			if err := st.ddl(ctx, stmt); err != nil {
+				return err
+			}
+			st.logger().Info("schema change", "cql", stmt)
+		}
+	}
+	return nil
 }
 
 // recordExec writes or deletes a family's record in its keyspace's
@@ -635,6 +677,13 @@ func (st *Store) serve(ctx context.Context, next *schema.Schema) error {
 				c = st.typedColumns(def)
 			}
 			f := familyOf(def, table, c)
+			if f.valueType == "" && ok && needsBlobValue(def, c.types["value"]) {
+				// The process that changed the validators adds
+				// blob_value (addBlobValues); a process following the
+				// change may read the table before it does, and serves
+				// the column it will have.
+				f.valueType = c.types["value"]
+			}
 			if f.adopt == nil && wantsIndex(def, c) {
 				f.index = newFamilyIndex(cqlKS, def)
 			}

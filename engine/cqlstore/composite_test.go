@@ -1,6 +1,7 @@
 package cqlstore
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -63,8 +64,8 @@ func TestCompositeLayout(t *testing.T) {
 	change(t, st, next, "1")
 	ks := keyspaceName(o.Prefix, "C")
 	expectColumns(t, st.session, ks, map[string]string{
-		"Comp":     "column1 text clustering asc, column2 bigint clustering asc, ghost blob static, key text partition_key, value text regular, written_ttl int regular",
-		"CompDesc": "column1 text clustering asc, column2 bigint clustering desc, ghost blob static, key text partition_key, value text regular, written_ttl int regular",
+		"Comp":     "column1 text clustering asc, column2 bigint clustering asc, ghost blob static, key text partition_key, name_components int regular, value text regular, written_ttl int regular",
+		"CompDesc": "column1 text clustering asc, column2 bigint clustering desc, ghost blob static, key text partition_key, name_components int regular, value text regular, written_ttl int regular",
 		"Rev":      "column1 bigint clustering desc, ghost blob static, key text partition_key, value text regular, written_ttl int regular",
 		"CompDate": "column1 blob clustering asc, ghost blob static, key text partition_key, value text regular, written_ttl int regular",
 	})
@@ -178,6 +179,15 @@ func TestCompositeLayout(t *testing.T) {
 	}
 	if g := read(st, "Comp", "k", engine.Predicate{Start: compositeName(0, []byte("d")), Count: 10}); g != "d:1=d/600" {
 		t.Errorf("expiring column: %s", g)
+	}
+	// A name whose last components are empty reads back as written, as
+	// does the shorter name of another row (name_components).
+	full, short := compositeName(0, []byte("e"), []byte{}), compositeName(0, []byte("f"))
+	put(st, "Comp", "trail", full, "e", 1, 0)
+	put(st, "Comp", "trail", short, "f", 1, 0)
+	if row, err := st.Get(ctx, "C", "trail", engine.Query{ColumnFamily: "Comp", Predicate: storetest.All(10)}); err != nil || len(row.Columns) != 2 ||
+		!bytes.Equal(row.Columns[0].Name, full) || !bytes.Equal(row.Columns[1].Name, short) {
+		t.Errorf("names with empty last components: %+v, %v; want %x and %x", row.Columns, err, full, short)
 	}
 	put(st, "Comp", "gone", compositeName(0, []byte("a"), L(1)), "x", 1, 0)
 	apply(t, st, "C", engine.RowMutation{Key: "gone", Mutations: []engine.Mutation{{ColumnFamily: "Comp", Delete: true, Timestamp: 2}}})

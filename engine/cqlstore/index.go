@@ -450,15 +450,20 @@ func (st *Store) startBuild(cqlKS string, f *family, column []byte) {
 // buildIndex writes an entry for every cell of column in f's table, then
 // the marker, and returns the number of entries.
 func (st *Store) buildIndex(ctx context.Context, cqlKS string, f *family, column []byte) (int, error) {
-	iter := st.session.Query(`SELECT key, value, WRITETIME(value), TTL(value) FROM `+f.table+` WHERE column1 = ? ALLOW FILTERING`, f.encode(f.def.Comparator, column)).
+	cells := valueCells{on: f.valueType != ""}
+	iter := st.session.Query(`SELECT key, value, WRITETIME(value), TTL(value)`+cells.selects()+` FROM `+f.table+` WHERE column1 = ? ALLOW FILTERING`, f.encode(f.def.Comparator, column)).
 		WithContext(ctx).Consistency(gocql.Quorum).PageSize(pageSize).Iter()
 	var (
 		blob, value raw
 		ts          int64
-		ttl         int
+		ttl         *int32
 		n           int
 	)
-	for iter.Scan(&blob, &value, &ts, &ttl) {
+	for iter.Scan(cells.dest([]any{&blob, &value, &ts, &ttl})...) {
+		var live bool
+		if value, ts, ttl, live = cells.merge(value, ts, ttl); !live {
+			continue
+		}
 		key := string(blob)
 		if !f.rawKey {
 			var err error
@@ -467,7 +472,10 @@ func (st *Store) buildIndex(ctx context.Context, cqlKS string, f *family, column
 				return n, fmt.Errorf("%s: stored row key: %w", f.table, err)
 			}
 		}
-		m := engine.Mutation{ColumnFamily: f.def.Name, Name: column, Value: value, Timestamp: ts, TTL: int32(ttl)}
+		m := engine.Mutation{ColumnFamily: f.def.Name, Name: column, Value: value, Timestamp: ts}
+		if ttl != nil {
+			m.TTL = *ttl
+		}
 		stmts, err := st.indexStatements(nil, f, key, []engine.Mutation{m})
 		if err != nil {
 			continue // a value too long to index: 1.2 refused writing it
@@ -586,9 +594,16 @@ func (st *Store) liveEntries(ctx context.Context, f *family, column, value []byt
 		e := entries[i]
 		var got raw
 		var ts int64
-		err := st.readQuery(ctx, `SELECT value, WRITETIME(value) FROM `+f.table+` WHERE key = ? AND column1 = ?`, st.keyOf(f, e.key), name).Scan(&got, &ts)
+		var ttl *int32
+		cells := valueCells{on: f.valueType != ""}
+		err := st.readQuery(ctx, `SELECT value, WRITETIME(value), TTL(value)`+cells.selects()+` FROM `+f.table+` WHERE key = ? AND column1 = ?`, st.keyOf(f, e.key), name).
+			Scan(cells.dest([]any{&got, &ts, &ttl})...)
+		held := false
+		if err == nil {
+			got, ts, _, held = cells.merge(got, ts, ttl)
+		}
 		switch {
-		case errors.Is(err, gocql.ErrNotFound):
+		case errors.Is(err, gocql.ErrNotFound), err == nil && !held:
 			return nil
 		case err != nil:
 			return clusterError(ctx, "read "+f.table, err)

@@ -71,6 +71,13 @@ type family struct {
 	// rawNames: column1 is of a CQL type that holds names as they are;
 	// otherwise it is a blob of encodeName.
 	rawNames bool
+	// nameComponents: a composite table keeps the number of components
+	// each name was written with (name_components, adoptcomposite.go).
+	nameComponents bool
+	// valueType is the CQL type of value when the table also has
+	// blob_value, which holds the values that type refuses (typed.go);
+	// empty otherwise.
+	valueType string
 	// rawKey: key is of a CQL type other than blob, holding the row key's
 	// bytes as they are; otherwise it holds keyBlob.
 	rawKey bool
@@ -115,6 +122,9 @@ func familyOf(def *schema.ColumnFamily, table string, cols tableColumns) *family
 	_, f.writtenTTL = cols.types["written_ttl"]
 	f.rawNames = cols.types["column1"] != "" && cols.types["column1"] != "blob"
 	f.rawKey = cols.types["key"] != "" && cols.types["key"] != "blob"
+	if _, ok := cols.types[blobValueColumn]; ok {
+		f.valueType = cols.types["value"]
+	}
 	if f.writtenTTL {
 		f.cql.insertTTL = `INSERT INTO ` + table + ` (key, column1, value, written_ttl) VALUES (?, ?, ?, ?) USING TIMESTAMP ? AND TTL ?`
 	}
@@ -125,6 +135,7 @@ func familyOf(def *schema.ColumnFamily, table string, cols tableColumns) *family
 		f.rawNames = true
 		withComposite(f, cols.clustering, cols.desc)
 		f.adopt.prefixes = true
+		_, f.nameComponents = cols.types[nameComponentsColumn]
 	case len(cols.desc) == 1 && cols.desc[0]:
 		// A ReversedType comparator's base type, clustered DESC; tables
 		// created before had an ascending blob column1.

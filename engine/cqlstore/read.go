@@ -298,6 +298,8 @@ func (st *Store) readColumns(ctx context.Context, f *family, key string, q engin
 	if f.writtenTTL {
 		sel += `, written_ttl`
 	}
+	cells := valueCells{on: f.valueType != "" && q.SuperColumn == nil}
+	sel += cells.selects()
 	stmt := sel + ` FROM ` + f.table + ` WHERE key = ?`
 	args := []any{st.keyOf(f, key)}
 	if q.SuperColumn != nil {
@@ -336,9 +338,15 @@ func (st *Store) readColumns(ctx context.Context, f *family, key string, q engin
 	if f.writtenTTL {
 		dest = append(dest, &wrote)
 	}
+	dest = cells.dest(dest)
 	for (filter == nil || q.Names != nil || q.Count <= 0 || len(out) < q.Count) && iter.Scan(dest...) {
 		if len(enc) == 0 {
 			continue // a partition with only the ghost marker
+		}
+		var live bool
+		if value, ts, ttl, live = cells.merge(value, ts, ttl); !live {
+			enc, value, ttl, wrote = nil, nil, nil, nil
+			continue
 		}
 		name, err := f.decode(c, enc)
 		if err != nil {

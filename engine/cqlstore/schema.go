@@ -115,6 +115,11 @@ func (st *Store) ensureSchema(ctx context.Context, s *schema.Schema) error {
 			return err
 		}
 	}
+	// A table whose family's validators changed before blob_value was
+	// added to such tables (typed.go) gets it now.
+	if err := st.addBlobValues(ctx, s, existing); err != nil {
+		return err
+	}
 	// An index whose creation a stopped process did not finish.
 	if err := st.syncIndexes(ctx, s, false, nil); err != nil {
 		return err

@@ -1,11 +1,13 @@
 package cqlstore
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
+	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/engine/comparator"
 	"github.com/thriftd/thriftd/schema"
 )
@@ -152,9 +154,13 @@ func (st *Store) typedTable(cqlKS string, def *schema.ColumnFamily) string {
 	if value == "counter" {
 		extra = ""
 	}
+	clustering := clusteringOf(def)
+	if len(clustering) > 1 {
+		extra += `, ` + nameComponentsColumn + ` int`
+	}
 	var cols, keys, orders []string
 	desc := false
-	for i, c := range clusteringOf(def) {
+	for i, c := range clustering {
 		name := "column" + itoa(i+1)
 		cols = append(cols, name+" "+c.typ)
 		keys = append(keys, name)
@@ -186,6 +192,9 @@ func (st *Store) typedColumns(def *schema.ColumnFamily) tableColumns {
 	}
 	if valueType(def) != "counter" {
 		c.types["ghost"], c.types["written_ttl"] = "blob", "int"
+	}
+	if len(c.clustering) > 1 {
+		c.types[nameComponentsColumn] = "int"
 	}
 	return c
 }
@@ -252,7 +261,9 @@ func componentType(t comparator.Comparator) (string, bool) {
 // valueType is the CQL type of the value column: the default validator's,
 // when every declared column's validator (column_metadata) has the same
 // CQL type; else blob, so that each value its own validator accepts is
-// stored (one CQL column holds the values of every name).
+// stored (one CQL column holds the values of every name). Validators a
+// later schema change gives the family are served by blob_value
+// (needsBlobValue), the table's value keeping its type.
 func valueType(def *schema.ColumnFamily) string {
 	t := cqlType(def.DefaultValidator)
 	if t == "counter" {
@@ -264,6 +275,124 @@ func valueType(def *schema.ColumnFamily) string {
 		}
 	}
 	return t
+}
+
+// blobValueColumn is the column a table of the 19.x layout is given when a
+// schema change (system_update_column_family) declares a column, or sets
+// a default validator, whose CQL type differs from the type its value
+// column was created with: Cassandra 5 cannot change a column's type, so
+// the values that type would refuse are stored beside it, as a blob, and
+// every read takes the later of the two cells (valueCells). A table
+// created with a blob value, or without such a change, has none.
+const blobValueColumn = "blob_value"
+
+// needsBlobValue reports whether def's validators hold values a value
+// column of CQL type typ refuses: a validator of another CQL type than
+// typ, where typ is not blob (which holds everything).
+func needsBlobValue(def *schema.ColumnFamily, typ string) bool {
+	if def.Super || typ == "" || typ == "blob" || typ == "counter" || counterFamily(def) {
+		return false
+	}
+	if cqlType(def.DefaultValidator) != typ {
+		return true
+	}
+	for _, c := range def.Columns {
+		if cqlType(c.Validator) != typ {
+			return true
+		}
+	}
+	return false
+}
+
+// valueColumn is the column the value of the column name is written to:
+// value, unless the table has blob_value and name's validator is of
+// another CQL type than value's.
+func (f *family) valueColumn(name []byte) (col, other string) {
+	if f.valueType == "" {
+		return "value", ""
+	}
+	v := f.def.DefaultValidator
+	if c := f.def.Column(name); c != nil {
+		v = c.Validator
+	}
+	if cqlType(v) == f.valueType {
+		return "value", blobValueColumn
+	}
+	return blobValueColumn, "value"
+}
+
+// valueInsert is the INSERT of m, a write of the column name in a table
+// with blob_value: its value goes to valueColumn, and an expiring one
+// also deletes the other column's cell at its timestamp, so that an older
+// value there does not come back when it expires (a cell of one CQL column
+// does not shadow the other's).
+func (f *family) valueInsert(key raw, clustering []string, vals []any, m engine.Mutation) statement {
+	col, other := f.valueColumn(m.Name)
+	names := "key, " + strings.Join(clustering, ", ") + ", " + col
+	args := append(append([]any{key}, vals...), raw(nonNil(m.Value)))
+	if m.TTL > 0 {
+		names += ", " + other
+		args = append(args, raw(nil))
+		if f.writtenTTL {
+			names += ", written_ttl"
+			args = append(args, m.TTL)
+		}
+	}
+	if n, ok := f.writtenComponents(m); ok {
+		names += ", " + nameComponentsColumn
+		args = append(args, n)
+	}
+	stmt := `INSERT INTO ` + f.table + ` (` + names + `) VALUES (?` + strings.Repeat(", ?", len(args)-1) + `) USING TIMESTAMP ?`
+	args = append(args, m.Timestamp)
+	if m.TTL > 0 {
+		stmt += ` AND TTL ?`
+		args = append(args, capTTL(int(m.TTL)))
+	}
+	return statement{stmt, args}
+}
+
+// valueCells reads blob_value beside value, where the table has it.
+type valueCells struct {
+	on    bool
+	value raw
+	ts    *int64
+	ttl   *int32
+}
+
+// selects is what a SELECT of value, writetime(value) and ttl(value)
+// adds for blob_value.
+func (v *valueCells) selects() string {
+	if !v.on {
+		return ""
+	}
+	return `, ` + blobValueColumn + `, writetime(` + blobValueColumn + `), ttl(` + blobValueColumn + `)`
+}
+
+// dest adds the destinations of selects to dest.
+func (v *valueCells) dest(dest []any) []any {
+	if !v.on {
+		return dest
+	}
+	return append(dest, &v.value, &v.ts, &v.ttl)
+}
+
+// merge is the cell a row holds, of value (read as value, ts, ttl) and
+// blob_value: the live one, or the later of the two (the greater value
+// on a tie, as 1.2 reconciled two columns); ok is false when the row
+// holds neither. It clears what it read for the next row.
+func (v *valueCells) merge(value raw, ts int64, ttl *int32) (raw, int64, *int32, bool) {
+	if !v.on {
+		return value, ts, ttl, true
+	}
+	b, bts, bttl := v.value, v.ts, v.ttl
+	v.value, v.ts, v.ttl = nil, nil, nil
+	if b == nil || bts == nil {
+		return value, ts, ttl, value != nil
+	}
+	if value == nil || *bts > ts || (*bts == ts && bytes.Compare(b, value) > 0) {
+		return b, *bts, bttl, true
+	}
+	return value, ts, ttl, true
 }
 
 // gcGrace is a family's gc_grace_seconds: its own, else the store's.

@@ -290,3 +290,74 @@ func TestTypedGaps(t *testing.T) {
 		t.Errorf("Old reads %+v, %v", row, err)
 	}
 }
+
+// TestBlobValueAddedLater: a typed table whose family is given a
+// validator of another CQL type by a later schema change gets blob_value;
+// a process following the change serves it even before the column is
+// there, and a table left without it (by an earlier thriftd) gets it at
+// start. Values of both columns are read back byte for byte, the later
+// write of a name winning.
+func TestBlobValueAddedLater(t *testing.T) {
+	base := storetest.TestSchema(t, "RandomPartitioner")
+	st, o := openFresh(t, base, 864000)
+	fam := dynamic(t, "Late", "UTF8Type", "UTF8Type", "LongType")
+	first := with19(base, "V", fam)
+	change(t, st, first, "1")
+	follower := openAnother(t, base, o)
+	ctx := context.Background()
+	if err := follower.FollowSchema(ctx, first); err != nil {
+		t.Fatal(err)
+	}
+	put := func(st *Store, name string, value []byte, ts int64) {
+		t.Helper()
+		apply(t, st, "V", engine.RowMutation{Key: "k", Mutations: []engine.Mutation{{ColumnFamily: "Late", Name: []byte(name), Value: value, Timestamp: ts}}})
+	}
+	read := func(st *Store) string {
+		t.Helper()
+		row, err := st.Get(ctx, "V", "k", engine.Query{ColumnFamily: "Late", Predicate: storetest.All(10)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, c := range row.Columns {
+			out = append(out, fmt.Sprintf("%s=%x@%d", c.Name, c.Value, c.Timestamp))
+		}
+		return strings.Join(out, " ")
+	}
+	put(st, "n", storetest.Long(1), 1)
+	put(st, "u", storetest.Long(2), 2)
+	declared := *fam
+	declared.Columns = []schema.ColumnDef{{Name: []byte("u"), Validator: cmp(t, "BytesType")}}
+	next := with19(base, "V", &declared)
+	// The follower reads the change before the table has the column.
+	if err := follower.FollowSchema(ctx, next); err != nil {
+		t.Fatal(err)
+	}
+	change(t, st, next, "2")
+	ks := keyspaceName(o.Prefix, "V")
+	expectColumns(t, st.session, ks, map[string]string{
+		"Late": "blob_value blob regular, column1 text clustering asc, ghost blob static, key text partition_key, value bigint regular, written_ttl int regular",
+	})
+	put(follower, "u", []byte("sixteen bytes!!!"), 1) // older than the LongType value
+	if g, w := read(st), "n=0000000000000001@1 u=0000000000000002@2"; g != w {
+		t.Errorf("after an older write of u: %s, want %s", g, w)
+	}
+	put(follower, "u", []byte("three"), 3)
+	for _, s := range []*Store{st, follower} {
+		if g, w := read(s), "n=0000000000000001@1 u=7468726565@3"; g != w {
+			t.Errorf("after a later write of u: %s, want %s", g, w)
+		}
+	}
+	// A table left without blob_value gets it when a store opens. (The
+	// cluster hides cells of a column dropped and added again that are
+	// older than the drop: the write after it is timestamped now.)
+	if err := st.session.Query(`ALTER TABLE ` + quote(ks) + `."Late" DROP blob_value`).Exec(); err != nil {
+		t.Fatal(err)
+	}
+	restarted := openAnother(t, next, o)
+	now := time.Now().UnixMicro() + 1_000_000
+	put(restarted, "u", []byte("again"), now)
+	if g, w := read(restarted), fmt.Sprintf("n=0000000000000001@1 u=616761696e@%d", now); g != w {
+		t.Errorf("after a restart: %s, want %s", g, w)
+	}
+}

@@ -234,6 +234,10 @@ func (st *Store) familyStatements(out []statement, f *family, key raw, muts []en
 				out = f.otherSpellings(out, c, key, sc, m.Name, name, m.Timestamp, m.Delete)
 			}
 		}
+		if !m.Delete && sc == nil && f.valueType != "" {
+			out = append(out, f.valueInsert(key, []string{"column1"}, []any{name}, m))
+			continue
+		}
 		if !m.Delete && m.TTL > 0 {
 			ttl := capTTL(int(m.TTL))
 			switch {
