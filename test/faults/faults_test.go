@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"sync"
 	"testing"
 	"time"
@@ -64,6 +65,9 @@ var faultKinds = []string{"node kill+restart", "node pause", "partition", "thrif
 // while the nemesis injects THRIFTD_FAULTS_ROUNDS faults of each kind, one
 // at a time, then heals the ring and checks what each workload must show.
 func TestFaults(t *testing.T) {
+	if _, err := exec.LookPath("nft"); err != nil {
+		t.Fatal("the partitions need nftables' nft (Debian's nftables; test/run-all installs it) and root")
+	}
 	cleanNft()
 	points := testenv.CassandraCluster(t, "ring3")
 	prefix := testenv.CassandraPrefix(t)
