@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -56,6 +57,25 @@ func TestCASOnLevelDB(t *testing.T) {
 	if res == porcupine.Illegal {
 		t.Errorf("the register history on LevelDB is not linearizable: %s", summary)
 	}
+}
+
+// kindsToRun is THRIFTD_FAULTS_KINDS, a comma-separated subset of
+// faultKinds (kill, pause, partition, thriftd), or all of them.
+func kindsToRun(t *testing.T) []string {
+	s := os.Getenv("THRIFTD_FAULTS_KINDS")
+	if s == "" {
+		return faultKinds
+	}
+	short := map[string]string{"kill": faultKinds[0], "pause": faultKinds[1], "partition": faultKinds[2], "thriftd": faultKinds[3]}
+	var out []string
+	for _, k := range strings.Split(s, ",") {
+		kind, ok := short[strings.TrimSpace(k)]
+		if !ok {
+			t.Fatalf("THRIFTD_FAULTS_KINDS=%q: %q is not kill, pause, partition or thriftd", s, k)
+		}
+		out = append(out, kind)
+	}
+	return out
 }
 
 // faultKinds in the order the nemesis injects them in each round.
@@ -128,8 +148,9 @@ func TestFaults(t *testing.T) {
 	var changes []*schemaChange
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
 	time.Sleep(10 * time.Second) // traffic before the first fault
+	kinds := kindsToRun(t)
 	for round := 0; round < n; round++ {
-		for _, kind := range faultKinds {
+		for _, kind := range kinds {
 			node := 1 + rng.IntN(3)
 			began := time.Now()
 			switch kind {

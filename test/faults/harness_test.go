@@ -14,7 +14,8 @@
 //	THRIFTD_FAULTS=1 go test -race -v -timeout 90m ./test/faults
 //
 // THRIFTD_FAULTS_ROUNDS (default 3) is how many faults of each kind one run
-// injects.
+// injects; THRIFTD_FAULTS_KINDS (default kill,pause,partition,thriftd)
+// which kinds.
 package faults
 
 import (
