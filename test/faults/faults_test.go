@@ -13,6 +13,7 @@ import (
 
 	"github.com/anishathalye/porcupine"
 
+	"github.com/thriftd/thriftd/gen-go/cassandra19"
 	"github.com/thriftd/thriftd/internal/testenv"
 )
 
@@ -231,7 +232,12 @@ func TestFaults(t *testing.T) {
 			t.Fatal(err)
 		}
 		lo, hi := cnt.acked[k], cnt.acked[k]+cnt.maybe[k]
-		t.Logf("  counter %d: %d, bounds [%d, %d]", k, got, lo, hi)
+		// Read at ALL too: a difference from QUORUM means replicas disagree.
+		atAll := "?"
+		if col, err := check.Get(ctx, counterKey(k), &cassandra19.ColumnPath{ColumnFamily: counterCF, Column: []byte("n")}, cassandra19.ConsistencyLevel_ALL); err == nil {
+			atAll = fmt.Sprint(col.CounterColumn.Value)
+		}
+		t.Logf("  counter %d: %d at QUORUM, %s at ALL, bounds [%d, %d]", k, got, atAll, lo, hi)
 		if got < lo || got > hi {
 			anomalies++
 			t.Errorf("counter %d is %d, outside [acknowledged %d, acknowledged + unknown %d]", k, got, lo, hi)
