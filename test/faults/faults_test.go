@@ -95,6 +95,10 @@ func TestFaults(t *testing.T) {
 	// Cleanups run last first: thriftd processes stop, the ring heals,
 	// then the prefix's keyspaces are dropped.
 	t.Cleanup(func() {
+		if t.Failed() && os.Getenv("THRIFTD_FAULTS_KEEP") == "1" {
+			t.Logf("keyspaces of prefix %s kept on ring3 for a look at what was lost", prefix)
+			return
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
 		if _, err := testenv.DropPrefix(ctx, points, prefix); err != nil {

@@ -15,7 +15,8 @@
 //
 // THRIFTD_FAULTS_ROUNDS (default 3) is how many faults of each kind one run
 // injects; THRIFTD_FAULTS_KINDS (default kill,pause,partition,thriftd)
-// which kinds.
+// which kinds. THRIFTD_FAULTS_KEEP=1 keeps a failed run's keyspaces on the
+// ring, to look at what was lost.
 package faults
 
 import (
