@@ -3,6 +3,7 @@ module github.com/thriftd/thriftd
 go 1.26.0
 
 require (
+	github.com/anishathalye/porcupine v1.3.1
 	github.com/apache/cassandra-gocql-driver/v2 v2.1.2
 	github.com/apache/thrift v0.17.0
 	github.com/creack/pty v1.1.24
