@@ -147,11 +147,14 @@ func (p *cutProxy) kill() {
 // answers: both are in doubt (TimedOut, as 0.6 answered when a replica
 // died mid-request), and the requests after it, with no node left to
 // send to, are known not applied (Unavailable).
-func TestNodeLossIsTimedOutThenUnavailable(t *testing.T) {
-	s := storetest.TestSchema(t, "RandomPartitioner")
+// openThroughProxy opens a store of s on a real node, reached only
+// through a cutProxy, with a request timeout of timeout; the prefix is
+// dropped, directly, when t ends.
+func openThroughProxy(t *testing.T, s *schema.Schema, timeout time.Duration) (*Store, *cutProxy) {
+	t.Helper()
 	node := strings.Split(testenv.Cassandra(t, s.Partitioner.Name()), ",")[0]
 	p := newCutProxy(t, node)
-	direct := Cluster{Hosts: []string{node}, Timeout: 20 * time.Second}
+	direct := Cluster{Hosts: []string{node}, Timeout: timeout}
 	through := direct
 	through.Hosts = []string{p.ln.Addr().String()}
 	proxyIP, proxyPort := p.ln.Addr().(*net.TCPAddr).IP, p.ln.Addr().(*net.TCPAddr).Port
@@ -172,6 +175,12 @@ func TestNodeLossIsTimedOutThenUnavailable(t *testing.T) {
 			t.Errorf("drop prefix %s: %v", o.Prefix, err)
 		}
 	})
+	return st, p
+}
+
+func TestNodeLossIsTimedOutThenUnavailable(t *testing.T) {
+	s := storetest.TestSchema(t, "RandomPartitioner")
+	st, p := openThroughProxy(t, s, 20*time.Second)
 	// Both statements are prepared before the node falls silent, so
 	// that the requests below are in flight, not waiting to prepare.
 	storetest.Apply(t, st, storetest.Put("Standard1", "k", "a", "v", 1))
@@ -210,7 +219,7 @@ func TestNodeLossIsTimedOutThenUnavailable(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	_, err = st.Get(ctx, storetest.Keyspace, "k", engine.Query{ColumnFamily: "Standard1", Predicate: storetest.All(10)})
+	_, err := st.Get(ctx, storetest.Keyspace, "k", engine.Query{ColumnFamily: "Standard1", Predicate: storetest.All(10)})
 	if !errors.Is(err, engine.ErrUnavailable) {
 		t.Errorf("read with the node gone: %v, want Unavailable", err)
 	}
@@ -225,28 +234,7 @@ func TestNodeLossIsTimedOutThenUnavailable(t *testing.T) {
 // the node answers again, writes succeed.
 func TestBusyNodeIsTimedOutNotUnavailable(t *testing.T) {
 	s := storetest.TestSchema(t, "RandomPartitioner")
-	node := strings.Split(testenv.Cassandra(t, s.Partitioner.Name()), ",")[0]
-	p := newCutProxy(t, node)
-	direct := Cluster{Hosts: []string{node}, Timeout: 3 * time.Second}
-	through := direct
-	through.Hosts = []string{p.ln.Addr().String()}
-	proxyIP, proxyPort := p.ln.Addr().(*net.TCPAddr).IP, p.ln.Addr().(*net.TCPAddr).Port
-	through.translate = gocql.AddressTranslatorFunc(func(net.IP, int) (net.IP, int) { return proxyIP, proxyPort })
-	o := Options{Cluster: through, Prefix: testenv.CassandraPrefix(t), GCGraceSeconds: 864000}
-	openCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
-	st, err := Open(openCtx, s, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		st.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		if _, err := DropPrefix(ctx, direct, o.Prefix); err != nil {
-			t.Errorf("drop prefix %s: %v", o.Prefix, err)
-		}
-	})
+	st, p := openThroughProxy(t, s, 3*time.Second)
 	storetest.Apply(t, st, storetest.Put("Standard1", "k", "a", "v", 1))
 
 	p.silence()
