@@ -163,6 +163,8 @@ func adoptedFamily(def *schema.ColumnFamily, t AdoptedTable) *family {
 		if len(t.Clustering) > 1 {
 			withComposite(f, t.Clustering, t.ClusteringDesc)
 		}
+	case ShapeSuper:
+		withSuper(f)
 	}
 	return f
 }

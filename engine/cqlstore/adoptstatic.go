@@ -38,6 +38,9 @@ type adoptedLayout struct {
 	// tables, clusteringOf). An adopted table's rows are read as they
 	// are, and the cluster refuses a name of fewer components.
 	prefixes bool
+	// super: the table is a super column family's, its subcolumns the
+	// entries of the map column "" (adoptsuper.go).
+	super bool
 }
 
 // withStatics makes f serve declared columns from the static columns.

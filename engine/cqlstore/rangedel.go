@@ -22,6 +22,13 @@ import (
 //   - an adopted table's declared columns, held in static columns: each
 //     one in the range is deleted too.
 func (f *family) rangeStatements(out []statement, key raw, m engine.Mutation) ([]statement, error) {
+	if f.superShape() {
+		s, err := f.superRange(key, m)
+		if err != nil {
+			return nil, err
+		}
+		return append(out, s), nil
+	}
 	p := engine.Predicate{Start: m.Range.Start, Finish: m.Range.Finish}
 	switch {
 	case f.def.Super && m.SuperColumn == nil:

@@ -116,6 +116,9 @@ func (st *Store) Count(ctx context.Context, keyspace, key, cf string, superColum
 	}
 	ctx, cancel := st.bound(ctx)
 	defer cancel()
+	if f.superShape() {
+		return st.countAdoptedSuper(ctx, f, key, superColumn)
+	}
 	if f.adopt != nil {
 		return st.countWithStatics(ctx, f, key)
 	}
@@ -171,6 +174,9 @@ func (st *Store) readRow(ctx context.Context, f *family, key string, q engine.Qu
 	}
 	ctx, cancel := st.bound(ctx)
 	defer cancel()
+	if f.superShape() {
+		return st.readAdoptedSuper(ctx, f, key, q)
+	}
 	var err error
 	if f.def.Super && q.SuperColumn == nil {
 		row.SuperColumns, err = st.readSupers(ctx, f, key, q.Predicate)

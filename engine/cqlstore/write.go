@@ -60,6 +60,12 @@ func (st *Store) Apply(ctx context.Context, keyspace string, rows []engine.RowMu
 			if err := f.checkComposite(m); err != nil {
 				return err
 			}
+			if f.superShape() {
+				if _, err := f.superStatement(nil, m); err != nil {
+					return err
+				}
+				continue
+			}
 			if m.Delete && m.Range != nil && m.Name == nil {
 				if _, err := f.rangeStatements(nil, nil, m); err != nil {
 					return err
@@ -210,6 +216,12 @@ func (st *Store) familyStatements(out []statement, f *family, key raw, muts []en
 		}
 		if !m.Delete && m.TTL > 0 {
 			ghostTTL, ghostTS = max(ghostTTL, capTTL(int(m.TTL))), max(ghostTS, m.Timestamp)
+		}
+		if f.superShape() {
+			// Apply refused what the shape cannot store.
+			s, _ := f.superStatement(key, m)
+			out = append(out, s)
+			continue
 		}
 		if m.Delete && m.Range != nil && m.Name == nil {
 			// Apply refused a range the layout cannot hold.
