@@ -37,7 +37,10 @@ type Column struct {
 
 // SuperColumn is a live super column: one that has at least one live
 // subcolumn. Columns holds all its live subcolumns in ascending comparator
-// order.
+// order, but for one documented exception: the Cassandra store's adopted
+// super column families answer a reversed read with each super column's
+// subcolumns in descending order, as Cassandra 2.0 to 3.11 did
+// (engine/cqlstore/adoptsuper.go).
 type SuperColumn struct {
 	Name    []byte
 	Columns []Column

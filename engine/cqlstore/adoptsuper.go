@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/thriftd/thriftd/engine"
@@ -103,6 +104,15 @@ func (st *Store) readAdoptedSuper(ctx context.Context, f *family, key string, q 
 	}
 	var err error
 	row.SuperColumns, err = st.scanSupers(ctx, f, stmt, append([]any{kb}, args...), filter, limit)
+	if q.Reversed {
+		// Cassandra 2.0 to 3.11 walk a reversed slice of super columns
+		// cell by cell, so each super column's subcolumns come in
+		// descending order too (1.2 kept them ascending): the order 3.11
+		// answered this family in before the drop.
+		for _, sc := range row.SuperColumns {
+			slices.Reverse(sc.Columns)
+		}
+	}
 	return row, err
 }
 

@@ -248,9 +248,10 @@ func TestAdoptedSuperShape(t *testing.T) {
 	}
 	for _, c := range []struct{ got, want string }{
 		{supers("k1", engine.Predicate{Count: 100}), want311},
-		{supers("k1", engine.Predicate{Count: 2, Reversed: true}), "c:5=c5;b:-5=b-5,3=b3"},
+		// Reversed, each super column's subcolumns descending too, as 3.11.
+		{supers("k1", engine.Predicate{Count: 2, Reversed: true}), "c:5=c5;b:3=b3,-5=b-5"},
 		{supers("k1", engine.Predicate{Start: []byte("b"), Count: 100}), "b:-5=b-5,3=b3;c:5=c5"},
-		{supers("k1", engine.Predicate{Start: []byte("b"), Finish: []byte("a"), Reversed: true, Count: 100}), "b:-5=b-5,3=b3;a:1=a1,2=a2"},
+		{supers("k1", engine.Predicate{Start: []byte("b"), Finish: []byte("a"), Reversed: true, Count: 100}), "b:3=b3,-5=b-5;a:2=a2,1=a1"},
 		{supers("k1", engine.Predicate{Names: [][]byte{[]byte("c"), []byte("a"), []byte("zz")}}), "a:1=a1,2=a2;c:5=c5"},
 		{supers("nobody", engine.Predicate{Count: 100}), ""},
 		{subs("k1", "b", engine.Predicate{Count: 100}), "-5=b-5,3=b3"},
