@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -313,24 +314,37 @@ func isThriftException(err error) bool {
 }
 
 // documented are the differences from 3.11 thriftd answers on purpose,
-// by query label prefix, with why (docs/migration.md).
-var documented = map[string]string{
-	"get_slice reversed 2 Users":  "3.11 answers a reversed slice of a static compact family out of order (a 3.11 bug); thriftd answers 2.1's order",
-	"get_count Reversed inverted": "3.11 fails an assertion and drops the connection; thriftd refuses the inverted range as 1.2.19 does (2.1 answers 0)",
-	// Until the super shape is served (docs/cassandra.md, serving in place).
-	"get_slice Super1":            "the super column family is not served yet",
-	"get_slice reversed 2 Super1": "the super column family is not served yet",
-	"get_count Super1":            "the super column family is not served yet",
-	"multiget_slice Super1":       "the super column family is not served yet",
-	"get_range_slices Super1":     "the super column family is not served yet",
-	"get Super1":                  "the super column family is not served yet",
-	"describe_keyspace families":  "the super column family is not served yet, so not described",
+// by query label prefix, with why (docs/migration.md). A difference with
+// a normalize function is documented only when the two answers, both
+// normalized, are equal: it differs in that and nothing else.
+var documented = map[string]struct {
+	why       string
+	normalize func(string) string
+}{
+	"get_slice reversed 2 Users":  {why: "3.11 answers a reversed slice of a static compact family out of order (a 3.11 bug); thriftd answers 2.1's order"},
+	"get_count Reversed inverted": {why: "3.11 fails an assertion and drops the connection; thriftd refuses the inverted range as 1.2.19 does (2.1 answers 0)"},
+	// A super family's subcolumns are entries of a CQL map, whose write
+	// times CQL cannot read (docs/cassandra.md, serving in place).
+	"get_slice Super1":            {superStamps, noStamps},
+	"get_slice reversed 2 Super1": {superStamps, noStamps},
+	"multiget_slice Super1":       {superStamps, noStamps},
+	"get_range_slices Super1":     {superStamps, noStamps},
+	"get Super1":                  {superStamps, noStamps},
 }
 
-func documentedWhy(label string) string {
-	for p, why := range documented {
-		if strings.HasPrefix(label, p) {
-			return why
+const superStamps = "a super family's subcolumn timestamps are not readable through CQL; thriftd answers 0"
+
+var stamp = regexp.MustCompile(`"timestamp":-?[0-9]+`)
+
+// noStamps is an answer without its columns' timestamps.
+func noStamps(answer string) string { return stamp.ReplaceAllString(answer, `"timestamp":_`) }
+
+// documentedWhy is why the answers to query label differ, or "" when the
+// difference is not documented.
+func documentedWhy(label, want, got string) string {
+	for p, d := range documented {
+		if strings.HasPrefix(label, p) && (d.normalize == nil || d.normalize(want) == d.normalize(got)) {
+			return d.why
 		}
 	}
 	return ""
@@ -342,9 +356,9 @@ func compare(t *testing.T, stage string, want, got []string) (equal, doc, other 
 		switch {
 		case want[i] == got[i]:
 			equal++
-		case documentedWhy(qs[i].label) != "":
+		case documentedWhy(qs[i].label, want[i], got[i]) != "":
 			doc++
-			t.Logf("%s: %s differs as documented (%s): now %s", stage, qs[i].label, documentedWhy(qs[i].label), clip(got[i]))
+			t.Logf("%s: %s differs as documented (%s): now %s", stage, qs[i].label, documentedWhy(qs[i].label, want[i], got[i]), clip(got[i]))
 		default:
 			other++
 			t.Logf("%s: %s differs:\n  3.11:    %s\n  now:     %s", stage, qs[i].label, clip(want[i]), clip(got[i]))
@@ -415,6 +429,60 @@ func (w *writer) run() {
 		w.nAcked.Add(1)
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// superWrite writes a subcolumn with a TTL into the super family through
+// thriftd, reads it back through thriftd and through CQL (an entry of the
+// map column ""), deletes its super column and then the row, and checks
+// both are gone: the statements thriftd writes a super family with work on
+// the node's release of the moment.
+func superWrite(t *testing.T, addr string, cl cqlstore.Cluster, stage string) {
+	t.Helper()
+	ctx := context.Background()
+	c, err := testenv.Dial19(addr, true, 30*time.Second)
+	if err != nil {
+		t.Fatalf("%s: dial: %v", stage, err)
+	}
+	defer c.Close()
+	if err := c.SetKeyspace(ctx, ks); err != nil {
+		t.Fatal(err)
+	}
+	one := cassandra19.ConsistencyLevel_ONE
+	key, sc := []byte("super-writes"), []byte(stage)
+	parent := &cassandra19.ColumnParent{ColumnFamily: "Super1", SuperColumn: sc}
+	ts, ttl := time.Now().UnixMicro(), int32(3600)
+	if err := c.Insert(ctx, key, parent, &cassandra19.Column{Name: long(42), Value: []byte(stage), Timestamp: &ts, TTL: &ttl}, one); err != nil {
+		t.Errorf("%s: insert of a subcolumn: %v", stage, err)
+		return
+	}
+	all := slice([]byte{}, []byte{}, false, 100)
+	got, err := c.GetSlice(ctx, key, parent, all, one)
+	if err != nil || len(got) != 1 || string(got[0].Column.Value) != stage {
+		t.Errorf("%s: the subcolumn written through thriftd reads back as %v, %v", stage, answer(got, nil), err)
+	}
+	s, err := cl.Connect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	iter := s.Query(`SELECT * FROM `+ks+`."Super1" WHERE key = ? AND column1 = ?`, string(key), stage).Iter()
+	cqlRow := map[string]any{}
+	found := iter.MapScan(cqlRow)
+	if err := iter.Close(); err != nil || !found || fmt.Sprint(cqlRow[""]) != fmt.Sprintf("map[42:%s]", stage) {
+		t.Errorf("%s: CQL reads the subcolumn as %v (found %v, %v)", stage, cqlRow, found, err)
+	}
+	ts++
+	if err := c.Remove(ctx, key, &cassandra19.ColumnPath{ColumnFamily: "Super1", SuperColumn: sc}, ts, one); err != nil {
+		t.Errorf("%s: remove of the super column: %v", stage, err)
+	}
+	if got, err := c.GetSlice(ctx, key, parent, all, one); err != nil || len(got) != 0 {
+		t.Errorf("%s: after the super column's removal: %v, %v", stage, answer(got, nil), err)
+	}
+	ts++
+	if err := c.Remove(ctx, key, &cassandra19.ColumnPath{ColumnFamily: "Super1"}, ts, one); err != nil {
+		t.Errorf("%s: remove of the row: %v", stage, err)
+	}
+	t.Logf("journey: %s: a subcolumn written, read back through thriftd and CQL, its super column and row removed", stage)
 }
 
 func TestJourney(t *testing.T) {
@@ -504,6 +572,7 @@ func TestJourney(t *testing.T) {
 	stage := func(name string) {
 		e, d, o := compare(t, name, want, record(t, n.Addr))
 		figures = append(figures, figure{name, e, d, o})
+		superWrite(t, n.Addr, cl, name)
 	}
 	stage("thriftd on 3.11.19")
 
