@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/thriftd/thriftd/engine/cqlstore"
+	"github.com/thriftd/thriftd/gen-go/cassandra"
 	"github.com/thriftd/thriftd/gen-go/cassandra19"
 	"github.com/thriftd/thriftd/internal/testenv"
 	"github.com/thriftd/thriftd/internal/transfertest"
@@ -19,8 +20,8 @@ import (
 // DROP COMPACT STORAGE: cql-tables reports it served, and thriftd in front
 // of the node describes it as 3.11 did and answers its reads as 3.11's
 // Thrift server did before the drop, but for the subcolumns' timestamps,
-// which CQL cannot read (0); a subcolumn written through thriftd is the
-// map entry CQL reads. A super family of counters, whose drop 3.11
+// which CQL cannot read (0), through the 19.x API and the 0.6 one; a
+// subcolumn written through thriftd is the map entry CQL reads. A super family of counters, whose drop 3.11
 // refuses, is reported with what to do instead.
 func TestSuperFamilyOf311ServedInPlace(t *testing.T) {
 	thrift := testenv.Reference(t, "3.11", "random")
@@ -150,7 +151,7 @@ func TestSuperFamilyOf311ServedInPlace(t *testing.T) {
 	}
 
 	conf := transfertest.Config(t, dir, "RandomPartitioner")
-	n := testenv.NewNode(t, thriftdBin, conf, "-cassandra", cql, "-cassandra-prefix", prefix, "-api", "19.x", "-cassandra-adopt", ks)
+	n := testenv.NewNode(t, thriftdBin, conf, "-cassandra", cql, "-cassandra-prefix", prefix, "-api", "auto", "-cassandra-adopt", ks)
 	n.Start()
 	tc := n.Client19(true)
 	d, err := tc.DescribeKeyspace(ctx, ks)
@@ -167,6 +168,21 @@ func TestSuperFamilyOf311ServedInPlace(t *testing.T) {
 	}
 	if got := reads(tc); got != want {
 		t.Errorf("thriftd answers\n%s\n3.11 answered before the drop\n%s", got, want)
+	}
+	// The 0.6 API serves the family too (-api auto), the same subcolumns.
+	old, err := tc.V06.GetSlice(ctx, ks, "k", &cassandra.ColumnParent{ColumnFamily: "Super1"},
+		&cassandra.SlicePredicate{SliceRange: &cassandra.SliceRange{Start: []byte{}, Finish: []byte{}, Count: 100}}, cassandra.ConsistencyLevel_ONE)
+	if err != nil {
+		t.Fatalf("0.6 get_slice: %v", err)
+	}
+	var view []string
+	for _, cosc := range old {
+		for _, col := range cosc.SuperColumn.Columns {
+			view = append(view, fmt.Sprintf("%s/%d=%s@%d", cosc.SuperColumn.Name, binary.BigEndian.Uint64(col.Name), col.Value, col.Timestamp))
+		}
+	}
+	if got := strings.Join(view, " "); got != "a/0=a0@0 a/7=a1@0 a/14=a2@0 b/0=b0@0 b/7=b1@0 b/14=b2@0 c/0=c0@0 c/7=c1@0 c/14=c2@0" {
+		t.Errorf("0.6 get_slice: %s", got)
 	}
 	ts, ttl := int64(5000), int32(3600)
 	if err := tc.Insert(ctx, []byte("k"), &cassandra19.ColumnParent{ColumnFamily: "Super1", SuperColumn: []byte("b")},
