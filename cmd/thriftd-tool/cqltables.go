@@ -34,8 +34,9 @@ func newCQLTablesCmd(o *options) *cobra.Command {
 		Long: `cql-tables reads KEYSPACE's tables from the system_schema of a live Cassandra 3.11, 4 or 5
 cluster (its CQL native port) and prints, for each, whether thriftd serves it in
 place (thriftd -cassandra-adopt KEYSPACE), its shape and the column family a 19.x
-client sees, or the reason it is not served. It changes nothing
-(docs/cassandra.md, "Serving existing CQL tables in place").`,
+client sees (a super column family's comparator / subcomparator), or the reason
+it is not served. It changes nothing (docs/cassandra.md, "Serving existing CQL
+tables in place").`,
 		Args: o.args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if hosts == "" {
