@@ -175,6 +175,9 @@ func (t AdoptedTable) signature() string {
 	if f := t.Family; f != nil {
 		sig += "|" + f.Comparator.Name() + "|" + f.KeyValidator.Name() + "|" + f.DefaultValidator.Name() + "|" + f.Comment +
 			"|" + strconv.Itoa(int(f.GCGraceSeconds)) + "|" + strconv.Itoa(int(f.DefaultTTL))
+		if f.SubComparator != nil {
+			sig += "|" + f.SubComparator.Name()
+		}
 		for _, c := range f.Columns {
 			sig += "|" + string(c.Name) + "=" + c.Validator.Name()
 		}
