@@ -305,3 +305,45 @@ func TestNoStorageConf(t *testing.T) {
 		t.Error("an empty .xml file was accepted")
 	}
 }
+
+// storage-conf.xml's <ClientEncryptionOptions> is a layer of
+// client_encryption_options, below thriftd.yaml and the flags.
+func TestClientEncryptionFromStorageConf(t *testing.T) {
+	dir := t.TempDir()
+	path := storageConf(t, dir, `<ClientEncryptionOptions>
+  <Enabled>true</Enabled>
+  <Keystore>conf/keystore.p12</Keystore>
+  <KeystorePassword>pw</KeystorePassword>
+  <RequireClientAuth>TRUE</RequireClientAuth>
+  <Truststore>conf/truststore.p12</Truststore>
+  <StoreType>PKCS12</StoreType>
+  <CipherSuites><CipherSuite>TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256</CipherSuite><CipherSuite>TLS_RSA_WITH_AES_128_CBC_SHA</CipherSuite></CipherSuites>
+</ClientEncryptionOptions>`)
+	e, err := Resolve(path, flags(t, "-tls-store-type", "PEM"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ClientEncryption{Enabled: true, Keystore: "conf/keystore.p12", KeystorePassword: "pw", RequireClientAuth: true,
+		Truststore: "conf/truststore.p12", Protocol: "TLS", StoreType: "PEM", HandshakeTimeout: 10 * time.Second,
+		CipherSuites: []string{"TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "TLS_RSA_WITH_AES_128_CBC_SHA"}}
+	if !reflect.DeepEqual(e.ClientEncryption, want) {
+		t.Errorf("got %+v\nwant %+v", e.ClientEncryption, want)
+	}
+	if o := e.Origin("client_encryption_options.keystore").String(); o != path+": ClientEncryptionOptions/Keystore" {
+		t.Errorf("keystore from %s", o)
+	}
+
+	for extra, msg := range map[string]string{
+		"<ClientEncryptionOptions><Enabled>true</Enabled><Keystore>k</Keystore><Protocol>SSLv3</Protocol></ClientEncryptionOptions>": `F: ClientEncryptionOptions/Protocol: client_encryption_options.protocol: want TLS, TLSv1.3, TLSv1.2, TLSv1.1 or TLSv1, not "SSLv3" (SSLv3 is not offered)`,
+		"<ClientEncryptionOptions><Enabled>yes</Enabled></ClientEncryptionOptions>":                                                  "F: /Storage/ClientEncryptionOptions/Enabled: Unrecognized value for Enabled.  Use 'true' or 'false'.",
+	} {
+		path := storageConf(t, t.TempDir(), extra)
+		_, err := Resolve(path, nil)
+		if got := ""; err == nil || strings.ReplaceAll(err.Error(), path, "F") != msg {
+			if err != nil {
+				got = strings.ReplaceAll(err.Error(), path, "F")
+			}
+			t.Errorf("%s:\n got %s\nwant %s", extra, got, msg)
+		}
+	}
+}
