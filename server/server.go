@@ -1,5 +1,5 @@
 // Package server is thriftd's Thrift connection layer: it accepts TCP
-// connections, detects each connection's framing and protocol, bounds what a
+// connections, plain or TLS (tls.go), detects each connection's framing and protocol, bounds what a
 // client may send, enforces idle and request timeouts, and hands every decoded
 // call to a thrift.TProcessor. It owns sockets and bytes only; what a call
 // means is the processor's business.
