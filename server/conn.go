@@ -117,6 +117,10 @@ func (c *conn) run() (r closeReason) {
 	if c.tls != nil {
 		var err error
 		if nc, err = c.handshake(); err != nil {
+			if errors.As(err, new(errBeforeFirstByte)) {
+				c.t = newTransport(c.nc, c.srv.maxMessage) // for logClose's counts
+				return closeReason{phase: phaseIdle, err: err}
+			}
 			return closeReason{phase: phaseHandshake, err: err}
 		}
 	}

@@ -64,25 +64,31 @@ func (s *Server) ServeTLS(l net.Listener, t TLS) error {
 // returns the connection to serve Thrift on: the TLS one, or with
 // Optional, the plain one when the client did not start a handshake.
 // Shutdown may close a connection still in its handshake, as an idle one.
+//
+// With Optional, the wait for the first byte is an idle connection's (a
+// plain client's pool may open connections ahead of use): it ends at the
+// idle timeout, and its errors are returned as errBeforeFirstByte, which
+// the caller reports as an idle connection's end.
 func (c *conn) handshake() (net.Conn, error) {
 	if !c.srv.beginIdle(c) {
 		return nil, errShutdown
 	}
-	c.nc.SetDeadline(time.Now().Add(c.tls.HandshakeTimeout))
 	var nc net.Conn = c.nc
 	if c.tls.Optional {
+		c.setReadDeadline(c.srv.opts.IdleTimeout)
 		br := bufio.NewReaderSize(c.nc, 16)
 		first, err := br.Peek(1)
 		if err != nil {
-			return nil, err
+			return nil, errBeforeFirstByte{err}
 		}
 		nc = &peekedConn{Conn: c.nc, r: br}
 		if first[0] != tlsRecordHandshake {
-			c.nc.SetDeadline(time.Time{})
+			c.nc.SetReadDeadline(time.Time{})
 			c.plain = true
 			return nc, nil
 		}
 	}
+	c.nc.SetDeadline(time.Now().Add(c.tls.HandshakeTimeout))
 	tc := tls.Server(nc, c.tls.Config)
 	if err := tc.HandshakeContext(c.ctx); err != nil {
 		return nil, err
@@ -90,6 +96,13 @@ func (c *conn) handshake() (net.Conn, error) {
 	c.nc.SetDeadline(time.Time{})
 	return tc, nil
 }
+
+// errBeforeFirstByte is why an Optional connection ended before its first
+// byte, when it could still have been a plain client's.
+type errBeforeFirstByte struct{ err error }
+
+func (e errBeforeFirstByte) Error() string { return e.err.Error() }
+func (e errBeforeFirstByte) Unwrap() error { return e.err }
 
 // peekedConn is a connection whose first bytes were read ahead into r.
 type peekedConn struct {

@@ -263,14 +263,17 @@ func TestTLSSilentClientNotLogged(t *testing.T) {
 	}
 }
 
-// With Optional, the TLS port serves plain clients too.
+// With Optional, the TLS port serves plain clients too, and a connection
+// that has sent nothing yet waits as an idle one, beyond the handshake
+// timeout (a pool opens connections ahead of use).
 func TestTLSOptional(t *testing.T) {
-	ts := startTLSServer(t, Options{}, TLS{Config: serverTLSConfig(t, false), Optional: true})
+	ts := startTLSServer(t, Options{}, TLS{Config: serverTLSConfig(t, false), Optional: true, HandshakeTimeout: 200 * time.Millisecond})
 	ctx := context.Background()
 	for _, k := range clientKinds {
 		t.Run(k.name, func(t *testing.T) {
 			secure, _, _ := dialTLSClient(t, ts.tlsAddr, k)
 			plain, trans, peer := dialClient(t, ts.tlsAddr, k)
+			time.Sleep(400 * time.Millisecond)
 			for _, c := range []*cassandra.CassandraClient{secure, plain} {
 				if v, err := c.DescribeVersion(ctx); err != nil || v != "2.2.0" {
 					t.Fatalf("describe_version: %q, %v", v, err)
