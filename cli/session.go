@@ -7,6 +7,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -40,6 +41,9 @@ type Config struct {
 	// PageSize is how many columns one get_slice call asks for while a
 	// get pages through a row (default 1000).
 	PageSize int
+	// TLS, when set, makes every connection speak TLS with this
+	// configuration (a server's TLS port, docs/security.md).
+	TLS *tls.Config
 }
 
 // ErrQuit is returned by Exec for quit and exit.
@@ -156,6 +160,10 @@ func (s *Session) dial(ctx context.Context) error {
 	addr := net.JoinHostPort(s.host, strconv.Itoa(s.port))
 	cfg := &thrift.TConfiguration{ConnectTimeout: s.cfg.Timeout, SocketTimeout: s.cfg.Timeout}
 	var trans thrift.TTransport = thrift.NewTSocketConf(addr, cfg)
+	if s.cfg.TLS != nil {
+		cfg.TLSConfig = s.cfg.TLS
+		trans = thrift.NewTSSLSocketConf(addr, cfg)
+	}
 	if s.cfg.Framed {
 		trans = thrift.NewTFramedTransportConf(trans, cfg)
 	} else {

@@ -80,6 +80,9 @@ type Config struct {
 
 	// Server holds thriftd's own settings, which 0.6 did not have.
 	Server Server
+	// ClientEncryption is thriftd's <ClientEncryptionOptions> element, nil
+	// when absent.
+	ClientEncryption *ClientEncryption
 }
 
 // Keyspace is one /Storage/Keyspaces/Keyspace element.

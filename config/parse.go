@@ -151,6 +151,7 @@ var topLevel = map[string]bool{
 
 	"ThriftMaxMessageLengthInMB": true, "ThriftMaxConnections": true,
 	"ThriftIdleTimeoutInSeconds": true, "ThriftRequestTimeoutInSeconds": true,
+	"ClientEncryptionOptions": true,
 }
 
 // repeatable are the top-level elements whose every occurrence is read,
@@ -245,6 +246,7 @@ func (p *parser) readAll() {
 		p.fail("/Storage/ClusterName", "Missing required directive ClusterName")
 	}
 	p.readServer()
+	p.readClientEncryption()
 }
 
 // scanTopLevel fills Config.Ignored and warns about a repeated element, of

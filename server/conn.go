@@ -27,6 +27,11 @@ type conn struct {
 	// Shutdown may close it.
 	idle bool
 
+	// tls is set on a connection of a TLS listener; plain is set when such
+	// a listener's Optional let a client without TLS in.
+	tls   *TLS
+	plain bool
+
 	t        *transport
 	in       *checkedProtocol
 	out      thrift.TProtocol
@@ -58,10 +63,11 @@ func (c *conn) forceClose() {
 type phase int
 
 const (
-	phaseIdle    phase = iota // waiting for the first byte of a request
-	phaseRequest              // reading a request
-	phaseProcess              // in the processor
-	phaseReply                // after the processor, finishing the request
+	phaseIdle      phase = iota // waiting for the first byte of a request
+	phaseRequest                // reading a request
+	phaseProcess                // in the processor
+	phaseReply                  // after the processor, finishing the request
+	phaseHandshake              // in the TLS handshake, before any request
 )
 
 // closeReason is why a connection ended, reported in its closing log line.
@@ -86,11 +92,15 @@ func (e panicError) Error() string { return fmt.Sprintf("panic: %v", e.value) }
 // serve runs the connection until it ends, then closes and forgets it.
 func (c *conn) serve() {
 	s := c.srv
-	s.log.Debug("connection opened", "peer", c.peer)
+	s.log.Debug("connection opened", "peer", c.peer, "tls", c.tls != nil)
 	r := c.run()
 	c.cancel()
 	c.nc.Close()
 	s.untrack(c)
+	if r.phase == phaseHandshake {
+		c.handshakeFailed(r.err)
+		return
+	}
 	c.logClose(r)
 }
 
@@ -103,8 +113,21 @@ func (c *conn) run() (r closeReason) {
 			r = closeReason{phase: r.phase, err: panicError{v}, stack: debug.Stack()}
 		}
 	}()
-	c.t = newTransport(c.nc, c.srv.maxMessage)
-	c.proc = c.srv.newProcessor(c.nc)
+	nc := c.nc
+	if c.tls != nil {
+		var err error
+		if nc, err = c.handshake(); err != nil {
+			if errors.As(err, new(errBeforeFirstByte)) {
+				c.t = newTransport(c.nc, c.srv.maxMessage) // for logClose's counts
+				return closeReason{phase: phaseIdle, err: err}
+			}
+			return closeReason{phase: phaseHandshake, err: err}
+		}
+	}
+	// nc is the TLS connection over c.nc, which deadlines and Shutdown
+	// still act on directly.
+	c.t = newTransport(nc, c.srv.maxMessage)
+	c.proc = c.srv.newProcessor(nc)
 	for {
 		if !c.srv.beginIdle(c) {
 			return closeReason{phase: phaseIdle, err: errShutdown}
@@ -296,6 +319,9 @@ func (c *conn) logClose(r closeReason) {
 		slog.Uint64("requests", c.requests),
 		slog.Int64("bytes_read", c.t.bytesRead),
 		slog.Int64("bytes_written", c.t.bytesWritten),
+	}
+	if c.tls != nil {
+		attrs = append(attrs, slog.Bool("tls", !c.plain))
 	}
 	if c.sniffed {
 		attrs = append(attrs, slog.String("framing", c.framing.String()))

@@ -57,7 +57,7 @@ func FuzzConnection(f *testing.F) {
 		s := New(Options{MaxMessageSize: fuzzMaxMessage, Logger: slogFor(logs)},
 			newTestProcessor(&hooks{noPanics: true}))
 		nc := &fakeConn{in: bytes.NewReader(data)}
-		c, err := s.track(nc)
+		c, err := s.track(nc, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -21,7 +21,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		refused: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "thriftd_server_connections_refused_total",
 			Help: "Connections closed as soon as accepted, by reason (limit: -max-connections were open)."}, []string{"reason"}),
 		closed: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "thriftd_server_connections_closed_total",
-			Help: "Connections ended, by reason: client, idle_timeout, request_timeout, protocol_error, oversize, truncated, read_error, shutdown, panic."},
+			Help: "Connections ended, by reason: client, idle_timeout, request_timeout, protocol_error, oversize, truncated, read_error, shutdown, panic, tls_handshake, tls_handshake_timeout."},
 			[]string{"reason"}),
 		bytesIn: prometheus.NewCounter(prometheus.CounterOpts{Name: "thriftd_server_received_bytes_total",
 			Help: "Bytes read from client connections."}),
@@ -39,18 +39,20 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 // closeLabels maps the reason of a connection's closing log line to its
 // label on thriftd_server_connections_closed_total.
 var closeLabels = map[string]string{
-	"client closed":        "client",
-	"reply not delivered":  "client",
-	"request abandoned":    "client",
-	"idle timeout":         "idle_timeout",
-	"request timeout":      "request_timeout",
-	"malformed request":    "protocol_error",
-	"size limit exceeded":  "oversize",
-	"truncated request":    "truncated",
-	"read error":           "read_error",
-	"server shutting down": "shutdown",
-	"closed by server":     "shutdown",
-	"panic":                "panic",
+	"client closed":         "client",
+	"reply not delivered":   "client",
+	"request abandoned":     "client",
+	"idle timeout":          "idle_timeout",
+	"request timeout":       "request_timeout",
+	"malformed request":     "protocol_error",
+	"size limit exceeded":   "oversize",
+	"truncated request":     "truncated",
+	"read error":            "read_error",
+	"server shutting down":  "shutdown",
+	"closed by server":      "shutdown",
+	"panic":                 "panic",
+	"tls handshake failed":  "tls_handshake",
+	"tls handshake timeout": "tls_handshake_timeout",
 }
 
 func closeLabel(reason string) string {

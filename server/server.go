@@ -1,5 +1,5 @@
 // Package server is thriftd's Thrift connection layer: it accepts TCP
-// connections, detects each connection's framing and protocol, bounds what a
+// connections, plain or TLS (tls.go), detects each connection's framing and protocol, bounds what a
 // client may send, enforces idle and request timeouts, and hands every decoded
 // call to a thrift.TProcessor. It owns sockets and bytes only; what a call
 // means is the processor's business.
@@ -84,7 +84,10 @@ type Stats struct {
 	Accepted uint64 // connections accepted, refused ones included
 	Refused  uint64 // connections closed at once because MaxConnections were open
 	Requests uint64 // requests whose message header was read and dispatched
-	Failed   uint64 // connections closed for bad or truncated input, a size limit, a request timeout or a panic
+	Failed   uint64 // connections closed for bad or truncated input, a size limit, a request timeout, a failed TLS handshake or a panic
+	// TLSFailures counts connections of a TLS listener whose handshake
+	// failed or timed out (also counted in Failed).
+	TLSFailures uint64
 }
 
 // Server serves Thrift connections. Create it with New; it is safe for
@@ -98,6 +101,8 @@ type Server struct {
 	metrics      *metrics
 
 	accepted, refused, requests, failed atomic.Uint64
+	tlsFailures                         atomic.Uint64
+	handshakeLog                        failureLog
 
 	mu        sync.Mutex
 	closing   bool
@@ -143,18 +148,24 @@ func New(opts Options, newProcessor NewProcessor) *Server {
 			TBinaryStrictRead:  thrift.BoolPtr(false),
 			TBinaryStrictWrite: thrift.BoolPtr(true),
 		},
-		listeners: make(map[*net.Listener]struct{}),
-		conns:     make(map[*conn]struct{}),
-		drained:   make(chan struct{}),
-		stop:      make(chan struct{}),
+		handshakeLog: failureLog{window: time.Minute},
+		listeners:    make(map[*net.Listener]struct{}),
+		conns:        make(map[*conn]struct{}),
+		drained:      make(chan struct{}),
+		stop:         make(chan struct{}),
 	}
 }
 
 // Serve accepts connections on l and serves each on its own goroutine until
 // Shutdown is called or l fails. Temporary accept errors (such as running
 // out of file descriptors) are retried with a growing pause. Serve closes l
-// before returning; after Shutdown it returns ErrServerClosed.
-func (s *Server) Serve(l net.Listener) error {
+// before returning; after Shutdown it returns ErrServerClosed. A Server
+// may serve several listeners at once, plain (Serve) and TLS (ServeTLS),
+// under one connection limit.
+func (s *Server) Serve(l net.Listener) error { return s.serve(l, nil) }
+
+// serve is the accept loop of Serve and ServeTLS (t non-nil).
+func (s *Server) serve(l net.Listener, t *TLS) error {
 	s.mu.Lock()
 	if s.closing {
 		s.mu.Unlock()
@@ -196,7 +207,7 @@ func (s *Server) Serve(l net.Listener) error {
 		pause = 0
 		s.accepted.Add(1)
 		s.metrics.accepted.Inc()
-		c, err := s.track(nc)
+		c, err := s.track(nc, t)
 		if err != nil {
 			nc.Close()
 			if errors.Is(err, errTooManyConns) {
@@ -214,7 +225,7 @@ var errTooManyConns = errors.New("too many open connections")
 
 // track registers a freshly accepted connection. It fails when the server
 // is shutting down or MaxConnections are already open.
-func (s *Server) track(nc net.Conn) (*conn, error) {
+func (s *Server) track(nc net.Conn, t *TLS) (*conn, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing {
@@ -224,6 +235,7 @@ func (s *Server) track(nc net.Conn) (*conn, error) {
 		return nil, errTooManyConns
 	}
 	c := newConn(s, nc)
+	c.tls = t
 	s.conns[c] = struct{}{}
 	s.metrics.open.Inc()
 	s.active++
@@ -328,6 +340,8 @@ func (s *Server) Stats() Stats {
 		Refused:  s.refused.Load(),
 		Requests: s.requests.Load(),
 		Failed:   s.failed.Load(),
+
+		TLSFailures: s.tlsFailures.Load(),
 	}
 }
 

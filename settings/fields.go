@@ -11,13 +11,15 @@ import (
 
 // field is one setting, as its tags declare it.
 type field struct {
-	key   string // dotted path in thriftd.yaml: "limits.max_connections"
-	flag  string // without the dash; "" when there is none
-	def   string // the default, in flag syntax
-	help  string // with {WORD} marking the flag's argument
-	path  bool   // a file name, resolved against thriftd.yaml's directory
-	index []int  // of the field within Settings, for FieldByIndex
-	typ   reflect.Type
+	key  string // dotted path in thriftd.yaml: "limits.max_connections"
+	flag string // without the dash; "" when there is none
+	def  string // the default, in flag syntax
+	help string // with {WORD} marking the flag's argument
+	path bool   // a file name, resolved against thriftd.yaml's directory
+	// secret is a password: -print-config leaves its value out.
+	secret bool
+	index  []int // of the field within Settings, for FieldByIndex
+	typ    reflect.Type
 }
 
 var (
@@ -40,9 +42,10 @@ var fields = sync.OnceValue(func() []*field {
 				continue
 			}
 			_, path := sf.Tag.Lookup("path")
+			_, secret := sf.Tag.Lookup("secret")
 			out = append(out, &field{
 				key: key, flag: sf.Tag.Get("flag"), def: sf.Tag.Get("default"),
-				help: sf.Tag.Get("help"), path: path, index: idx, typ: sf.Type,
+				help: sf.Tag.Get("help"), path: path, secret: secret, index: idx, typ: sf.Type,
 			})
 		}
 	}

@@ -159,6 +159,20 @@ func fromStorage(c *config.Config) []assignment {
 	add("auth.passwd_file", "its directory", filepath.Join(dir, "passwd.properties"))
 	add("auth.access_file", "its directory", filepath.Join(dir, "access.properties"))
 
+	if ce := c.ClientEncryption; ce != nil {
+		const k, e = "client_encryption_options.", "ClientEncryptionOptions/"
+		for name, v := range map[string]any{
+			"Enabled": ce.Enabled, "Optional": ce.Optional, "RequireClientAuth": ce.RequireClientAuth,
+			"Keystore": ce.Keystore, "KeystorePassword": ce.KeystorePassword,
+			"Truststore": ce.Truststore, "TruststorePassword": ce.TruststorePassword,
+			"Protocol": ce.Protocol, "StoreType": ce.StoreType, "CipherSuites": ce.CipherSuites,
+		} {
+			if ce.Present[name] {
+				add(k+yamlName(name), e+name, v)
+			}
+		}
+	}
+
 	def := config.DefaultServer()
 	if c.Server.MaxMessageSize != def.MaxMessageSize {
 		add("limits.max_message_mb", "ThriftMaxMessageLengthInMB", int(c.Server.MaxMessageSize>>20))
@@ -173,6 +187,22 @@ func fromStorage(c *config.Config) []assignment {
 		add("limits.request_timeout", "ThriftRequestTimeoutInSeconds", c.Server.RequestTimeout)
 	}
 	return out
+}
+
+// yamlName is the thriftd.yaml key of a storage-conf.xml element name:
+// KeystorePassword is keystore_password.
+func yamlName(element string) string {
+	var b strings.Builder
+	for i, r := range element {
+		if r >= 'A' && r <= 'Z' {
+			if i > 0 {
+				b.WriteByte('_')
+			}
+			r += 'a' - 'A'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // applyToStorage writes the effective server settings and sync mode into

@@ -15,6 +15,9 @@ import (
 // reads back to the same Settings: every key, in the order of
 // docs/configuration.md, each with a comment saying where its value came
 // from. File names are made absolute, so the output may be saved anywhere.
+// Passwords (client_encryption_options.*_password) are the exception: a
+// password that is set is printed as no value (~), with a comment saying
+// so, for the reader to put back.
 func (e *Effective) YAML() ([]byte, error) {
 	root := &yaml.Node{Kind: yaml.MappingNode, HeadComment: "thriftd's effective configuration, as printed by thriftd -print-config.\n" +
 		"Each comment says where the value came from; thriftd -config FILE reads this back."}
@@ -37,6 +40,10 @@ func (e *Effective) YAML() ([]byte, error) {
 			return nil, err
 		}
 		v.LineComment = e.Origin(f.key).String()
+		if f.secret && f.value(&e.Settings).String() != "" {
+			v = scalar("!!null", "~")
+			v.LineComment = e.Origin(f.key).String() + ", not printed"
+		}
 		parent.Content = append(parent.Content, scalar("!!str", name), v)
 	}
 	var buf bytes.Buffer

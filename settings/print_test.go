@@ -122,3 +122,26 @@ func must[T any](v T, err error) T {
 	}
 	return v
 }
+
+// Passwords are left out of -print-config's output, with a comment.
+func TestYAMLLeavesPasswordsOut(t *testing.T) {
+	dir := t.TempDir()
+	storageConf(t, dir, "")
+	path := write(t, dir, "thriftd.yaml", "client_encryption_options:\n  keystore_password: s3cret-ks\n  truststore_password: s3cret-ts\n")
+	e, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := e.YAML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(out), "s3cret") {
+		t.Errorf("a password was printed:\n%s", out)
+	}
+	for _, want := range []string{"  keystore_password: ~ # " + path + ":2:22, not printed\n", "  truststore_password: ~ # " + path + ":3:24, not printed\n"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -26,6 +26,10 @@ type Settings struct {
 	StorageConf string `yaml:"storage_conf" path:"" default:"storage-conf.xml" help:"the Cassandra 0.6 storage-conf.xml to serve: its schema, and its settings where neither thriftd.yaml nor a flag sets them (on the command line: -config FILE.xml)"`
 	// Listen is the Thrift port's address.
 	Listen string `yaml:"listen" flag:"listen" help:"where Thrift clients connect, {HOST:PORT}; framed and unframed clients are both accepted (default: ThriftAddress and ThriftPort of storage-conf.xml)"`
+	// TLSListen is a second Thrift port, whose clients speak TLS, beside
+	// the plain one of Listen; empty with client_encryption_options
+	// enabled makes Listen's port speak TLS, as in Cassandra.
+	TLSListen string `yaml:"tls_listen" flag:"tls-listen" help:"a second Thrift port at {HOST:PORT} whose clients speak TLS, beside the plain one of listen, for a migration (needs client_encryption_options.enabled; without it, enabled puts TLS on listen's port)"`
 	// API is the interface a fresh connection's ambiguous calls are
 	// answered in: auto, 0.6 or 19.x.
 	API string `yaml:"api" flag:"api" default:"auto" help:"how to answer a fresh connection's calls that look alike in both Thrift APIs (describe_keyspaces, describe_keyspace, describe_version): {API} auto (unframed is Cassandra 0.6's API, framed is 0.7-2.1's 19.x API unless storage-conf.xml sets ThriftFramedTransport), 0.6 or 19.x"`
@@ -36,11 +40,32 @@ type Settings struct {
 	// SyncPeriod is how often the journal is fsync'ed in periodic mode.
 	SyncPeriod time.Duration `yaml:"sync_period" flag:"sync-period" default:"10s" help:"in periodic mode, fsync the journal every {DURATION} (storage-conf.xml: CommitLogSyncPeriodInMS)"`
 
-	Limits    Limits    `yaml:"limits"`
-	Auth      Auth      `yaml:"auth"`
-	Log       Log       `yaml:"log"`
-	Cassandra Cassandra `yaml:"cassandra"`
-	Admin     Admin     `yaml:"admin"`
+	Limits           Limits           `yaml:"limits"`
+	ClientEncryption ClientEncryption `yaml:"client_encryption_options"`
+	Auth             Auth             `yaml:"auth"`
+	Log              Log              `yaml:"log"`
+	Cassandra        Cassandra        `yaml:"cassandra"`
+	Admin            Admin            `yaml:"admin"`
+}
+
+// ClientEncryption is TLS on the Thrift port, under the name and with the
+// keys of cassandra.yaml's client_encryption_options (Cassandra 2.x-3.11),
+// so that a deployment's section is copied over as it is; the keystore and
+// truststore are PEM or PKCS12 files (package tlsconf). The passwords have
+// no flag, to keep them off command lines, and -print-config does not
+// print them.
+type ClientEncryption struct {
+	Enabled            bool          `yaml:"enabled" flag:"tls" help:"serve the Thrift port over TLS: the port of tls_listen if set, else listen's"`
+	Optional           bool          `yaml:"optional" flag:"tls-optional" help:"on the TLS port, also serve clients that speak plain Thrift, told apart by their first byte (Cassandra 3.11's optional)"`
+	Keystore           string        `yaml:"keystore" path:"" flag:"tls-keystore" help:"the server's certificate chain and private key, a PEM or PKCS12 {FILE}"`
+	KeystorePassword   string        `yaml:"keystore_password" secret:"" help:"the password of a PKCS12 keystore"`
+	RequireClientAuth  bool          `yaml:"require_client_auth" flag:"tls-require-client-auth" help:"accept only clients presenting a certificate signed by an authority of the truststore"`
+	Truststore         string        `yaml:"truststore" path:"" flag:"tls-truststore" help:"the certificate authorities of client certificates, a PEM or PKCS12 {FILE}"`
+	TruststorePassword string        `yaml:"truststore_password" secret:"" help:"the password of a PKCS12 truststore"`
+	Protocol           string        `yaml:"protocol" flag:"tls-protocol" default:"TLS" help:"the newest TLS version spoken, {NAME} TLS (1.2 and 1.3), TLSv1.3, TLSv1.2, TLSv1.1 or TLSv1; the oldest is TLS 1.2, or the one named when older"`
+	CipherSuites       []string      `yaml:"cipher_suites" flag:"tls-cipher-suites" help:"the TLS 1.2 cipher suites offered, {NAME[,NAME...]} as Java names them (default: Go's)"`
+	StoreType          string        `yaml:"store_type" flag:"tls-store-type" help:"{TYPE} of the keystore and truststore, PKCS12 or PEM (default: told by their content; JKS, Cassandra's default, is taken to mean a store converted to PKCS12)"`
+	HandshakeTimeout   time.Duration `yaml:"handshake_timeout" flag:"tls-handshake-timeout" default:"10s" help:"a client has this {DURATION} from connecting to finish its TLS handshake"`
 }
 
 // Limits bound what clients may take of the Thrift port.

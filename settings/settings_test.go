@@ -210,6 +210,18 @@ func TestValidation(t *testing.T) {
 		{"", []string{"-cassandra", "db1:9042", "-cassandra-timeout", "0s"}, "-cassandra-timeout: must be positive, not 0s"},
 		{"", []string{"-cassandra", "db1:9042", "-cassandra-username", "u", "-cassandra-password-file", "pw",
 			"-cassandra-tls-cert", "c", "-cassandra-tls-key", "k", "-cassandra-dc", "dc1", "-cassandra-prefix", "t_"}, ""},
+		// A disabled section is not read, as cassandra.yaml's stock one.
+		{"client_encryption_options:\n  enabled: false\n  keystore: conf/.keystore\n  protocol: SSLv2", nil, ""},
+		{"", []string{"-tls-listen", "127.0.0.1:9443"}, "-tls-listen: is set, but client_encryption_options.enabled is false"},
+		{"", []string{"-tls"}, "client_encryption_options.keystore: must be set: enabled needs the server's certificate and key"},
+		{"", []string{"-tls", "-tls-keystore", "k.p12", "-tls-require-client-auth"}, "client_encryption_options.truststore: must be set: require_client_auth needs the authorities of client certificates"},
+		{"client_encryption_options: {enabled: true, keystore: k.pem, protocol: SSLv3}", nil, `F:1:71: client_encryption_options.protocol: want TLS, TLSv1.3, TLSv1.2, TLSv1.1 or TLSv1, not "SSLv3" (SSLv3 is not offered)`},
+		{"", []string{"-tls", "-tls-keystore", "k.pem", "-tls-cipher-suites", "RC4"}, `-tls-cipher-suites: "RC4" is not a cipher suite name (such as TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256)`},
+		{"", []string{"-tls", "-tls-keystore", "k.pem", "-tls-store-type", "JCEKS"}, `-tls-store-type: want PKCS12, PEM or JKS, not "JCEKS"`},
+		{"", []string{"-tls", "-tls-keystore", "k.pem", "-tls-handshake-timeout", "0s"}, "-tls-handshake-timeout: must be positive, not 0s"},
+		{"", []string{"-tls", "-tls-keystore", "k.pem", "-listen", "127.0.0.1:9160", "-tls-listen", "127.0.0.1:9160"}, "-tls-listen: is listen's address too: the TLS port needs a port of its own, or drop tls_listen to put TLS on listen's port"},
+		{"", []string{"-tls", "-tls-keystore", "k.p12", "-tls-require-client-auth", "-tls-truststore", "t.p12", "-tls-listen", ":9443",
+			"-tls-cipher-suites", "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,TLS_DHE_RSA_WITH_AES_128_CBC_SHA", "-tls-store-type", "pkcs12", "-tls-optional"}, ""},
 	} {
 		t.Run(tc.yaml+strings.Join(tc.flags, " "), func(t *testing.T) {
 			dir := t.TempDir()
@@ -291,5 +303,47 @@ func TestNoStorageConf(t *testing.T) {
 	// An XML file given with -config is never "none".
 	if _, err := Resolve(write(t, dir, "empty.xml", ""), nil); err == nil {
 		t.Error("an empty .xml file was accepted")
+	}
+}
+
+// storage-conf.xml's <ClientEncryptionOptions> is a layer of
+// client_encryption_options, below thriftd.yaml and the flags.
+func TestClientEncryptionFromStorageConf(t *testing.T) {
+	dir := t.TempDir()
+	path := storageConf(t, dir, `<ClientEncryptionOptions>
+  <Enabled>true</Enabled>
+  <Keystore>conf/keystore.p12</Keystore>
+  <KeystorePassword>pw</KeystorePassword>
+  <RequireClientAuth>TRUE</RequireClientAuth>
+  <Truststore>conf/truststore.p12</Truststore>
+  <StoreType>PKCS12</StoreType>
+  <CipherSuites><CipherSuite>TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256</CipherSuite><CipherSuite>TLS_RSA_WITH_AES_128_CBC_SHA</CipherSuite></CipherSuites>
+</ClientEncryptionOptions>`)
+	e, err := Resolve(path, flags(t, "-tls-store-type", "PEM"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ClientEncryption{Enabled: true, Keystore: "conf/keystore.p12", KeystorePassword: "pw", RequireClientAuth: true,
+		Truststore: "conf/truststore.p12", Protocol: "TLS", StoreType: "PEM", HandshakeTimeout: 10 * time.Second,
+		CipherSuites: []string{"TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "TLS_RSA_WITH_AES_128_CBC_SHA"}}
+	if !reflect.DeepEqual(e.ClientEncryption, want) {
+		t.Errorf("got %+v\nwant %+v", e.ClientEncryption, want)
+	}
+	if o := e.Origin("client_encryption_options.keystore").String(); o != path+": ClientEncryptionOptions/Keystore" {
+		t.Errorf("keystore from %s", o)
+	}
+
+	for extra, msg := range map[string]string{
+		"<ClientEncryptionOptions><Enabled>true</Enabled><Keystore>k</Keystore><Protocol>SSLv3</Protocol></ClientEncryptionOptions>": `F: ClientEncryptionOptions/Protocol: client_encryption_options.protocol: want TLS, TLSv1.3, TLSv1.2, TLSv1.1 or TLSv1, not "SSLv3" (SSLv3 is not offered)`,
+		"<ClientEncryptionOptions><Enabled>yes</Enabled></ClientEncryptionOptions>":                                                  "F: /Storage/ClientEncryptionOptions/Enabled: Unrecognized value for Enabled.  Use 'true' or 'false'.",
+	} {
+		path := storageConf(t, t.TempDir(), extra)
+		_, err := Resolve(path, nil)
+		if got := ""; err == nil || strings.ReplaceAll(err.Error(), path, "F") != msg {
+			if err != nil {
+				got = strings.ReplaceAll(err.Error(), path, "F")
+			}
+			t.Errorf("%s:\n got %s\nwant %s", extra, got, msg)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package settings
 
 import (
+	"fmt"
 	"log/slog"
 	"math"
 	"net"
@@ -8,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/thriftd/thriftd/tlsconf"
 )
 
 // Validate checks what types cannot: ranges, sets of words, addresses and
@@ -65,6 +68,7 @@ func (e *Effective) Validate() error {
 			return nil
 		},
 		func() error { return oneOf("log.format", s.Log.Format, "text", "json") },
+		func() error { return e.validateTLS(bad) },
 		func() error { return e.validateCassandra(bad) },
 		func() error {
 			if s.Admin.Listen == "off" {
@@ -114,6 +118,63 @@ func address(bad badFunc, key, v string, minPort uint64) error {
 		return bad(key, "want HOST:PORT with a port number from %d to 65535, not %q", minPort, v)
 	}
 	return nil
+}
+
+// validateTLS checks client_encryption_options when enabled; a disabled
+// section is not read, as in Cassandra, whose stock cassandra.yaml carries
+// one with its keystore set.
+func (e *Effective) validateTLS(bad badFunc) error {
+	c := &e.ClientEncryption
+	if e.TLSListen != "" {
+		if err := address(bad, "tls_listen", e.TLSListen, 0); err != nil {
+			return err
+		}
+		if !c.Enabled {
+			return bad("tls_listen", "is set, but client_encryption_options.enabled is false")
+		}
+		if _, port, _ := net.SplitHostPort(e.TLSListen); e.TLSListen == e.Listen && port != "0" {
+			return bad("tls_listen", "is listen's address too: the TLS port needs a port of its own, or drop tls_listen to put TLS on listen's port")
+		}
+	}
+	if !c.Enabled {
+		return nil
+	}
+	const k = "client_encryption_options."
+	if c.Keystore == "" {
+		return bad(k+"keystore", "must be set: enabled needs the server's certificate and key")
+	}
+	if c.RequireClientAuth && c.Truststore == "" {
+		return bad(k+"truststore", "must be set: require_client_auth needs the authorities of client certificates")
+	}
+	if _, _, err := tlsconf.Protocol(c.Protocol); err != nil {
+		return bad(k+"protocol", "%v", err)
+	}
+	if len(c.CipherSuites) > 0 {
+		if _, _, err := tlsconf.CipherSuites(c.CipherSuites); err != nil {
+			return bad(k+"cipher_suites", "%v", err)
+		}
+	}
+	switch strings.ToUpper(c.StoreType) {
+	case "", "JKS", "PKCS12", "PEM":
+	default:
+		return bad(k+"store_type", "want PKCS12, PEM or JKS, not %q", c.StoreType)
+	}
+	if c.HandshakeTimeout <= 0 {
+		return bad(k+"handshake_timeout", "must be positive, not %v", c.HandshakeTimeout)
+	}
+	return nil
+}
+
+// SettingError is err, about the value of the setting with this key,
+// worded as Validate words its errors: with the file and line, or the
+// flag, the value came from. For what is found wrong after Resolve, such
+// as a keystore that cannot be read.
+func (e *Effective) SettingError(key string, err error) error {
+	f := fieldByKey(key)
+	if f == nil {
+		return fmt.Errorf("%s: %w", key, err)
+	}
+	return e.Origin(key).errorf(f, "%v", err)
 }
 
 func (e *Effective) validateCassandra(bad badFunc) error {

@@ -7,6 +7,7 @@ package cli12
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -30,6 +31,9 @@ type Config struct {
 	Username string
 	Password string
 	Timeout  time.Duration
+	// TLS, when set, makes the connection speak TLS with this
+	// configuration.
+	TLS *tls.Config
 }
 
 // ErrQuit ends a script or the shell (quit, exit).
@@ -84,7 +88,12 @@ func (s *Session) Connect(host string, port int) error {
 	s.Close()
 	addr := net.JoinHostPort(host, strconv.Itoa(port))
 	conf := &thrift.TConfiguration{ConnectTimeout: s.cfg.Timeout, SocketTimeout: s.cfg.Timeout}
-	trans := thrift.NewTFramedTransportConf(thrift.NewTSocketConf(addr, conf), conf)
+	var sock thrift.TTransport = thrift.NewTSocketConf(addr, conf)
+	if s.cfg.TLS != nil {
+		conf.TLSConfig = s.cfg.TLS
+		sock = thrift.NewTSSLSocketConf(addr, conf)
+	}
+	trans := thrift.NewTFramedTransportConf(sock, conf)
 	if err := trans.Open(); err != nil {
 		return fmt.Errorf("Exception connecting to %s/%d. Reason: %v.", host, port, err)
 	}

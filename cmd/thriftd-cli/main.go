@@ -20,11 +20,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/thriftd/thriftd/cli"
 	"github.com/thriftd/thriftd/cli/cli12"
 	"github.com/thriftd/thriftd/settings"
+	"github.com/thriftd/thriftd/tlsconf"
 )
 
 // Exit statuses.
@@ -47,6 +49,9 @@ type options struct {
 	// $THRIFTD_CONFIG), whose listen address replaces the defaults of
 	// --host and --port; configFrom names where it was given.
 	config, configFrom string
+	// ssl and tls are --ssl and the stores of its certificates.
+	ssl bool
+	tls tlsconf.Client
 	// given holds the flags on the command line, which win over config.
 	given map[string]bool
 }
@@ -67,6 +72,11 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.history, "history", defaultHistory(), "history file of the interactive shell ('' keeps none)")
 	fs.StringVar(&o.output, "output", "human", "output form: human (cassandra-cli 0.6's lines) or json (one object per statement)")
 	fs.StringVar(&o.api, "api", "0.6", "grammar and API: 0.6 (cassandra-cli 0.6 over the 0.6 API) or 1.2 (cassandra-cli 1.2 over the 19.x API, framed)")
+	fs.BoolVar(&o.ssl, "ssl", false, "connect over TLS (a thriftd or Cassandra with client_encryption_options); the server's certificate is checked against --truststore, else the system's authorities")
+	fs.StringVar(&o.tls.Truststore, "truststore", "", "with --ssl, the authorities to trust: PEM certificates or a PKCS12 truststore `FILE`")
+	fs.StringVar(&o.tls.TruststorePassword, "truststore-password", "", "password of a PKCS12 --truststore")
+	fs.StringVar(&o.tls.Keystore, "keystore", "", "with --ssl, the client certificate and key to present (require_client_auth): a PEM or PKCS12 `FILE`")
+	fs.StringVar(&o.tls.KeystorePassword, "keystore-password", "", "password of a PKCS12 --keystore")
 	fs.StringVar(&o.config, "config", "", "thriftd's configuration `FILE` (thriftd.yaml or storage-conf.xml): connect to its listen address unless --host or --port says otherwise (default: $"+settings.ConfigEnv+")")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: thriftd-cli [flags]                  interactive shell")
@@ -99,6 +109,19 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("--port %d is not a port (1-65535)", o.cfg.Port)
 	case o.cfg.Username != "" && o.cfg.Keyspace == "":
 		return o, errors.New("--username needs --keyspace: 0.6 logs in to a keyspace")
+	case !o.ssl && (o.tls.Truststore != "" || o.tls.Keystore != ""):
+		return o, errors.New("--truststore and --keystore need --ssl")
+	}
+	if o.ssl {
+		cfg, err := tlsconf.ClientConfig(o.tls)
+		var te *tlsconf.Error
+		if errors.As(err, &te) {
+			return o, fmt.Errorf("--%s: %v", strings.ReplaceAll(te.Setting, "_", "-"), te.Err)
+		}
+		if err != nil {
+			return o, err
+		}
+		o.cfg.TLS = cfg
 	}
 	return o, nil
 }
@@ -165,7 +188,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 // shell reads lines with cassandra-cli's prompt.
 func run12(o options, stdin *os.File, stdout, stderr io.Writer) int {
 	s := cli12.NewSession(cli12.Config{Host: o.cfg.Host, Port: o.cfg.Port, Keyspace: o.cfg.Keyspace,
-		Username: o.cfg.Username, Password: o.cfg.Password, Timeout: o.cfg.Timeout}, stdout, stderr)
+		Username: o.cfg.Username, Password: o.cfg.Password, Timeout: o.cfg.Timeout, TLS: o.cfg.TLS}, stdout, stderr)
 	defer s.Close()
 	// A piped standard input is read as cassandra-cli 1.2 reads it, by its
 	// shell, line by line as it arrives: prompts, each line echoed,

@@ -137,6 +137,12 @@ func run(eff *settings.Effective, log *slog.Logger) error {
 	for _, name := range cfg.Ignored {
 		log.Info("configuration element is not used by Cassandra 0.6 and is ignored", "element", name, "file", cfg.Path)
 	}
+	// The stores are read before the data store opens, so that a bad
+	// keystore stops start-up at once.
+	secure, err := serverTLS(eff, log)
+	if err != nil {
+		return err
+	}
 	store, where, cat, err := openStore(eff, s, log)
 	if err != nil {
 		return err
@@ -159,10 +165,11 @@ func run(eff *settings.Effective, log *slog.Logger) error {
 		current, changer, schemaVersions = cat.Current, cat, cat.SchemaVersions
 	}
 
-	l, err := net.Listen("tcp", eff.Listen)
+	listeners, err := listenThrift(eff, secure)
 	if err != nil {
-		return fmt.Errorf("cannot listen for Thrift clients on %s: %w", eff.Listen, err)
+		return err
 	}
+	l := listeners[0].l
 	token := store.Token()
 	if cfg.InitialToken != "" {
 		if token, err = s.Partitioner.ParseToken(cfg.InitialToken); err != nil {
@@ -221,7 +228,9 @@ func run(eff *settings.Effective, log *slog.Logger) error {
 			Drain: drainer(srv, cfg.Server.ShutdownTimeout, log),
 		}, log)
 		if err != nil {
-			l.Close()
+			for _, tl := range listeners {
+				tl.l.Close()
+			}
 			return err
 		}
 	}
@@ -230,17 +239,23 @@ func run(eff *settings.Effective, log *slog.Logger) error {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(sig)
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(l) }()
-	log.Info("thriftd is serving",
-		"listen", l.Addr().String(), "config", cfg.Path, "settings", eff.File, where,
+	served := make(chan error, len(listeners))
+	for _, tl := range listeners {
+		go func() { served <- serveOn(srv, tl) }()
+	}
+	log.Info("thriftd is serving", append(listenAttrs(listeners),
+		"config", cfg.Path, "settings", eff.File, where,
 		"cluster", cfg.ClusterName, "partitioner", s.Partitioner.Name(),
 		"keyspaces", len(current().Keyspaces), "schema_version", current().Version, "commit_log_sync", eff.Sync,
-		"authenticator", cfg.Authenticator)
+		"authenticator", cfg.Authenticator)...)
 
 	select {
 	case err := <-served:
 		if !errors.Is(err, server.ErrServerClosed) {
+			// One port failed: stop the others before the store closes.
+			ctx, cancel := context.WithTimeout(context.Background(), cfg.Server.ShutdownTimeout)
+			defer cancel()
+			srv.Shutdown(ctx)
 			return err
 		}
 		// Drained from the admin endpoint: the store stays open for it.
@@ -255,7 +270,9 @@ func run(eff *settings.Effective, log *slog.Logger) error {
 	if err := srv.Shutdown(ctx); err != nil {
 		log.Warn("shutdown did not finish cleanly", "err", err)
 	}
-	<-served
+	for range listeners {
+		<-served
+	}
 	log.Info("thriftd stopped")
 	return nil
 }

@@ -259,6 +259,7 @@ class Thriftd(object):
         self.workdir = workdir or data
         self.proc = None
         self.addr = None
+        self.serving = None  # the "thriftd is serving" record
         self.logs = []
         self._lock = threading.Lock()
 
@@ -293,6 +294,7 @@ class Thriftd(object):
                 except ValueError:
                     continue
                 if record.get('msg') == 'thriftd is serving' and not found.is_set():
+                    self.serving = record
                     self.addr = record['listen']
                     found.set()
             found.set()

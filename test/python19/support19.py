@@ -34,8 +34,9 @@ class Client(object):
     """A generated 19.x Cassandra.Client over a framed socket, as pycassa
     connects (TFramedTransport, TBinaryProtocolAccelerated's wire)."""
 
-    def __init__(self, host, port, keyspace=None, framed=True, timeout=10):
-        sock = TSocket.TSocket(host, port)
+    def __init__(self, host, port, keyspace=None, framed=True, timeout=10, sock=None):
+        """sock replaces the plain TSocket, e.g. by a TSSLSocket."""
+        sock = sock or TSocket.TSocket(host, port)
         sock.setTimeout(timeout * 1000)
         self.transport = TTransport.TFramedTransport(sock) if framed else TTransport.TBufferedTransport(sock)
         protocol = TBinaryProtocol.TBinaryProtocol(self.transport)

@@ -5,7 +5,8 @@
 # programs themselves).
 #
 #   test/suites/java.sh                      thriftd on LevelDB, then on Cassandra
-#   test/suites/java.sh --store leveldb      thriftd on LevelDB only
+#   test/suites/java.sh --store leveldb      thriftd on LevelDB only, plain
+#                                            and over TLS
 #   test/suites/java.sh --store cassandra    thriftd on the Cassandra store only
 #   test/suites/java.sh --reference          the real Cassandra 1.2.19
 #                                            (test/cassandra/reference start 1.2)
@@ -24,7 +25,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 usage() {
-	sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
@@ -149,6 +150,45 @@ stop_thriftd() {
 	fi
 }
 
+# run_tls runs the programs over TLS on the Thrift port, set up as a
+# Cassandra 3.11 operator's would be: a JKS keystore made by keytool,
+# converted to PKCS12 by the keytool command of docs/security.md, and
+# client_encryption_options copied into thriftd.yaml. Hector takes its
+# TLS settings from the system properties ssl.truststore,
+# ssl.truststore.password, ssl.store.type and ssl.protocol; the Astyanax
+# program reads the same into an SSLConnectionContext, whose default
+# cipher suites (TLS_RSA_WITH_AES_128_CBC_SHA, ..._256_...) need an RSA key
+# and the server to list them. Neither library presents client
+# certificates (test/python19/test_tls19.py checks those).
+run_tls() {
+	local d="$tmp/tls-certs" kt="$JAVA_HOME/bin/keytool" pw=cassandra
+	mkdir -p "$d"
+	{
+		"$kt" -genkeypair -alias thriftd -keyalg RSA -keysize 2048 -dname CN=localhost \
+			-ext san=dns:localhost,ip:127.0.0.1 -validity 2 -storetype JKS -keystore "$d/keystore.jks" \
+			-storepass $pw -keypass $pw
+		"$kt" -importkeystore -srckeystore "$d/keystore.jks" -srcstoretype JKS -destkeystore "$d/keystore.p12" \
+			-deststoretype PKCS12 -srcstorepass $pw -deststorepass $pw -noprompt
+		"$kt" -exportcert -alias thriftd -keystore "$d/keystore.p12" -storepass $pw -file "$d/thriftd.crt"
+		"$kt" -importcert -noprompt -alias thriftd -file "$d/thriftd.crt" -storetype PKCS12 \
+			-keystore "$d/truststore.p12" -storepass $pw
+	} >"$tmp/keytool.log" 2>&1 || { cat "$tmp/keytool.log" >&2; echo "java: keytool failed" >&2; exit 1; }
+	cat >"$d/thriftd.yaml" <<EOF
+storage_conf: $PWD/test/java/storage-conf.xml
+client_encryption_options:
+  enabled: true
+  keystore: keystore.p12
+  keystore_password: $pw
+  store_type: PKCS12
+  protocol: TLS
+  cipher_suites: [TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, TLS_RSA_WITH_AES_128_CBC_SHA, TLS_RSA_WITH_AES_256_CBC_SHA]
+EOF
+	start_thriftd tls -config "$d/thriftd.yaml" -data "$tmp/tls/data"
+	run_programs "$ADDR" "thriftd over TLS" -Dssl.truststore="$d/truststore.p12" -Dssl.truststore.password=$pw \
+		-Dssl.store.type=PKCS12 -Dssl.protocol=TLS
+	stop_thriftd tls
+}
+
 if [ "$against" = reference ]; then
 	t=$SECONDS
 	addr=$(test/cassandra/reference start 1.2 | tail -n 1)
@@ -172,6 +212,7 @@ else
 			start_thriftd leveldb -data "$tmp/leveldb/data"
 			run_programs "$ADDR" "thriftd on LevelDB"
 			stop_thriftd leveldb
+			run_tls
 		else
 			# A start reuses the running node, or restarts one that an
 			# earlier suite stopped.

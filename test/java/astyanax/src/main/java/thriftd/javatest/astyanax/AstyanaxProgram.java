@@ -8,6 +8,7 @@ import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -24,6 +25,7 @@ import com.netflix.astyanax.ColumnListMutation;
 import com.netflix.astyanax.MutationBatch;
 import com.netflix.astyanax.annotations.Component;
 import com.netflix.astyanax.connectionpool.NodeDiscoveryType;
+import com.netflix.astyanax.connectionpool.SSLConnectionContext;
 import com.netflix.astyanax.connectionpool.TokenRange;
 import com.netflix.astyanax.connectionpool.impl.ConnectionPoolConfigurationImpl;
 import com.netflix.astyanax.connectionpool.impl.ConnectionPoolType;
@@ -128,14 +130,33 @@ public final class AstyanaxProgram {
         System.exit(p.c.finish(aborted));
     }
 
+    /**
+     * The pool of the program. With the system property ssl.truststore set (as Hector's
+     * own SSL properties are), it connects over TLS through Astyanax's SSLConnectionContext:
+     * ssl.truststore.password, ssl.protocol (default TLS) and ssl.cipher.suites
+     * (comma-separated; default Astyanax's own, TLS_RSA_WITH_AES_128_CBC_SHA and
+     * TLS_RSA_WITH_AES_256_CBC_SHA, which need an RSA server certificate).
+     */
     static ConnectionPoolConfigurationImpl pool(String name, String host, int port) {
-        return new ConnectionPoolConfigurationImpl(name)
+        ConnectionPoolConfigurationImpl pool = new ConnectionPoolConfigurationImpl(name)
                 .setSeeds(host + ":" + port)
                 .setPort(port)
                 .setMaxConnsPerHost(2)
                 .setSocketTimeout(20000)
                 .setConnectTimeout(5000)
                 .setMaxTimeoutWhenExhausted(20000);
+        String truststore = System.getProperty("ssl.truststore");
+        if (truststore != null) {
+            String suites = System.getProperty("ssl.cipher.suites");
+            // The first handshake of a fresh JVM (the JSSE's start, an RSA key) can take
+            // more than the plain connect timeout on a busy machine.
+            pool.setConnectTimeout(20000);
+            pool.setSSLConnectionContext(new SSLConnectionContext(truststore,
+                    System.getProperty("ssl.truststore.password", ""),
+                    System.getProperty("ssl.protocol", SSLConnectionContext.DEFAULT_SSL_PROTOCOL),
+                    suites == null ? SSLConnectionContext.DEFAULT_SSL_CIPHER_SUITES : Arrays.asList(suites.split(","))));
+        }
+        return pool;
     }
 
     void run(String host, int port) {
