@@ -15,10 +15,45 @@ import (
 // system_auth.roles and system_auth.role_permissions. It is an
 // auth.Source; thriftd's user needs SELECT on system_auth (a superuser
 // has it).
-type Roles struct{ session *gocql.Session }
+//
+// A permission granted in CQL names the CQL keyspace, which is the
+// Thrift keyspace's name after the store's prefix (or the adopted
+// keyspace's own name): Permissions gives it back under the Thrift
+// keyspace's name, which is what thriftd checks, and leaves out the
+// grants on other CQL keyspaces.
+type Roles struct {
+	session *gocql.Session
+	st      *Store
+}
 
 // Roles returns the store's reader of the cluster's roles.
-func (st *Store) Roles() *Roles { return &Roles{session: st.session} }
+func (st *Store) Roles() *Roles { return &Roles{session: st.session, st: st} }
+
+// thriftResource is the Thrift keyspace's resource of a stored CQL one;
+// ok is false for a keyspace thriftd does not serve from this prefix.
+func (r *Roles) thriftResource(stored string) (auth.Resource, bool) {
+	if stored == "data" {
+		return auth.Root, true
+	}
+	rest, ok := strings.CutPrefix(stored, "data/")
+	if !ok || rest == "" {
+		return "", false
+	}
+	ks, table, _ := strings.Cut(rest, "/")
+	for _, a := range r.st.Adopted() {
+		if a.Name == ks {
+			return auth.Resource(stored), true
+		}
+	}
+	name, ok := strings.CutPrefix(ks, r.st.opts.Prefix)
+	if !ok || name == "" {
+		return "", false
+	}
+	if table == "" {
+		return auth.KeyspaceResource(name), true
+	}
+	return auth.TableResource(name, table), true
+}
 
 // Role reads one row of system_auth.roles, at LOCAL_ONE as Cassandra
 // reads roles other than its default superuser.
@@ -56,11 +91,13 @@ func (r *Roles) Permissions(ctx context.Context, role string) (map[auth.Resource
 		perms    []string
 	)
 	for iter.Scan(&resource, &perms) {
-		if resource != "data" && !strings.HasPrefix(resource, "data/") {
+		res, ok := r.thriftResource(resource)
+		if !ok {
+			perms = nil
 			continue
 		}
 		for _, p := range perms {
-			out[auth.Resource(resource)] = append(out[auth.Resource(resource)], auth.Permission(p))
+			out[res] = append(out[res], auth.Permission(p))
 		}
 		perms = nil
 	}
