@@ -9,7 +9,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,9 +25,28 @@ import (
 
 var thriftdBin string
 
-// TestMain builds thriftd without the race detector: under it, bcrypt
-// takes seconds a hash, and each login and role here pays for one.
+// toolBin is thriftd-tool, built for the tests of its role commands.
+var toolBin string
+
+// TestMain builds thriftd and thriftd-tool without the race detector:
+// under it, bcrypt takes seconds a hash, and each login and role here
+// pays for one.
 func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "thriftd-auth-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	toolBin = filepath.Join(dir, "thriftd-tool")
+	build := exec.Command("go", "build", "-o", toolBin, "./cmd/thriftd-tool")
+	build.Dir = testenv.RepoRoot()
+	build.Stdout, build.Stderr = os.Stdout, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building thriftd-tool:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	defer os.RemoveAll(dir)
 	testenv.Main(m, false, &thriftdBin)
 }
 
