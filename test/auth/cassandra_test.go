@@ -44,7 +44,31 @@ func TestCassandraStoreRoles(t *testing.T) {
 	if err != nil {
 		t.Fatalf("logging in to the auth cluster as cassandra: %v", err)
 	}
-	defer s.Close()
+	t.Cleanup(s.Close)
+	// Registered before the node, so that it runs once thriftd has
+	// stopped: the roles and the keyspaces thriftd made under the prefix
+	// go (testenv.DropPrefix cannot log in to this cluster).
+	t.Cleanup(func() {
+		for _, r := range []string{user, group} {
+			s.Query("DROP ROLE IF EXISTS " + r).Exec()
+		}
+		iter := s.Query("SELECT keyspace_name FROM system_schema.keyspaces").Iter()
+		var name string
+		var drop []string
+		for iter.Scan(&name) {
+			if strings.HasPrefix(name, prefix) {
+				drop = append(drop, name)
+			}
+		}
+		if err := iter.Close(); err != nil {
+			t.Logf("listing the test's keyspaces: %v", err)
+		}
+		for _, ks := range drop {
+			if err := s.Query(`DROP KEYSPACE "` + ks + `"`).Exec(); err != nil {
+				t.Logf("dropping %s: %v", ks, err)
+			}
+		}
+	})
 	exec := func(q string) {
 		t.Helper()
 		if err := s.Query(q).Exec(); err != nil {
@@ -62,14 +86,6 @@ func TestCassandraStoreRoles(t *testing.T) {
 		"-cassandra", points, "-cassandra-prefix", prefix, "-cassandra-username", "cassandra", "-cassandra-password-file", pwFile,
 		"-authenticator", "PasswordAuthenticator", "-authorizer", "CassandraAuthorizer")
 	n.Start()
-	t.Cleanup(func() {
-		for _, r := range []string{user, group} {
-			s.Query("DROP ROLE IF EXISTS " + r).Exec()
-		}
-		if _, err := testenv.DropPrefix(ctx, points, prefix); err != nil {
-			t.Logf("dropping the test's keyspaces: %v", err)
-		}
-	})
 
 	// The user may read Keyspace1 through the group; the grant names the
 	// CQL keyspace that holds it.
