@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -25,10 +26,30 @@ type Client struct {
 }
 
 func (c *Client) do(ctx context.Context, method, path string, q url.Values, out any) error {
-	u := url.URL{Scheme: "http", Host: c.Addr, Path: path, RawQuery: q.Encode()}
-	req, err := http.NewRequestWithContext(ctx, method, u.String(), nil)
+	return c.send(ctx, method, path, q, nil, out)
+}
+
+// doBody sends in as the request's JSON body.
+func (c *Client) doBody(ctx context.Context, method, path string, in, out any) error {
+	raw, err := json.Marshal(in)
 	if err != nil {
 		return err
+	}
+	return c.send(ctx, method, path, nil, raw, out)
+}
+
+func (c *Client) send(ctx context.Context, method, path string, q url.Values, body []byte, out any) error {
+	u := url.URL{Scheme: "http", Host: c.Addr, Path: path, RawQuery: q.Encode()}
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), rd)
+	if err != nil {
+		return err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
 	}
 	if c.Token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.Token)
@@ -42,18 +63,18 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values, out 
 		return fmt.Errorf("cannot reach thriftd's admin endpoint at %s (is thriftd running, and is -admin set to this address?): %w", c.Addr, err)
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	answer, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
 	if err != nil {
 		return fmt.Errorf("reading the answer of %s: %w", c.Addr, err)
 	}
 	if resp.StatusCode != http.StatusOK {
 		var e Error
-		if json.Unmarshal(body, &e) == nil && e.Error != "" {
+		if json.Unmarshal(answer, &e) == nil && e.Error != "" {
 			return fmt.Errorf("%s", e.Error)
 		}
-		return fmt.Errorf("%s %s: %s: %s", method, path, resp.Status, strings.TrimSpace(string(body)))
+		return fmt.Errorf("%s %s: %s: %s", method, path, resp.Status, strings.TrimSpace(string(answer)))
 	}
-	if err := json.Unmarshal(body, out); err != nil {
+	if err := json.Unmarshal(answer, out); err != nil {
 		return fmt.Errorf("unexpected answer from %s%s: %w", c.Addr, path, err)
 	}
 	return nil

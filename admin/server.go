@@ -22,6 +22,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/thriftd/thriftd/auth"
 	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/rpcmetrics"
 	"github.com/thriftd/thriftd/schema"
@@ -61,8 +62,14 @@ type Options struct {
 	// Drain stops the Thrift server gracefully (no new connections, calls
 	// in flight finish); the endpoint then flushes the store. Nil answers
 	// that drain is not available.
-	Drain  func(context.Context) error
-	Logger *slog.Logger
+	Drain func(context.Context) error
+	// Roles are the node's own roles and permissions (PasswordAuthenticator
+	// on the LevelDB store), which /v1/roles and /v1/permissions manage;
+	// nil answers that the node keeps none. RolesChanged is called after
+	// each change (the Guard's Forget, so that it is seen at once).
+	Roles        *auth.Local
+	RolesChanged func()
+	Logger       *slog.Logger
 }
 
 // Server is a running admin endpoint.
@@ -146,6 +153,9 @@ func (s *Server) routes() http.Handler {
 		"POST /v1/snapshot":      s.snapshot,
 		"POST /v1/clearsnapshot": s.clearSnapshot,
 		"POST /v1/drain":         s.drain,
+		"GET /v1/roles":          s.listRoles,
+		"POST /v1/roles":         s.changeRoles,
+		"GET /v1/permissions":    s.listPermissions,
 	}
 	for pattern, fn := range api {
 		mux.Handle(pattern, s.auth(s.jsonHandler(pattern, fn)))

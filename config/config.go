@@ -20,6 +20,9 @@ type Config struct {
 	// Authenticator is a fully qualified class name; default
 	// "org.apache.cassandra.auth.AllowAllAuthenticator".
 	Authenticator string
+	// Authorizer is thriftd's own element, a class name as cassandra.yaml's
+	// authorizer; "" when absent (AllowAllAuthorizer).
+	Authorizer string
 	// Partitioner is a fully qualified class name; short names get the
 	// "org.apache.cassandra.dht." prefix.
 	Partitioner  string

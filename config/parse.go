@@ -133,7 +133,7 @@ func newConfig(data []byte, path string) *Config {
 // 0.6.13 read, then thriftd's own. Anything else goes to Config.Ignored.
 var topLevel = map[string]bool{
 	"ClusterName": true, "AutoBootstrap": true, "HintedHandoffEnabled": true,
-	"IndexInterval": true, "Authenticator": true, "Partitioner": true,
+	"IndexInterval": true, "Authenticator": true, "Authorizer": true, "Partitioner": true,
 	"InitialToken": true, "SavedCachesDirectory": true, "CommitLogDirectory": true,
 	"DataFileDirectories": true, "Seeds": true, "RpcTimeoutInMillis": true,
 	"PhiConvictThreshold": true, "CommitLogRotationThresholdInMB": true,
@@ -186,6 +186,7 @@ func (p *parser) readAll() {
 	if v, ok := p.value("Authenticator"); ok {
 		c.Authenticator = v
 	}
+	c.Authorizer, _ = p.value("Authorizer")
 	p.readPartitioner()
 	c.JobTrackerHost, _ = p.value("JobTrackerHost")
 	c.JobJarFileLocation, _ = p.value("JobJarFileLocation")

@@ -85,12 +85,26 @@ func (d Default) For(framed bool) Dialect {
 // what they return.
 type Router struct {
 	V06, V19 func() thrift.TProcessor
-	Default  Default
+	// V06From and V19From, when set, take the place of V06 and V19, given
+	// the client's and the server's addresses (HOST:PORT), which a login
+	// and its audit log need.
+	V06From, V19From func(peer, host string) thrift.TProcessor
+	Default          Default
 }
 
 // NewProcessor is a server.NewProcessor.
-func (r *Router) NewProcessor(net.Conn) thrift.TProcessor {
-	c := &connection{default_: r.Default, procs: [3]thrift.TProcessor{V06: r.V06(), V19: r.V19()}}
+func (r *Router) NewProcessor(nc net.Conn) thrift.TProcessor {
+	v06, v19 := r.V06, r.V19
+	if nc != nil {
+		peer, host := addrString(nc.RemoteAddr()), addrString(nc.LocalAddr())
+		if r.V06From != nil {
+			v06 = func() thrift.TProcessor { return r.V06From(peer, host) }
+		}
+		if r.V19From != nil {
+			v19 = func() thrift.TProcessor { return r.V19From(peer, host) }
+		}
+	}
+	c := &connection{default_: r.Default, procs: [3]thrift.TProcessor{V06: v06(), V19: v19()}}
 	c.funcs = map[string]thrift.TProcessorFunction{}
 	for _, d := range []Dialect{V06, V19} {
 		for name := range c.procs[d].ProcessorMap() {
@@ -178,4 +192,11 @@ func (r *route) dialect(in thrift.TProtocol) Dialect {
 	}
 	framed := req != nil && req.Framed()
 	return c.default_.For(framed)
+}
+
+func addrString(a net.Addr) string {
+	if a == nil {
+		return ""
+	}
+	return a.String()
 }

@@ -583,7 +583,16 @@ func (c *compatFunction) Process(ctx context.Context, seq int32, in, out thrift.
 // Processor returns the Thrift processor for one client connection: the
 // generated one, on a fresh Connection, with 0.6's argument decoding.
 func (s *Service) Processor() thrift.TProcessor {
-	p := cassandra.NewCassandraProcessor(s.Connection())
+	return s.processor(s.Connection())
+}
+
+// ProcessorFrom is Processor for a client at peer of the server at host.
+func (s *Service) ProcessorFrom(peer, host string) thrift.TProcessor {
+	return s.processor(s.ConnectionFrom(peer, host))
+}
+
+func (s *Service) processor(h cassandra.Cassandra) thrift.TProcessor {
+	p := cassandra.NewCassandraProcessor(h)
 	for name, fn := range p.ProcessorMap() {
 		if spec := argSpecs[name]; spec != nil {
 			fn = &compatFunction{name: name, spec: spec, fn: fn}

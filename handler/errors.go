@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 
+	"github.com/thriftd/thriftd/auth"
 	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/gen-go/cassandra"
 )
@@ -53,9 +54,18 @@ func toThrift(err error) (thriftErr error, ok bool) {
 		authn   *AuthenticationError
 		authz   *AuthorizationError
 	)
+	var (
+		pwRefused *auth.AuthenticationError
+		denied    *auth.UnauthorizedError
+	)
 	switch {
 	case err == nil:
 		return nil, true
+	case errors.As(err, &denied):
+		// As Cassandra 2.1 sent an UnauthorizedException over Thrift.
+		return &cassandra.InvalidRequestException{Why: denied.Why}, true
+	case errors.As(err, &pwRefused):
+		return &cassandra.AuthenticationException{Why: pwRefused.Why}, true
 	case errors.As(err, &ire):
 		return &cassandra.InvalidRequestException{Why: ire.Why}, true
 	case errors.As(err, &refused):

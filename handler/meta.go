@@ -13,13 +13,21 @@ import (
 // login runs the authenticator and, on success, marks this connection as
 // logged in. The keyspace only matters to the authorization check; it need
 // not exist, and afterwards every keyspace may be used.
-func (c *conn) login(keyspace string, req *cassandra.AuthenticationRequest) error {
+func (c *conn) login(ctx context.Context, keyspace string, req *cassandra.AuthenticationRequest) error {
 	var creds map[string]string
 	if req != nil {
 		creds = make(map[string]string, len(req.Credentials))
 		for k, v := range req.Credentials {
 			creds[javaString(k)] = javaString(v)
 		}
+	}
+	if g := c.s.guard; g != nil {
+		// The keyspace is not checked: permissions are, call by call.
+		if err := g.Login(ctx, &c.a, "login", creds); err != nil {
+			return err
+		}
+		c.loggedIn.Store(true)
+		return nil
 	}
 	if err := c.s.auth.Login(keyspace, creds); err != nil {
 		return err

@@ -3,6 +3,7 @@ package handler
 import (
 	"context"
 
+	"github.com/thriftd/thriftd/auth"
 	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/gen-go/cassandra"
 )
@@ -15,20 +16,24 @@ import (
 
 func (c *conn) Login(ctx context.Context, keyspace string, req *cassandra.AuthenticationRequest) (err error) {
 	defer c.s.recoverPanic("login", &err)
-	return c.s.reply(ctx, "login", c.login(javaString(keyspace), req))
+	return c.s.reply(ctx, "login", c.login(ctx, javaString(keyspace), req))
 }
 
 func (c *conn) Get(ctx context.Context, keyspace, key string, path *cassandra.ColumnPath, cl cassandra.ConsistencyLevel) (r *cassandra.ColumnOrSuperColumn, err error) {
 	defer c.s.recoverPanic("get", &err)
 	ctx = withConsistency(ctx, cl)
-	r, err = c.get(ctx, javaString(keyspace), javaString(key), path, cl)
+	if err = c.permit(ctx, "get", auth.Select, keyspace, pathFamily(path)); err == nil {
+		r, err = c.get(ctx, javaString(keyspace), javaString(key), path, cl)
+	}
 	return r, c.s.reply(ctx, "get", err)
 }
 
 func (c *conn) GetSlice(ctx context.Context, keyspace, key string, parent *cassandra.ColumnParent, pred *cassandra.SlicePredicate, cl cassandra.ConsistencyLevel) (r []*cassandra.ColumnOrSuperColumn, err error) {
 	defer c.s.recoverPanic("get_slice", &err)
 	ctx = withConsistency(ctx, cl)
-	r, err = c.getSlice(ctx, javaString(keyspace), javaString(key), parent, pred, cl)
+	if err = c.permit(ctx, "get_slice", auth.Select, keyspace, parentFamily(parent)); err == nil {
+		r, err = c.getSlice(ctx, javaString(keyspace), javaString(key), parent, pred, cl)
+	}
 	return r, c.s.reply(ctx, "get_slice", err)
 }
 
@@ -37,7 +42,9 @@ func (c *conn) Multiget(ctx context.Context, keyspace string, keys []string, pat
 	ctx = withConsistency(ctx, cl)
 	ctx, cancel := c.s.withTimeout(ctx)
 	defer cancel()
-	r, err = c.multiget(ctx, javaString(keyspace), javaStrings(keys), path, cl)
+	if err = c.permit(ctx, "multiget", auth.Select, keyspace, pathFamily(path)); err == nil {
+		r, err = c.multiget(ctx, javaString(keyspace), javaStrings(keys), path, cl)
+	}
 	return r, c.s.reply(ctx, "multiget", err)
 }
 
@@ -46,14 +53,18 @@ func (c *conn) MultigetSlice(ctx context.Context, keyspace string, keys []string
 	ctx = withConsistency(ctx, cl)
 	ctx, cancel := c.s.withTimeout(ctx)
 	defer cancel()
-	r, err = c.multigetSlice(ctx, javaString(keyspace), javaStrings(keys), parent, pred, cl)
+	if err = c.permit(ctx, "multiget_slice", auth.Select, keyspace, parentFamily(parent)); err == nil {
+		r, err = c.multigetSlice(ctx, javaString(keyspace), javaStrings(keys), parent, pred, cl)
+	}
 	return r, c.s.reply(ctx, "multiget_slice", err)
 }
 
 func (c *conn) GetCount(ctx context.Context, keyspace, key string, parent *cassandra.ColumnParent, cl cassandra.ConsistencyLevel) (r int32, err error) {
 	defer c.s.recoverPanic("get_count", &err)
 	ctx = withConsistency(ctx, cl)
-	r, err = c.getCount(ctx, javaString(keyspace), javaString(key), parent, cl)
+	if err = c.permit(ctx, "get_count", auth.Select, keyspace, parentFamily(parent)); err == nil {
+		r, err = c.getCount(ctx, javaString(keyspace), javaString(key), parent, cl)
+	}
 	return r, c.s.reply(ctx, "get_count", err)
 }
 
@@ -64,7 +75,9 @@ func (c *conn) GetRangeSlice(ctx context.Context, keyspace string, parent *cassa
 	defer cancel()
 	// 0.6 built a KeyRange from the deprecated call's arguments.
 	kr := &cassandra.KeyRange{StartKey: &startKey, EndKey: &finishKey, Count: rowCount}
-	r, err = c.getRangeSlices(ctx, javaString(keyspace), parent, pred, kr, cl)
+	if err = c.permit(ctx, "get_range_slice", auth.Select, keyspace, parentFamily(parent)); err == nil {
+		r, err = c.getRangeSlices(ctx, javaString(keyspace), parent, pred, kr, cl)
+	}
 	return r, c.s.reply(ctx, "get_range_slice", err)
 }
 
@@ -73,32 +86,50 @@ func (c *conn) GetRangeSlices(ctx context.Context, keyspace string, parent *cass
 	ctx = withConsistency(ctx, cl)
 	ctx, cancel := c.s.withTimeout(ctx)
 	defer cancel()
-	r, err = c.getRangeSlices(ctx, javaString(keyspace), parent, pred, kr, cl)
+	if err = c.permit(ctx, "get_range_slices", auth.Select, keyspace, parentFamily(parent)); err == nil {
+		r, err = c.getRangeSlices(ctx, javaString(keyspace), parent, pred, kr, cl)
+	}
 	return r, c.s.reply(ctx, "get_range_slices", err)
 }
 
 func (c *conn) Insert(ctx context.Context, keyspace, key string, path *cassandra.ColumnPath, value []byte, timestamp int64, cl cassandra.ConsistencyLevel) (err error) {
 	defer c.s.recoverPanic("insert", &err)
 	ctx = withConsistency(ctx, cl)
-	return c.s.reply(ctx, "insert", c.insert(ctx, javaString(keyspace), javaString(key), path, value, timestamp, cl))
+	err = c.permit(ctx, "insert", auth.Modify, keyspace, pathFamily(path))
+	if err == nil {
+		err = c.insert(ctx, javaString(keyspace), javaString(key), path, value, timestamp, cl)
+	}
+	return c.s.reply(ctx, "insert", err)
 }
 
 func (c *conn) BatchInsert(ctx context.Context, keyspace, key string, cfmap map[string][]*cassandra.ColumnOrSuperColumn, cl cassandra.ConsistencyLevel) (err error) {
 	defer c.s.recoverPanic("batch_insert", &err)
 	ctx = withConsistency(ctx, cl)
-	return c.s.reply(ctx, "batch_insert", c.batchInsert(ctx, javaString(keyspace), javaString(key), cfmap, cl))
+	err = c.permit(ctx, "batch_insert", auth.Modify, keyspace, mapFamilies(cfmap))
+	if err == nil {
+		err = c.batchInsert(ctx, javaString(keyspace), javaString(key), cfmap, cl)
+	}
+	return c.s.reply(ctx, "batch_insert", err)
 }
 
 func (c *conn) Remove(ctx context.Context, keyspace, key string, path *cassandra.ColumnPath, timestamp int64, cl cassandra.ConsistencyLevel) (err error) {
 	defer c.s.recoverPanic("remove", &err)
 	ctx = withConsistency(ctx, cl)
-	return c.s.reply(ctx, "remove", c.remove(ctx, javaString(keyspace), javaString(key), path, timestamp, cl))
+	err = c.permit(ctx, "remove", auth.Modify, keyspace, pathFamily(path))
+	if err == nil {
+		err = c.remove(ctx, javaString(keyspace), javaString(key), path, timestamp, cl)
+	}
+	return c.s.reply(ctx, "remove", err)
 }
 
 func (c *conn) BatchMutate(ctx context.Context, keyspace string, mutations map[string]map[string][]*cassandra.Mutation, cl cassandra.ConsistencyLevel) (err error) {
 	defer c.s.recoverPanic("batch_mutate", &err)
 	ctx = withConsistency(ctx, cl)
-	return c.s.reply(ctx, "batch_mutate", c.batchMutate(ctx, javaString(keyspace), mutations, cl))
+	err = c.permit(ctx, "batch_mutate", auth.Modify, keyspace, mutationFamilies(mutations))
+	if err == nil {
+		err = c.batchMutate(ctx, javaString(keyspace), mutations, cl)
+	}
+	return c.s.reply(ctx, "batch_mutate", err)
 }
 
 func (c *conn) GetStringProperty(ctx context.Context, property string) (string, error) {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/thriftd/thriftd/auth"
 	"github.com/thriftd/thriftd/config"
 	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/engine/partitioner"
@@ -41,8 +42,10 @@ type Options struct {
 	// get_string_property("config file") and RpcTimeoutInMillis. Nil
 	// means the Schema's cluster name, an empty text and no timeout.
 	Config *config.Config
-	// Auth decides login; nil means AllowAll.
-	Auth Authenticator
+	// Auth decides login; nil means AllowAll. Guard, when set, takes its
+	// place: PasswordAuthenticator and CassandraAuthorizer (package auth).
+	Auth  Authenticator
+	Guard Guard
 	// NodeAddress is the IP address clients should dial, reported by
 	// describe_ring and the token map.
 	NodeAddress string
@@ -64,6 +67,7 @@ type Service struct {
 	v           validator
 	store       engine.Store
 	auth        Authenticator
+	guard       Guard
 	clusterName string
 	configText  string
 	nodeAddress string
@@ -105,6 +109,7 @@ func New(o Options) *Service {
 		store:       m.Store(o.Store),
 		metrics:     m,
 		auth:        o.Auth,
+		guard:       o.Guard,
 		clusterName: o.Schema.ClusterName,
 		nodeAddress: o.NodeAddress,
 		nodeToken:   o.NodeToken,
@@ -134,10 +139,18 @@ func (s *Service) Connection() cassandra.Cassandra {
 	return &conn{s: s}
 }
 
+// ConnectionFrom is Connection for a client at peer (HOST:PORT) of the
+// server at host, which the audit log and the failed-login bound name.
+func (s *Service) ConnectionFrom(peer, host string) cassandra.Cassandra {
+	return &conn{s: s, a: auth.Conn{Peer: peer, Host: host}}
+}
+
 // conn is one client connection.
 type conn struct {
 	s        *Service
 	loggedIn atomic.Bool
+	// a is the connection's login under a Guard.
+	a auth.Conn
 }
 
 var _ cassandra.Cassandra = (*conn)(nil)
@@ -145,7 +158,8 @@ var _ cassandra.Cassandra = (*conn)(nil)
 // checkLoginDone is CassandraServer.checkLoginDone, the first check of
 // every data call.
 func (c *conn) checkLoginDone() error {
-	if c.s.auth.RequiresLogin() && !c.loggedIn.Load() {
+	required := c.s.auth.RequiresLogin() || (c.s.guard != nil && c.s.guard.RequiresLogin())
+	if required && !c.loggedIn.Load() {
 		return invalid("Login is required before any other API calls")
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/thriftd/thriftd/auth"
 	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/gen-go/cassandra19"
 )
@@ -18,7 +19,11 @@ func (c *conn) cas(ctx context.Context, key []byte, cf string, expected, updates
 	if ks == "" {
 		return nil, invalid("No keyspace has been specified. USE a keyspace, or explicitly specify keyspace.tablename")
 	}
-	if err := c.checkAccess(ks); err != nil {
+	// CAS updates can be used to simulate a get, so 2.1 asks for both.
+	if err := c.checkAccess(ctx, ks, cf, auth.Modify); err != nil {
+		return nil, err
+	}
+	if err := c.checkAccess(ctx, ks, cf, auth.Select); err != nil {
 		return nil, err
 	}
 	f, err := c.s.validateColumnFamilyFor(c.s.schema(), ks, cf, false)

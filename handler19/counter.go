@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/thriftd/thriftd/auth"
 	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/gen-go/cassandra19"
 )
@@ -54,7 +55,7 @@ func (c *conn) add(ctx context.Context, key []byte, parent *cassandra19.ColumnPa
 	if err != nil {
 		return err
 	}
-	if err := c.checkAccess(ks); err != nil {
+	if err := c.checkAccess(ctx, ks, parent.ColumnFamily, auth.Modify); err != nil {
 		return err
 	}
 	f, err := c.s.validateColumnFamilyFor(c.s.schema(), ks, parent.ColumnFamily, true)
@@ -89,7 +90,7 @@ func (c *conn) removeCounter(ctx context.Context, key []byte, path *cassandra19.
 	if err != nil {
 		return err
 	}
-	if err := c.checkAccess(ks); err != nil {
+	if err := c.checkAccess(ctx, ks, path.ColumnFamily, auth.Modify); err != nil {
 		return err
 	}
 	f, err := c.s.validateColumnFamilyFor(c.s.schema(), ks, path.ColumnFamily, true)

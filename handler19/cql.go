@@ -424,6 +424,11 @@ func (c *conn) executeCQL3(query []byte, compression cassandra19.Compression) (*
 	if !ok {
 		return nil, c.s.errCQL
 	}
+	// The schema tables are readable by every user who logged in
+	// (ClientState.READABLE_SYSTEM_RESOURCES).
+	if err := c.validateLogin(); err != nil {
+		return nil, err
+	}
 	return c.executeSchemaSelect(sel)
 }
 

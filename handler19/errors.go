@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 
+	"github.com/thriftd/thriftd/auth"
 	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/gen-go/cassandra19"
 	"github.com/thriftd/thriftd/schema/catalog"
@@ -29,20 +30,19 @@ func invalidWhy(err error) (string, bool) {
 	var (
 		ire     *InvalidRequest
 		refusal *catalog.InvalidError
+		denied  *auth.UnauthorizedError
 	)
 	switch {
 	case errors.As(err, &ire):
 		return ire.Why, true
+	case errors.As(err, &denied):
+		// ThriftConversion.toThrift(RequestValidationException).
+		return denied.Why, true
 	case errors.As(err, &refusal):
 		return refusal.Why, true
 	}
 	return "", false
 }
-
-// AuthenticationError is a login refused over its credentials.
-type AuthenticationError struct{ Why string }
-
-func (e *AuthenticationError) Error() string { return e.Why }
 
 // errNotFound is get's "nothing live at that path".
 var errNotFound = errors.New("not found")
@@ -56,7 +56,7 @@ var errInternal = errors.New("internal error; see the server log")
 func toThrift(err error) (thriftErr error, ok bool) {
 	var (
 		refused *engine.RefusedError
-		authn   *AuthenticationError
+		authn   *auth.AuthenticationError
 		gone    *engine.UnknownColumnFamilyError
 	)
 	if why, ok := invalidWhy(err); ok {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"math"
 
+	"github.com/thriftd/thriftd/auth"
 	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/engine/comparator"
 	"github.com/thriftd/thriftd/engine/partitioner"
@@ -29,7 +30,7 @@ func (c *conn) getIndexedSlices(ctx context.Context, parent *cassandra19.ColumnP
 	if err != nil {
 		return nil, err
 	}
-	if err := c.checkAccess(ks); err != nil {
+	if err := c.checkAccess(ctx, ks, parent.ColumnFamily, auth.Select); err != nil {
 		return nil, err
 	}
 	sch := c.s.schema()

@@ -16,27 +16,28 @@ const snitch = "org.apache.cassandra.locator.SimpleSnitch"
 
 // login is ClientState.login: the credentials are checked, and the user
 // is the connection's from then on.
-func (c *conn) login(req *cassandra19.AuthenticationRequest) error {
-	a := c.s.auth
-	if a == nil {
-		c.loggedIn = true
+func (c *conn) login(ctx context.Context, req *cassandra19.AuthenticationRequest) error {
+	g := c.s.guard
+	if g == nil {
+		c.a.User = "anonymous"
 		return nil
 	}
-	user, err := a.Authenticate(req.GetCredentials())
-	if err != nil {
-		return err
-	}
-	c.user, c.loggedIn = user, true
-	return nil
+	return g.Login(ctx, &c.a, "login", req.GetCredentials())
 }
 
 // validateLogin is ClientState.validateLogin, which the describe calls
 // run: a client that must log in has done so.
 func (c *conn) validateLogin() error {
-	if a := c.s.auth; a != nil && a.RequiresLogin() && !c.loggedIn {
-		return invalid("You have not logged in")
+	if g := c.s.guard; g != nil {
+		return g.CheckLogin(&c.a)
 	}
 	return nil
+}
+
+// mustLogIn reports whether the connection still needs a login.
+func (c *conn) mustLogIn() bool {
+	g := c.s.guard
+	return g != nil && g.RequiresLogin() && !c.a.LoggedIn()
 }
 
 // freshener is a SchemaChanger serving a schema that may also change
@@ -60,9 +61,7 @@ func (s *Service) fresh(ctx context.Context) {
 // (where login is required) may name a keyspace that does not exist, as
 // some client libraries call set_keyspace before login.
 func (c *conn) setKeyspace(keyspace string) error {
-	a := c.s.auth
-	known := a == nil || !a.RequiresLogin() || c.loggedIn
-	if known && c.s.schema().Keyspace(keyspace) == nil {
+	if !c.mustLogIn() && c.s.schema().Keyspace(keyspace) == nil {
 		return invalid("Keyspace '%s' does not exist", keyspace)
 	}
 	c.keyspace = keyspace

@@ -13,17 +13,20 @@ import (
 
 func (c *conn) Login(ctx context.Context, req *cassandra19.AuthenticationRequest) (err error) {
 	defer c.s.recoverPanic("login", &err)
-	return c.s.reply(ctx, "login", c.login(req))
+	c.call = "login"
+	return c.s.reply(ctx, "login", c.login(ctx, req))
 }
 
 func (c *conn) SetKeyspace(ctx context.Context, keyspace string) (err error) {
 	defer c.s.recoverPanic("set_keyspace", &err)
+	c.call = "set_keyspace"
 	c.s.fresh(ctx)
 	return c.s.reply(ctx, "set_keyspace", c.setKeyspace(keyspace))
 }
 
 func (c *conn) Get(ctx context.Context, key []byte, path *cassandra19.ColumnPath, cl cassandra19.ConsistencyLevel) (r *cassandra19.ColumnOrSuperColumn, err error) {
 	defer c.s.recoverPanic("get", &err)
+	c.call = "get"
 	ctx = withConsistency(ctx, cl)
 	r, err = c.get(ctx, key, path, cl)
 	return r, c.s.reply(ctx, "get", err)
@@ -31,6 +34,7 @@ func (c *conn) Get(ctx context.Context, key []byte, path *cassandra19.ColumnPath
 
 func (c *conn) GetSlice(ctx context.Context, key []byte, parent *cassandra19.ColumnParent, pred *cassandra19.SlicePredicate, cl cassandra19.ConsistencyLevel) (r []*cassandra19.ColumnOrSuperColumn, err error) {
 	defer c.s.recoverPanic("get_slice", &err)
+	c.call = "get_slice"
 	ctx = withConsistency(ctx, cl)
 	r, err = c.getSlice(ctx, key, parent, pred, cl)
 	return r, c.s.reply(ctx, "get_slice", err)
@@ -38,6 +42,7 @@ func (c *conn) GetSlice(ctx context.Context, key []byte, parent *cassandra19.Col
 
 func (c *conn) GetCount(ctx context.Context, key []byte, parent *cassandra19.ColumnParent, pred *cassandra19.SlicePredicate, cl cassandra19.ConsistencyLevel) (r int32, err error) {
 	defer c.s.recoverPanic("get_count", &err)
+	c.call = "get_count"
 	ctx = withConsistency(ctx, cl)
 	r, err = c.getCount(ctx, key, parent, pred, cl)
 	return r, c.s.reply(ctx, "get_count", err)
@@ -45,6 +50,7 @@ func (c *conn) GetCount(ctx context.Context, key []byte, parent *cassandra19.Col
 
 func (c *conn) MultigetSlice(ctx context.Context, keys [][]byte, parent *cassandra19.ColumnParent, pred *cassandra19.SlicePredicate, cl cassandra19.ConsistencyLevel) (r map[string][]*cassandra19.ColumnOrSuperColumn, err error) {
 	defer c.s.recoverPanic("multiget_slice", &err)
+	c.call = "multiget_slice"
 	ctx = withConsistency(ctx, cl)
 	ctx, cancel := c.s.withTimeout(ctx)
 	defer cancel()
@@ -54,6 +60,7 @@ func (c *conn) MultigetSlice(ctx context.Context, keys [][]byte, parent *cassand
 
 func (c *conn) MultigetCount(ctx context.Context, keys [][]byte, parent *cassandra19.ColumnParent, pred *cassandra19.SlicePredicate, cl cassandra19.ConsistencyLevel) (r map[string]int32, err error) {
 	defer c.s.recoverPanic("multiget_count", &err)
+	c.call = "multiget_count"
 	ctx = withConsistency(ctx, cl)
 	ctx, cancel := c.s.withTimeout(ctx)
 	defer cancel()
@@ -63,6 +70,7 @@ func (c *conn) MultigetCount(ctx context.Context, keys [][]byte, parent *cassand
 
 func (c *conn) GetRangeSlices(ctx context.Context, parent *cassandra19.ColumnParent, pred *cassandra19.SlicePredicate, kr *cassandra19.KeyRange, cl cassandra19.ConsistencyLevel) (r []*cassandra19.KeySlice, err error) {
 	defer c.s.recoverPanic("get_range_slices", &err)
+	c.call = "get_range_slices"
 	ctx = withConsistency(ctx, cl)
 	ctx, cancel := c.s.withTimeout(ctx)
 	defer cancel()
@@ -72,6 +80,7 @@ func (c *conn) GetRangeSlices(ctx context.Context, parent *cassandra19.ColumnPar
 
 func (c *conn) GetPagedSlice(ctx context.Context, cf string, kr *cassandra19.KeyRange, startColumn []byte, cl cassandra19.ConsistencyLevel) (r []*cassandra19.KeySlice, err error) {
 	defer c.s.recoverPanic("get_paged_slice", &err)
+	c.call = "get_paged_slice"
 	ctx = withConsistency(ctx, cl)
 	ctx, cancel := c.s.withTimeout(ctx)
 	defer cancel()
@@ -81,6 +90,7 @@ func (c *conn) GetPagedSlice(ctx context.Context, cf string, kr *cassandra19.Key
 
 func (c *conn) GetIndexedSlices(ctx context.Context, parent *cassandra19.ColumnParent, clause *cassandra19.IndexClause, pred *cassandra19.SlicePredicate, cl cassandra19.ConsistencyLevel) (r []*cassandra19.KeySlice, err error) {
 	defer c.s.recoverPanic("get_indexed_slices", &err)
+	c.call = "get_indexed_slices"
 	ctx = withConsistency(ctx, cl)
 	ctx, cancel := c.s.withTimeout(ctx)
 	defer cancel()
@@ -90,18 +100,21 @@ func (c *conn) GetIndexedSlices(ctx context.Context, parent *cassandra19.ColumnP
 
 func (c *conn) Insert(ctx context.Context, key []byte, parent *cassandra19.ColumnParent, col *cassandra19.Column, cl cassandra19.ConsistencyLevel) (err error) {
 	defer c.s.recoverPanic("insert", &err)
+	c.call = "insert"
 	ctx = withConsistency(ctx, cl)
 	return c.s.reply(ctx, "insert", c.insert(ctx, key, parent, col, cl))
 }
 
 func (c *conn) Add(ctx context.Context, key []byte, parent *cassandra19.ColumnParent, col *cassandra19.CounterColumn, cl cassandra19.ConsistencyLevel) (err error) {
 	defer c.s.recoverPanic("add", &err)
+	c.call = "add"
 	ctx = withConsistency(ctx, cl)
 	return c.s.reply(ctx, "add", c.add(ctx, key, parent, col, cl))
 }
 
 func (c *conn) Cas(ctx context.Context, key []byte, cf string, expected, updates []*cassandra19.Column, serial, commit cassandra19.ConsistencyLevel) (r *cassandra19.CASResult_, err error) {
 	defer c.s.recoverPanic("cas", &err)
+	c.call = "cas"
 	ctx = withConsistency(ctx, commit)
 	ctx, cancel := c.s.withTimeout(ctx)
 	defer cancel()
@@ -111,35 +124,41 @@ func (c *conn) Cas(ctx context.Context, key []byte, cf string, expected, updates
 
 func (c *conn) Remove(ctx context.Context, key []byte, path *cassandra19.ColumnPath, timestamp int64, cl cassandra19.ConsistencyLevel) (err error) {
 	defer c.s.recoverPanic("remove", &err)
+	c.call = "remove"
 	ctx = withConsistency(ctx, cl)
 	return c.s.reply(ctx, "remove", c.remove(ctx, key, path, timestamp, cl))
 }
 
 func (c *conn) RemoveCounter(ctx context.Context, key []byte, path *cassandra19.ColumnPath, cl cassandra19.ConsistencyLevel) (err error) {
 	defer c.s.recoverPanic("remove_counter", &err)
+	c.call = "remove_counter"
 	ctx = withConsistency(ctx, cl)
 	return c.s.reply(ctx, "remove_counter", c.removeCounter(ctx, key, path, cl))
 }
 
 func (c *conn) BatchMutate(ctx context.Context, mutations map[string]map[string][]*cassandra19.Mutation, cl cassandra19.ConsistencyLevel) (err error) {
 	defer c.s.recoverPanic("batch_mutate", &err)
+	c.call = "batch_mutate"
 	ctx = withConsistency(ctx, cl)
 	return c.s.reply(ctx, "batch_mutate", c.batchMutate(ctx, mutations, cl, false))
 }
 
 func (c *conn) AtomicBatchMutate(ctx context.Context, mutations map[string]map[string][]*cassandra19.Mutation, cl cassandra19.ConsistencyLevel) (err error) {
 	defer c.s.recoverPanic("atomic_batch_mutate", &err)
+	c.call = "atomic_batch_mutate"
 	ctx = withConsistency(ctx, cl)
 	return c.s.reply(ctx, "atomic_batch_mutate", c.batchMutate(ctx, mutations, cl, true))
 }
 
 func (c *conn) Truncate(ctx context.Context, cf string) (err error) {
 	defer c.s.recoverPanic("truncate", &err)
+	c.call = "truncate"
 	return c.s.reply(ctx, "truncate", c.truncate(ctx, cf))
 }
 
 func (c *conn) GetMultiSlice(ctx context.Context, req *cassandra19.MultiSliceRequest) (r []*cassandra19.ColumnOrSuperColumn, err error) {
 	defer c.s.recoverPanic("get_multi_slice", &err)
+	c.call = "get_multi_slice"
 	if req == nil {
 		req = cassandra19.NewMultiSliceRequest()
 	}
@@ -152,12 +171,14 @@ func (c *conn) GetMultiSlice(ctx context.Context, req *cassandra19.MultiSliceReq
 
 func (c *conn) DescribeSchemaVersions(ctx context.Context) (r map[string][]string, err error) {
 	defer c.s.recoverPanic("describe_schema_versions", &err)
+	c.call = "describe_schema_versions"
 	r, err = c.s.describeSchemaVersions(ctx)
 	return r, c.s.reply(ctx, "describe_schema_versions", err)
 }
 
 func (c *conn) DescribeKeyspaces(ctx context.Context) (r []*cassandra19.KsDef, err error) {
 	defer c.s.recoverPanic("describe_keyspaces", &err)
+	c.call = "describe_keyspaces"
 	c.s.fresh(ctx)
 	r, err = c.describeKeyspaces()
 	return r, c.s.reply(ctx, "describe_keyspaces", err)
@@ -176,12 +197,14 @@ func (c *conn) DescribeVersion(ctx context.Context) (string, error) {
 
 func (c *conn) DescribeRing(ctx context.Context, keyspace string) (r []*cassandra19.TokenRange, err error) {
 	defer c.s.recoverPanic("describe_ring", &err)
+	c.call = "describe_ring"
 	r, err = c.s.describeRing(keyspace)
 	return r, c.s.reply(ctx, "describe_ring", err)
 }
 
 func (c *conn) DescribeLocalRing(ctx context.Context, keyspace string) (r []*cassandra19.TokenRange, err error) {
 	defer c.s.recoverPanic("describe_local_ring", &err)
+	c.call = "describe_local_ring"
 	r, err = c.s.describeRing(keyspace)
 	return r, c.s.reply(ctx, "describe_local_ring", err)
 }
@@ -200,6 +223,7 @@ func (c *conn) DescribeSnitch(ctx context.Context) (string, error) {
 
 func (c *conn) DescribeKeyspace(ctx context.Context, keyspace string) (r *cassandra19.KsDef, err error) {
 	defer c.s.recoverPanic("describe_keyspace", &err)
+	c.call = "describe_keyspace"
 	c.s.fresh(ctx)
 	r, err = c.describeKeyspace(keyspace)
 	return r, c.s.reply(ctx, "describe_keyspace", err)
@@ -207,6 +231,7 @@ func (c *conn) DescribeKeyspace(ctx context.Context, keyspace string) (r *cassan
 
 func (c *conn) DescribeSplits(ctx context.Context, cf, start, end string, keysPerSplit int32) (r []string, err error) {
 	defer c.s.recoverPanic("describe_splits", &err)
+	c.call = "describe_splits"
 	r, err = c.describeSplits(ctx, cf, start, end, keysPerSplit)
 	return r, c.s.reply(ctx, "describe_splits", err)
 }
@@ -217,64 +242,75 @@ func (c *conn) TraceNextQuery(ctx context.Context) ([]byte, error) {
 
 func (c *conn) DescribeSplitsEx(ctx context.Context, cf, start, end string, keysPerSplit int32) (r []*cassandra19.CfSplit, err error) {
 	defer c.s.recoverPanic("describe_splits_ex", &err)
+	c.call = "describe_splits_ex"
 	r, err = c.describeSplitsEx(ctx, cf, start, end, keysPerSplit)
 	return r, c.s.reply(ctx, "describe_splits_ex", err)
 }
 
 func (c *conn) SystemAddColumnFamily(ctx context.Context, def *cassandra19.CfDef) (r string, err error) {
 	defer c.s.recoverPanic("system_add_column_family", &err)
+	c.call = "system_add_column_family"
 	r, err = c.systemAddColumnFamily(ctx, def)
 	return r, c.s.reply(ctx, "system_add_column_family", err)
 }
 
 func (c *conn) SystemDropColumnFamily(ctx context.Context, cf string) (r string, err error) {
 	defer c.s.recoverPanic("system_drop_column_family", &err)
+	c.call = "system_drop_column_family"
 	r, err = c.systemDropColumnFamily(ctx, cf)
 	return r, c.s.reply(ctx, "system_drop_column_family", err)
 }
 
 func (c *conn) SystemAddKeyspace(ctx context.Context, def *cassandra19.KsDef) (r string, err error) {
 	defer c.s.recoverPanic("system_add_keyspace", &err)
+	c.call = "system_add_keyspace"
 	r, err = c.systemAddKeyspace(ctx, def)
 	return r, c.s.reply(ctx, "system_add_keyspace", err)
 }
 
 func (c *conn) SystemDropKeyspace(ctx context.Context, keyspace string) (r string, err error) {
 	defer c.s.recoverPanic("system_drop_keyspace", &err)
+	c.call = "system_drop_keyspace"
 	r, err = c.systemDropKeyspace(ctx, keyspace)
 	return r, c.s.reply(ctx, "system_drop_keyspace", err)
 }
 
 func (c *conn) SystemUpdateKeyspace(ctx context.Context, def *cassandra19.KsDef) (r string, err error) {
 	defer c.s.recoverPanic("system_update_keyspace", &err)
+	c.call = "system_update_keyspace"
 	r, err = c.systemUpdateKeyspace(ctx, def)
 	return r, c.s.reply(ctx, "system_update_keyspace", err)
 }
 
 func (c *conn) SystemUpdateColumnFamily(ctx context.Context, def *cassandra19.CfDef) (r string, err error) {
 	defer c.s.recoverPanic("system_update_column_family", &err)
+	c.call = "system_update_column_family"
 	r, err = c.systemUpdateColumnFamily(ctx, def)
 	return r, c.s.reply(ctx, "system_update_column_family", err)
 }
 
 func (c *conn) ExecuteCqlQuery(ctx context.Context, query []byte, compression cassandra19.Compression) (r *cassandra19.CqlResult_, err error) {
 	defer c.s.recoverPanic("execute_cql_query", &err)
+	c.call = "execute_cql_query"
 	return nil, c.s.reply(ctx, "execute_cql_query", c.refuseCQL(2, query, compression))
 }
 
 func (c *conn) ExecuteCql3Query(ctx context.Context, query []byte, compression cassandra19.Compression, cl cassandra19.ConsistencyLevel) (r *cassandra19.CqlResult_, err error) {
 	defer c.s.recoverPanic("execute_cql3_query", &err)
+	c.call = "execute_cql3_query"
 	r, err = c.executeCQL3(query, compression)
 	return r, c.s.reply(ctx, "execute_cql3_query", err)
 }
 
 func (c *conn) PrepareCqlQuery(ctx context.Context, query []byte, compression cassandra19.Compression) (r *cassandra19.CqlPreparedResult_, err error) {
 	defer c.s.recoverPanic("prepare_cql_query", &err)
+	c.call = "prepare_cql_query"
 	return nil, c.s.reply(ctx, "prepare_cql_query", c.refuseCQL(2, query, compression))
 }
 
 func (c *conn) PrepareCql3Query(ctx context.Context, query []byte, compression cassandra19.Compression) (r *cassandra19.CqlPreparedResult_, err error) {
 	defer c.s.recoverPanic("prepare_cql3_query", &err)
+	c.call = "prepare_cql3_query"
 	return nil, c.s.reply(ctx, "prepare_cql3_query", c.refuseCQL(3, query, compression))
 }
 
@@ -288,6 +324,7 @@ func (c *conn) ExecutePreparedCql3Query(ctx context.Context, itemID int32, value
 
 func (c *conn) SetCqlVersion(ctx context.Context, version string) (err error) {
 	defer c.s.recoverPanic("set_cql_version", &err)
+	c.call = "set_cql_version"
 	return c.s.reply(ctx, "set_cql_version", c.setCQLVersion(version))
 }
 

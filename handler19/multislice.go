@@ -4,6 +4,7 @@ import (
 	"context"
 	"sort"
 
+	"github.com/thriftd/thriftd/auth"
 	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/gen-go/cassandra19"
 )
@@ -30,7 +31,7 @@ func (c *conn) getMultiSlice(ctx context.Context, req *cassandra19.MultiSliceReq
 	if req.ColumnParent == nil {
 		return nil, invalid("get_multi_slice requires a column_parent")
 	}
-	if err := c.checkAccess(ks); err != nil {
+	if err := c.checkAccess(ctx, ks, req.ColumnParent.ColumnFamily, auth.Select); err != nil {
 		return nil, err
 	}
 	f, err := c.s.validateColumnFamily(c.s.schema(), ks, req.ColumnParent.ColumnFamily)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/big"
 
+	"github.com/thriftd/thriftd/auth"
 	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/engine/comparator"
 	"github.com/thriftd/thriftd/engine/partitioner"
@@ -21,7 +22,7 @@ func (c *conn) getRangeSlices(ctx context.Context, parent *cassandra19.ColumnPar
 	if err != nil {
 		return nil, err
 	}
-	if err := c.checkAccess(ks); err != nil {
+	if err := c.checkAccess(ctx, ks, parent.ColumnFamily, auth.Select); err != nil {
 		return nil, err
 	}
 	sch := c.s.schema()
@@ -85,7 +86,7 @@ func (c *conn) getPagedSlice(ctx context.Context, cfName string, kr *cassandra19
 	if err != nil {
 		return nil, err
 	}
-	if err := c.checkAccess(ks); err != nil {
+	if err := c.checkAccess(ctx, ks, cfName, auth.Select); err != nil {
 		return nil, err
 	}
 	sch := c.s.schema()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 
+	"github.com/thriftd/thriftd/auth"
 	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/gen-go/cassandra19"
 )
@@ -15,7 +16,7 @@ func (c *conn) get(ctx context.Context, key []byte, path *cassandra19.ColumnPath
 	if err != nil {
 		return nil, err
 	}
-	if err := c.checkAccess(ks); err != nil {
+	if err := c.checkAccess(ctx, ks, path.ColumnFamily, auth.Select); err != nil {
 		return nil, err
 	}
 	sch := c.s.schema()
@@ -56,12 +57,12 @@ func (c *conn) get(ctx context.Context, key []byte, path *cassandra19.ColumnPath
 
 // validateSliceRequest is the validation of multigetSliceInternal, up to
 // the keys, which are checked one by one as the reads are built.
-func (c *conn) validateSliceRequest(parent *cassandra19.ColumnParent, pred *cassandra19.SlicePredicate, cl cassandra19.ConsistencyLevel) (string, *family, error) {
+func (c *conn) validateSliceRequest(ctx context.Context, parent *cassandra19.ColumnParent, pred *cassandra19.SlicePredicate, cl cassandra19.ConsistencyLevel) (string, *family, error) {
 	ks, err := c.keyspaceOf()
 	if err != nil {
 		return "", nil, err
 	}
-	if err := c.checkAccess(ks); err != nil {
+	if err := c.checkAccess(ctx, ks, parent.ColumnFamily, auth.Select); err != nil {
 		return "", nil, err
 	}
 	f, err := c.s.validateColumnFamily(c.s.schema(), ks, parent.ColumnFamily)
@@ -83,7 +84,7 @@ func (c *conn) validateSliceRequest(parent *cassandra19.ColumnParent, pred *cass
 // multigetSlice is CassandraServer.multigetSliceInternal: the same slice
 // of several rows, keyed by row key (a key asked twice is answered once).
 func (c *conn) multigetSlice(ctx context.Context, keys [][]byte, parent *cassandra19.ColumnParent, pred *cassandra19.SlicePredicate, cl cassandra19.ConsistencyLevel) (map[string][]*cassandra19.ColumnOrSuperColumn, error) {
-	ks, f, err := c.validateSliceRequest(parent, pred, cl)
+	ks, f, err := c.validateSliceRequest(ctx, parent, pred, cl)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +133,7 @@ func (c *conn) getCount(ctx context.Context, key []byte, parent *cassandra19.Col
 	if err != nil {
 		return 0, err
 	}
-	if err := c.checkAccess(ks); err != nil {
+	if err := c.checkAccess(ctx, ks, parent.ColumnFamily, auth.Select); err != nil {
 		return 0, err
 	}
 	if _, err := c.s.validateColumnFamily(c.s.schema(), ks, parent.ColumnFamily); err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/thriftd/thriftd/auth"
 	"github.com/thriftd/thriftd/engine/comparator"
 	"github.com/thriftd/thriftd/gen-go/cassandra19"
 	"github.com/thriftd/thriftd/schema"
@@ -45,6 +46,10 @@ var systemKeyspaces = map[string]bool{"system": true, "system_traces": true, "sy
 func (c *conn) systemAddKeyspace(ctx context.Context, def *cassandra19.KsDef) (string, error) {
 	if strings.EqualFold(def.Name, "system") {
 		return "", invalid("system keyspace is not user-modifiable")
+	}
+	// hasAllKeyspacesAccess(CREATE).
+	if err := c.permit(ctx, auth.Create, auth.Root); err != nil {
+		return "", err
 	}
 	sch := c.s.schema()
 	for _, name := range sch.KeyspaceNames() {
@@ -87,6 +92,9 @@ func (c *conn) systemUpdateKeyspace(ctx context.Context, def *cassandra19.KsDef)
 	if strings.EqualFold(def.Name, "system") {
 		return "", invalid("system keyspace is not user-modifiable")
 	}
+	if err := c.permit(ctx, auth.Alter, auth.KeyspaceResource(def.Name)); err != nil {
+		return "", err
+	}
 	if c.s.schema().Keyspace(def.Name) == nil {
 		return "", invalid("Keyspace %s does not exist", def.Name)
 	}
@@ -104,6 +112,9 @@ func (c *conn) systemDropKeyspace(ctx context.Context, name string) (string, err
 	if strings.EqualFold(name, "system") {
 		return "", invalid("system keyspace is not user-modifiable")
 	}
+	if err := c.permit(ctx, auth.Drop, auth.KeyspaceResource(name)); err != nil {
+		return "", err
+	}
 	if c.s.schema().Keyspace(name) == nil {
 		return "", invalid("Cannot drop non existing keyspace '%s'.", name)
 	}
@@ -115,7 +126,7 @@ func (c *conn) systemAddColumnFamily(ctx context.Context, def *cassandra19.CfDef
 	if err != nil {
 		return "", err
 	}
-	if err := c.schemaAccess(ks); err != nil {
+	if err := c.schemaAccess(ctx, auth.Create, auth.KeyspaceResource(ks)); err != nil {
 		return "", err
 	}
 	cf, err := c.s.familyFromThrift(def)
@@ -145,7 +156,7 @@ func (c *conn) systemUpdateColumnFamily(ctx context.Context, def *cassandra19.Cf
 	if old == nil {
 		return "", invalid("Could not find column family definition to modify.")
 	}
-	if err := c.schemaAccess(def.Keyspace); err != nil {
+	if err := c.schemaAccess(ctx, auth.Alter, auth.TableResource(def.Keyspace, def.Name)); err != nil {
 		return "", err
 	}
 	cf, err := c.s.familyFromThrift(def)
@@ -180,27 +191,33 @@ func (c *conn) systemDropColumnFamily(ctx context.Context, name string) (string,
 	if err != nil {
 		return "", err
 	}
-	if err := c.schemaAccess(ks); err != nil {
-		return "", err
+	if c.mustLogIn() {
+		return "", invalid("You have not logged in")
+	}
+	if systemKeyspaces[strings.ToLower(ks)] {
+		return "", invalid("%s keyspace is not user-modifiable.", ks)
 	}
 	if c.s.schema().ColumnFamily(ks, name) == nil {
 		// ClientState.hasColumnFamilyAccess validates the family first.
 		return "", invalid("unconfigured columnfamily %s", name)
+	}
+	if err := c.permit(ctx, auth.Drop, auth.TableResource(ks, name)); err != nil {
+		return "", err
 	}
 	return c.change(func(ch SchemaChanger) (string, error) { return ch.DropColumnFamily(ctx, ks, name) })
 }
 
 // schemaAccess is ClientState.hasAccess for a schema change: a login
 // where one is required, no change to a keyspace the server maintains
-// (preventSystemKSSchemaModification), then the user's access.
-func (c *conn) schemaAccess(keyspace string) error {
-	if a := c.s.auth; a != nil && a.RequiresLogin() && !c.loggedIn {
+// (preventSystemKSSchemaModification), then the user's permission on r.
+func (c *conn) schemaAccess(ctx context.Context, perm auth.Permission, r auth.Resource) error {
+	if c.mustLogIn() {
 		return invalid("You have not logged in")
 	}
-	if systemKeyspaces[strings.ToLower(keyspace)] {
-		return invalid("%s keyspace is not user-modifiable.", keyspace)
+	if ks := r.Keyspace(); systemKeyspaces[strings.ToLower(ks)] {
+		return invalid("%s keyspace is not user-modifiable.", ks)
 	}
-	return c.checkAccess(keyspace)
+	return c.permit(ctx, perm, r)
 }
 
 // change runs one schema change through the Service's SchemaChanger.

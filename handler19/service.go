@@ -21,6 +21,7 @@ import (
 	"github.com/apache/thrift/lib/go/thrift"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/thriftd/thriftd/auth"
 	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/engine/comparator"
 	"github.com/thriftd/thriftd/engine/partitioner"
@@ -45,8 +46,9 @@ type Options struct {
 	// messages; the 19.x service validates through the type of the same
 	// name that ParseType returns. Nil keeps the schema's types.
 	ParseType func(name string) (comparator.Comparator, error)
-	// Auth decides login; nil lets every client in without one.
-	Auth Authenticator
+	// Guard decides logins and permissions (package auth's Guard); nil
+	// lets every client in without one and checks no permission.
+	Guard Guard
 	// Changer applies the system_* calls' schema changes; nil refuses them.
 	Changer SchemaChanger
 	// SchemaVersions answers describe_schema_versions (the store's
@@ -70,17 +72,17 @@ type Options struct {
 	Metrics *rpcmetrics.Metrics
 }
 
-// Authenticator decides a 19.x login: the credentials of a
-// login(AuthenticationRequest), which names no keyspace, and then whether
-// the user may use a keyspace.
-type Authenticator interface {
-	// RequiresLogin reports whether data calls need a login first.
+// Guard decides logins and permissions: package auth's Guard, whose
+// refusals are *auth.AuthenticationError and *auth.UnauthorizedError.
+type Guard interface {
+	// RequiresLogin reports whether calls need a login first.
 	RequiresLogin() bool
-	// Authenticate checks credentials and returns the user's name, or an
-	// *AuthenticationError.
-	Authenticate(credentials map[string]string) (user string, err error)
-	// Authorize reports whether user may read and write keyspace.
-	Authorize(user, keyspace string) bool
+	// Login checks a login's credentials; on success c.User is set.
+	Login(ctx context.Context, c *auth.Conn, call string, creds map[string]string) error
+	// CheckLogin is ClientState.validateLogin.
+	CheckLogin(c *auth.Conn) error
+	// Check is ClientState's permission check of one call.
+	Check(ctx context.Context, c *auth.Conn, call string, perm auth.Permission, r auth.Resource) error
 }
 
 // Service is the state shared by every connection. It is safe for
@@ -91,7 +93,7 @@ type Service struct {
 	cas         engine.CASStore // the store's compare-and-set, nil without one (cas.go)
 	clusterName string
 	parseType   func(string) (comparator.Comparator, error)
-	auth        Authenticator
+	guard       Guard
 	changer     SchemaChanger
 	// schemaVersions is Options.SchemaVersions.
 	schemaVersions func(ctx context.Context) (map[string][]string, error)
@@ -126,7 +128,7 @@ func New(o Options) *Service {
 		metrics:        m,
 		clusterName:    o.ClusterName,
 		parseType:      o.ParseType,
-		auth:           o.Auth,
+		guard:          o.Guard,
 		changer:        o.Changer,
 		schemaVersions: o.SchemaVersions,
 		nodeAddress:    o.NodeAddress,
@@ -150,15 +152,22 @@ func (s *Service) Connection() cassandra19.Cassandra {
 	return &conn{s: s}
 }
 
+// ConnectionFrom is Connection for a client at peer (HOST:PORT) of the
+// server at host, which the audit log and the failed-login bound name.
+func (s *Service) ConnectionFrom(peer, host string) cassandra19.Cassandra {
+	return &conn{s: s, a: auth.Conn{Peer: peer, Host: host}}
+}
+
 // conn is one client connection's state (ThriftClientState in the real
 // server).
 type conn struct {
 	s *Service
 	// keyspace is set by set_keyspace; "" until then.
 	keyspace string
-	// user is set by a successful login.
-	user     string
-	loggedIn bool
+	// a is the connection's login: its user, once logged in.
+	a auth.Conn
+	// call is the name of the call being made, for the audit log.
+	call string
 	// cqlMajor is the CQL version set_cql_version chose, 2 or 3; 0 until
 	// then (cql.go).
 	cqlMajor int
@@ -198,7 +207,15 @@ func (s *Service) typ(c comparator.Comparator) comparator.Comparator {
 // atomic_batch_mutate's arguments decoded by hand (decode.go), each method
 // counted and timed.
 func (s *Service) Processor() thrift.TProcessor {
-	h := s.Connection()
+	return s.processor(s.Connection())
+}
+
+// ProcessorFrom is Processor for a client at peer of the server at host.
+func (s *Service) ProcessorFrom(peer, host string) thrift.TProcessor {
+	return s.processor(s.ConnectionFrom(peer, host))
+}
+
+func (s *Service) processor(h cassandra19.Cassandra) thrift.TProcessor {
 	p := cassandra19.NewCassandraProcessor(h)
 	p.AddToProcessorMap("batch_mutate", &mutateFunction{name: "batch_mutate", call: h.BatchMutate, result: batchMutateResult})
 	p.AddToProcessorMap("atomic_batch_mutate", &mutateFunction{name: "atomic_batch_mutate", call: h.AtomicBatchMutate, result: atomicBatchMutateResult})

@@ -1,11 +1,14 @@
 package handler19
 
 import (
+	"context"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
+	"github.com/thriftd/thriftd/auth"
 	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/engine/comparator"
 	"github.com/thriftd/thriftd/gen-go/cassandra19"
@@ -65,21 +68,40 @@ func (c *conn) keyspaceOf() (string, error) {
 	return c.keyspace, nil
 }
 
-// checkAccess stands for ClientState.hasColumnFamilyAccess: with an
-// authenticator that requires it, a login comes first, and the user must
-// be allowed the keyspace.
-func (c *conn) checkAccess(keyspace string) error {
-	a := c.s.auth
-	if a == nil || !a.RequiresLogin() {
+// checkAccess is ClientState.hasColumnFamilyAccess: the family is
+// validated first (with the message the call's own validation would
+// give), then the login, then the user's permission on the table. Without
+// a Guard it checks nothing.
+func (c *conn) checkAccess(ctx context.Context, keyspace, family string, perm auth.Permission) error {
+	if c.s.guard == nil {
 		return nil
 	}
-	if !c.loggedIn {
-		return invalid("You have not logged in")
+	if _, err := c.s.validateColumnFamily(c.s.schema(), keyspace, family); err != nil {
+		return err
 	}
-	if !a.Authorize(c.user, keyspace) {
-		return invalid("User %s has no access to keyspace %s", c.user, keyspace)
+	return c.permit(ctx, perm, auth.TableResource(keyspace, family))
+}
+
+// permit is ClientState.hasAccess after its keyspace check: the login,
+// the protection of the server's keyspaces from schema changes, then the
+// user's permission on r.
+func (c *conn) permit(ctx context.Context, perm auth.Permission, r auth.Resource) error {
+	g := c.s.guard
+	if g == nil {
+		return nil
 	}
-	return nil
+	if err := g.CheckLogin(&c.a); err != nil {
+		return err
+	}
+	if ks := r.Keyspace(); ks != "" && (perm == auth.Create || perm == auth.Alter || perm == auth.Drop) {
+		// preventSystemKSSchemaModification: system_auth and
+		// system_traces may be altered, nothing else of theirs changed.
+		lower := strings.ToLower(ks)
+		if lower == "system" || (systemKeyspaces[lower] && perm != auth.Alter) {
+			return &auth.UnauthorizedError{Why: ks + " keyspace is not user-modifiable."}
+		}
+	}
+	return g.Check(ctx, &c.a, c.call, perm, r)
 }
 
 // validateColumnFamily is ThriftValidation.validateColumnFamily without the

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/thriftd/thriftd/auth"
 	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/engine/comparator"
 	"github.com/thriftd/thriftd/gen-go/cassandra19"
@@ -17,7 +18,7 @@ func (c *conn) insert(ctx context.Context, key []byte, parent *cassandra19.Colum
 	if err != nil {
 		return err
 	}
-	if err := c.checkAccess(ks); err != nil {
+	if err := c.checkAccess(ctx, ks, parent.ColumnFamily, auth.Modify); err != nil {
 		return err
 	}
 	f, err := c.s.validateColumnFamilyFor(c.s.schema(), ks, parent.ColumnFamily, false)
@@ -68,7 +69,7 @@ func (c *conn) remove(ctx context.Context, key []byte, path *cassandra19.ColumnP
 	if err != nil {
 		return err
 	}
-	if err := c.checkAccess(ks); err != nil {
+	if err := c.checkAccess(ctx, ks, path.ColumnFamily, auth.Modify); err != nil {
 		return err
 	}
 	f, err := c.s.validateColumnFamilyFor(c.s.schema(), ks, path.ColumnFamily, false)
@@ -113,7 +114,7 @@ func (c *conn) batchMutate(ctx context.Context, mutations map[string]map[string]
 		// finds no counter to remove.
 		counterRange := false
 		for cfName, muts := range byFamily {
-			if err := c.checkAccess(ks); err != nil {
+			if err := c.checkAccess(ctx, ks, cfName, auth.Modify); err != nil {
 				return err
 			}
 			f, err := c.s.validateColumnFamily(sch, ks, cfName)
@@ -226,7 +227,7 @@ func (c *conn) truncate(ctx context.Context, cfName string) error {
 	if err != nil {
 		return err
 	}
-	if err := c.checkAccess(ks); err != nil {
+	if err := c.checkAccess(ctx, ks, cfName, auth.Modify); err != nil {
 		return err
 	}
 	if _, err := c.s.validateColumnFamily(c.s.schema(), ks, cfName); err != nil {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/thriftd/thriftd/auth"
 	"github.com/thriftd/thriftd/config"
 )
 
@@ -156,6 +157,10 @@ func fromStorage(c *config.Config) []assignment {
 		add("sync_period", "CommitLogSyncPeriodInMS", time.Duration(c.CommitLogSyncPeriodInMS)*time.Millisecond)
 	}
 	dir := filepath.Dir(c.Path)
+	add("auth.authenticator", "Authenticator", c.Authenticator)
+	if c.Authorizer != "" {
+		add("auth.authorizer", "Authorizer", c.Authorizer)
+	}
 	add("auth.passwd_file", "its directory", filepath.Join(dir, "passwd.properties"))
 	add("auth.access_file", "its directory", filepath.Join(dir, "access.properties"))
 
@@ -217,6 +222,8 @@ func (e *Effective) applyToStorage() {
 	srv.PasswdFile = e.Auth.PasswdFile
 	srv.AccessFile = e.Auth.AccessFile
 	srv.PasswdMode = e.Auth.PasswdMode
+	e.Storage.Authenticator = auth.ClassName(e.Auth.Authenticator)
+	e.Storage.Authorizer = auth.ClassName(e.Auth.Authorizer)
 	e.Storage.CommitLogSync = e.Sync
 	if e.Sync == "periodic" {
 		e.Storage.CommitLogSyncPeriodInMS = int(e.SyncPeriod / time.Millisecond)

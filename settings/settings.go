@@ -84,9 +84,26 @@ type Limits struct {
 	ShutdownTimeout time.Duration `yaml:"shutdown_timeout" flag:"shutdown-timeout" default:"30s" help:"on SIGINT or SIGTERM, give calls in flight this {DURATION} to finish"`
 }
 
-// Auth locates SimpleAuthenticator's files; the Authenticator element of
-// storage_conf decides whether they are read.
+// Auth chooses the authenticator and authorizer, and locates
+// SimpleAuthenticator's files, read only under SimpleAuthenticator.
+// docs/security.md describes PasswordAuthenticator and
+// CassandraAuthorizer.
 type Auth struct {
+	// Authenticator and Authorizer are class names, short or fully
+	// qualified.
+	Authenticator string `yaml:"authenticator" flag:"authenticator" help:"{CLASS} that checks logins: AllowAllAuthenticator, SimpleAuthenticator or PasswordAuthenticator, short or fully qualified (default: Authenticator of storage-conf.xml)"`
+	Authorizer    string `yaml:"authorizer" flag:"authorizer" default:"org.apache.cassandra.auth.AllowAllAuthorizer" help:"{CLASS} that checks each call's permission: AllowAllAuthorizer or CassandraAuthorizer (needs PasswordAuthenticator), short or fully qualified (default: Authorizer of storage-conf.xml, else AllowAllAuthorizer)"`
+	// The validities are cassandra.yaml's, in milliseconds; 0 disables
+	// the cache.
+	RolesValidityInMS       int `yaml:"roles_validity_in_ms" flag:"roles-validity-in-ms" default:"2000" help:"cache a role (its hash, login, superuser and memberships) for {MS} milliseconds, 0 for no cache (cassandra.yaml: roles_validity_in_ms)"`
+	PermissionsValidityInMS int `yaml:"permissions_validity_in_ms" flag:"permissions-validity-in-ms" default:"2000" help:"cache a user's permissions for {MS} milliseconds, 0 for no cache (cassandra.yaml: permissions_validity_in_ms)"`
+	CredentialsValidityInMS int `yaml:"credentials_validity_in_ms" flag:"credentials-validity-in-ms" default:"2000" help:"cache a password verified against its bcrypt hash for {MS} milliseconds, 0 for no cache (cassandra.yaml: credentials_validity_in_ms)"`
+	// MaxFailedLogins within FailedLoginWindow refuse further logins.
+	MaxFailedLogins   int           `yaml:"max_failed_logins" flag:"max-failed-logins" default:"10" help:"under PasswordAuthenticator, after {N} failed logins within failed_login_window on one connection or from one address, refuse its logins until the window passes; 0 for no limit"`
+	FailedLoginWindow time.Duration `yaml:"failed_login_window" flag:"failed-login-window" default:"1m0s" help:"the {DURATION} over which max_failed_logins counts"`
+	// AuditLog is the audit log's file; "" writes none.
+	AuditLog string `yaml:"audit_log" path:"" flag:"audit-log" help:"append a JSON line per login (success or failure) and per refused permission to {FILE} (default: none)"`
+
 	PasswdFile string `yaml:"passwd_file" path:"" flag:"passwd" help:"SimpleAuthenticator's users and passwords, a Java properties {FILE} (default: passwd.properties beside storage-conf.xml)"`
 	AccessFile string `yaml:"access_file" path:"" flag:"access" help:"SimpleAuthenticator's keyspace access lists, a Java properties {FILE} (default: access.properties beside storage-conf.xml)"`
 	// PasswdMode is "PLAIN" or "MD5".

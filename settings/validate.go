@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/thriftd/thriftd/auth"
 	"github.com/thriftd/thriftd/tlsconf"
 )
 
@@ -57,6 +58,27 @@ func (e *Effective) Validate() error {
 		func() error { return atLeastZero(bad, "limits.idle_timeout", s.Limits.IdleTimeout) },
 		func() error { return atLeastZero(bad, "limits.request_timeout", s.Limits.RequestTimeout) },
 		func() error { return atLeastZero(bad, "limits.shutdown_timeout", s.Limits.ShutdownTimeout) },
+		func() error {
+			return oneOf("auth.authenticator", auth.ClassName(s.Auth.Authenticator), auth.AllowAllAuthenticator, auth.SimpleAuthenticator, auth.PasswordAuthenticator)
+		},
+		func() error {
+			return oneOf("auth.authorizer", auth.ClassName(s.Auth.Authorizer), "", auth.AllowAllAuthorizer, auth.CassandraAuthorizer)
+		},
+		func() error {
+			if auth.ClassName(s.Auth.Authorizer) == auth.CassandraAuthorizer && auth.ClassName(s.Auth.Authenticator) != auth.PasswordAuthenticator {
+				return bad("auth.authorizer", "CassandraAuthorizer needs PasswordAuthenticator, not %s", s.Auth.Authenticator)
+			}
+			return nil
+		},
+		func() error { return atLeastZero(bad, "auth.roles_validity_in_ms", s.Auth.RolesValidityInMS) },
+		func() error {
+			return atLeastZero(bad, "auth.permissions_validity_in_ms", s.Auth.PermissionsValidityInMS)
+		},
+		func() error {
+			return atLeastZero(bad, "auth.credentials_validity_in_ms", s.Auth.CredentialsValidityInMS)
+		},
+		func() error { return atLeastZero(bad, "auth.max_failed_logins", s.Auth.MaxFailedLogins) },
+		func() error { return atLeastZero(bad, "auth.failed_login_window", s.Auth.FailedLoginWindow) },
 		func() error { return nonEmpty(bad, "auth.passwd_file", s.Auth.PasswdFile) },
 		func() error { return nonEmpty(bad, "auth.access_file", s.Auth.AccessFile) },
 		func() error { return oneOf("auth.passwd_mode", s.Auth.PasswdMode, "PLAIN", "MD5") },

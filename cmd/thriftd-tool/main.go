@@ -107,10 +107,10 @@ name their servers with their own flags and read no configuration file.`,
 	})
 	// Only the commands of the admin endpoint connect to it, and so read
 	// the configuration file; a broken one does not stop export or help.
-	for _, c := range []*cobra.Command{
+	for _, c := range append([]*cobra.Command{
 		newInfoCmd(o), newRingCmd(o), newCFStatsCmd(o), newTPStatsCmd(o),
 		newFlushCmd(o), newCompactCmd(o), newSnapshotCmd(o), newClearSnapshotCmd(o), newDrainCmd(o),
-	} {
+	}, newRoleCmds(o)...) {
 		c.PreRunE = func(cmd *cobra.Command, args []string) error { return o.connect(cmd) }
 		root.AddCommand(c)
 	}

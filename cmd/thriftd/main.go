@@ -5,6 +5,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -20,6 +21,7 @@ import (
 	"github.com/apache/thrift/lib/go/thrift"
 
 	"github.com/thriftd/thriftd/admin"
+	"github.com/thriftd/thriftd/auth"
 	"github.com/thriftd/thriftd/config"
 	"github.com/thriftd/thriftd/dialect"
 	"github.com/thriftd/thriftd/engine"
@@ -127,7 +129,7 @@ func run(eff *settings.Effective, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	auth, err := authenticator(cfg)
+	authn, err := authenticator(cfg)
 	if err != nil {
 		return err
 	}
@@ -158,6 +160,11 @@ func run(eff *settings.Effective, log *slog.Logger) error {
 	// current is the schema every call reads: the catalog's, which the
 	// 19.x API's system_* calls change; the file's on a store that cannot
 	// change its schema.
+	guard, roles, closeAudit, err := newGuard(eff, store, log)
+	if err != nil {
+		return err
+	}
+	defer closeAudit()
 	current := func() *schema.Schema { return s }
 	var changer handler19.SchemaChanger
 	var schemaVersions func(context.Context) (map[string][]string, error)
@@ -182,7 +189,8 @@ func run(eff *settings.Effective, log *slog.Logger) error {
 		Current:     current,
 		Store:       store,
 		Config:      cfg,
-		Auth:        auth,
+		Auth:        authn,
+		Guard:       guardOf(guard),
 		NodeAddress: nodeAddress(l.Addr()),
 		NodeToken:   token,
 		Logger:      log,
@@ -199,12 +207,15 @@ func run(eff *settings.Effective, log *slog.Logger) error {
 		NodeToken:      token,
 		Timeout:        time.Duration(cfg.RpcTimeoutInMillis) * time.Millisecond,
 		CQLHosts:       eff.Cassandra.Hosts,
+		Guard:          guard19Of(guard),
 		Logger:         log,
 		Metrics:        calls,
 	})
 	router := &dialect.Router{
 		V06:     svc.Processor,
 		V19:     svc19.Processor,
+		V06From: svc.ProcessorFrom,
+		V19From: svc19.ProcessorFrom,
 		Default: apiDefault(eff.API, cfg.ThriftFramedTransport),
 	}
 	// The generated processors otherwise start a goroutine and a ticker per
@@ -226,6 +237,7 @@ func run(eff *settings.Effective, log *slog.Logger) error {
 			Node: admin.Node{Address: nodeAddress(l.Addr()), Token: s.Partitioner.TokenString(token),
 				ClusterName: cfg.ClusterName, Partitioner: s.Partitioner.Name(), Started: time.Now()},
 			Drain: drainer(srv, cfg.Server.ShutdownTimeout, log),
+			Roles: roles, RolesChanged: guard.Forget,
 		}, log)
 		if err != nil {
 			for _, tl := range listeners {
@@ -247,7 +259,7 @@ func run(eff *settings.Effective, log *slog.Logger) error {
 		"config", cfg.Path, "settings", eff.File, where,
 		"cluster", cfg.ClusterName, "partitioner", s.Partitioner.Name(),
 		"keyspaces", len(current().Keyspaces), "schema_version", current().Version, "commit_log_sync", eff.Sync,
-		"authenticator", cfg.Authenticator)...)
+		"authenticator", cfg.Authenticator, "authorizer", cmp.Or(cfg.Authorizer, auth.AllowAllAuthorizer))...)
 
 	select {
 	case err := <-served:
@@ -396,7 +408,8 @@ func storeOptions(eff *settings.Effective, log *slog.Logger) ldbstore.Options {
 
 func authenticator(cfg *config.Config) (handler.Authenticator, error) {
 	switch cfg.Authenticator {
-	case "", "org.apache.cassandra.auth.AllowAllAuthenticator":
+	case "", auth.AllowAllAuthenticator, auth.PasswordAuthenticator:
+		// PasswordAuthenticator is the Guard's (newGuard).
 		return nil, nil
 	case simpleAuthenticator:
 		a, err := config.LoadAuth(cfg.Server.PasswdFile, cfg.Server.AccessFile)
@@ -405,7 +418,81 @@ func authenticator(cfg *config.Config) (handler.Authenticator, error) {
 		}
 		return handler.NewSimpleAuthenticator(a, cfg.Server.PasswdMode)
 	}
-	return nil, fmt.Errorf("%s: /Storage/Authenticator: unknown authenticator %s (thriftd has AllowAllAuthenticator and SimpleAuthenticator)", cfg.Path, cfg.Authenticator)
+	return nil, fmt.Errorf("%s: /Storage/Authenticator: unknown authenticator %s (thriftd has AllowAllAuthenticator, SimpleAuthenticator and PasswordAuthenticator)", cfg.Path, cfg.Authenticator)
+}
+
+// newGuard builds PasswordAuthenticator and CassandraAuthorizer over the
+// store's roles: the cluster's system_auth on the Cassandra store, the
+// store's own record on the LevelDB one (returned, for the admin
+// endpoint's commands). It returns a nil Guard under the other
+// authenticators; closeAudit closes the audit log.
+func newGuard(eff *settings.Effective, st store, log *slog.Logger) (g *auth.Guard, roles *auth.Local, closeAudit func(), err error) {
+	closeAudit = func() {}
+	cfg := eff.Storage
+	if cfg.Authenticator != auth.PasswordAuthenticator {
+		if cfg.Authorizer == auth.CassandraAuthorizer {
+			return nil, nil, closeAudit, fmt.Errorf("CassandraAuthorizer needs PasswordAuthenticator, not %s", cfg.Authenticator)
+		}
+		return nil, nil, closeAudit, nil
+	}
+	var src auth.Source
+	switch s := st.(type) {
+	case *cqlstore.Store:
+		src = s.Roles()
+	case *ldbstore.Store:
+		if roles, err = auth.OpenLocal(s.Auth()); err != nil {
+			return nil, nil, closeAudit, err
+		}
+		src = roles
+	default:
+		return nil, nil, closeAudit, fmt.Errorf("PasswordAuthenticator: the store keeps no roles")
+	}
+	validity := func(ms int) time.Duration {
+		if ms == 0 {
+			return -1 // no cache
+		}
+		return time.Duration(ms) * time.Millisecond
+	}
+	a := eff.Auth
+	o := auth.Options{
+		Source:              src,
+		Passwords:           true,
+		Permissions:         cfg.Authorizer == auth.CassandraAuthorizer,
+		RolesValidity:       validity(a.RolesValidityInMS),
+		PermissionsValidity: validity(a.PermissionsValidityInMS),
+		CredentialsValidity: validity(a.CredentialsValidityInMS),
+		Limit:               auth.Limit{Max: a.MaxFailedLogins, Window: a.FailedLoginWindow},
+		Logger:              log,
+	}
+	if a.AuditLog != "" {
+		f, err := os.OpenFile(a.AuditLog, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			return nil, nil, closeAudit, fmt.Errorf("audit log: %w", err)
+		}
+		o.Audit = auth.NewAudit(f, nil)
+		closeAudit = func() { f.Close() }
+	}
+	if g, err = auth.New(o); err != nil {
+		closeAudit()
+		return nil, nil, func() {}, err
+	}
+	return g, roles, closeAudit, nil
+}
+
+// guardOf and guard19Of hand the services a Guard, or no interface value
+// at all when there is none.
+func guardOf(g *auth.Guard) handler.Guard {
+	if g == nil {
+		return nil
+	}
+	return g
+}
+
+func guard19Of(g *auth.Guard) handler19.Guard {
+	if g == nil {
+		return nil
+	}
+	return g
 }
 
 // apiDefault is the dialect of a fresh connection's ambiguous calls: the

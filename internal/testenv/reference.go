@@ -34,13 +34,15 @@ var references = struct {
 // ("random" or "byteordered"). For 1.2 on RandomPartitioner it comes from
 // $THRIFTD_REFERENCE_12 when set (test/run-all starts that node and exports
 // it), for 2.1 from $THRIFTD_REFERENCE_21, for 3.11 from
-// $THRIFTD_REFERENCE_311; otherwise the script's start runs under a file
+// $THRIFTD_REFERENCE_311, for the auth nodes 2.1-auth and 3.11-auth from
+// $THRIFTD_REFERENCE_21_AUTH and $THRIFTD_REFERENCE_311_AUTH; otherwise the script's start runs under a file
 // lock, reusing a node already running. It fails the test, never skips,
 // when no node can be had.
 func Reference(t testing.TB, version, partitioner string) string {
 	t.Helper()
 	if partitioner == "random" {
-		if a := os.Getenv("THRIFTD_REFERENCE_" + strings.ReplaceAll(version, ".", "")); a != "" {
+		env := strings.ToUpper(strings.ReplaceAll(strings.ReplaceAll(version, ".", ""), "-", "_"))
+		if a := os.Getenv("THRIFTD_REFERENCE_" + env); a != "" {
 			return a
 		}
 	}
