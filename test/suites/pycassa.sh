@@ -66,6 +66,7 @@ if [ "$(cat "$venv/.complete" 2>/dev/null || true)" != "$want" ]; then
 	echo "pycassa: virtualenv ready in $((SECONDS - t)) s"
 fi
 flock -u 9
+exec 9>&-
 python=$venv/env/bin/python
 export PYTHONDONTWRITEBYTECODE=1
 
