@@ -454,9 +454,13 @@ func (st *Store) startBuild(cqlKS string, f *family, column []byte) {
 	}()
 }
 
-// indexServed reports whether the store still serves f's table with a
-// KEYS index on column.
+// indexServed reports whether the store serves f's table with a KEYS
+// index on column. It waits for a schema change in progress: a build
+// starts while the change that declares its index is applied, before that
+// change is served.
 func (st *Store) indexServed(f *family, column []byte) bool {
+	st.schemaMu.Lock()
+	defer st.schemaMu.Unlock()
 	cur := (*st.cfs.Load())[cfName{f.def.Keyspace, f.def.Name}]
 	return cur != nil && cur.table == f.table && cur.index.indexed(column)
 }
