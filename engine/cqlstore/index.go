@@ -395,7 +395,8 @@ func tableMissing(err error) bool {
 // startBuild builds the index on column of f in the background unless it
 // is built or being built by this process: an entry for every cell of the
 // column, then the marker, then again indexBuildDelay later. A failed
-// walk is logged and tried again a minute later; Close stops it.
+// walk is logged and tried again a minute later, unless the family or its
+// index is no longer served (dropped meanwhile); Close stops it.
 func (st *Store) startBuild(cqlKS string, f *family, column []byte) {
 	id := indexID(cqlKS, f.def.Name, column)
 	st.indexes.mu.Lock()
@@ -437,6 +438,12 @@ func (st *Store) startBuild(cqlKS string, f *family, column []byte) {
 			if st.bgCtx.Err() != nil {
 				return
 			}
+			if !st.indexServed(f, column) {
+				// The family, its keyspace or its index was dropped
+				// since the build began: nothing is left to build.
+				log.Info("stopped building a KEYS index: the family or its index is gone", "err", err)
+				return
+			}
 			log.Warn("building a KEYS index failed; queries scan the family meanwhile; trying again in a minute", "err", err)
 			select {
 			case <-st.bgCtx.Done():
@@ -445,6 +452,17 @@ func (st *Store) startBuild(cqlKS string, f *family, column []byte) {
 			}
 		}
 	}()
+}
+
+// indexServed reports whether the store serves f's table with a KEYS
+// index on column. It waits for a schema change in progress: a build
+// starts while the change that declares its index is applied, before that
+// change is served.
+func (st *Store) indexServed(f *family, column []byte) bool {
+	st.schemaMu.Lock()
+	defer st.schemaMu.Unlock()
+	cur := (*st.cfs.Load())[cfName{f.def.Keyspace, f.def.Name}]
+	return cur != nil && cur.table == f.table && cur.index.indexed(column)
 }
 
 // buildIndex writes an entry for every cell of column in f's table, then

@@ -164,3 +164,43 @@ func TestIndexOnTypedTables(t *testing.T) {
 		t.Errorf("a dropped index answered ready = %v, %v", ready, err)
 	}
 }
+
+// A build whose family is dropped while it runs (pycassa's own tests drop
+// a keyspace right after indexing one of its families) stops after its
+// failed walk instead of trying again every minute for as long as the
+// process lives.
+func TestIndexBuildOfDroppedFamilyStops(t *testing.T) {
+	s := storetest.TestSchema(t, "org.apache.cassandra.dht.RandomPartitioner")
+	st, o := openFresh(t, s, 864000)
+	next := storetest.Clone(s, "v2")
+	next.Keyspaces[storetest.Keyspace].ColumnFamilies["Standard1"].Columns = []schema.ColumnDef{
+		{Name: []byte("state"), Index: &schema.IndexDef{Type: schema.IndexKeys, Name: "Standard1_state_idx"}}}
+	if err := st.ChangeSchema(ctx, next, []byte("v2")); err != nil {
+		t.Fatal(err)
+	}
+	served := (*st.cfs.Load())[cfName{storetest.Keyspace, "Standard1"}]
+	if served == nil || !st.indexServed(served, []byte("state")) {
+		t.Fatal("Standard1's index on state is not served after the schema change")
+	}
+	// The same family in a keyspace that is gone: its walk fails.
+	gone := *served
+	def := *served.def
+	def.Keyspace = "Dropped"
+	gone.def = &def
+	cqlKS := keyspaceName(o.Prefix, "Dropped")
+	gone.table = quote(cqlKS) + "." + quote("Standard1")
+	if st.indexServed(&gone, []byte("state")) {
+		t.Fatal("a family of a keyspace the store does not serve is served")
+	}
+	st.startBuild(cqlKS, &gone, []byte("state"))
+	id := indexID(cqlKS, "Standard1", []byte("state"))
+	building := true
+	for deadline := time.Now().Add(30 * time.Second); building && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		st.indexes.mu.Lock()
+		building = st.indexes.building[id]
+		st.indexes.mu.Unlock()
+	}
+	if building {
+		t.Error("the build of a dropped family still runs 30 s after it started; want it stopped after its failed walk")
+	}
+}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The Cassandra backend: the Go end-to-end tests (test/e2e, test/e2e19),
 # the differential tests of the 19.x API (test/diff19), the Python interop
-# suites (0.6 and 19.x) and the 19.x Ruby suite again, with
+# suites (0.6 and 19.x), the pycassa suite and the 19.x Ruby suite again, with
 # THRIFTD_TEST_BACKEND=cassandra, on real
 # Cassandra 5.0.9 nodes (test/cassandra/cluster: murmur3, random,
 # byteordered) and the CQL benchmark in its short mode; then the
@@ -33,6 +33,10 @@ echo "cassandra.sh: the Python suite on Cassandra took $((SECONDS - t)) s"
 t=$SECONDS
 THRIFTD_TEST_BACKEND=cassandra bash test/suites/python19.sh
 echo "cassandra.sh: the 19.x Python suite on Cassandra took $((SECONDS - t)) s"
+
+t=$SECONDS
+THRIFTD_TEST_BACKEND=cassandra bash test/suites/pycassa.sh
+echo "cassandra.sh: the pycassa suite on Cassandra took $((SECONDS - t)) s"
 
 t=$SECONDS
 THRIFTD_TEST_BACKEND=cassandra bash test/suites/ruby19.sh
