@@ -247,16 +247,29 @@ public final class AstyanaxProgram {
             eq(1, versions.size(), "schema versions " + versions);
         });
 
-        long ttlWritten = System.currentTimeMillis();
+        long[] ttlWritten = {System.currentTimeMillis()};
         c.check("mutation batch with TTLs", () -> {
-            MutationBatch m = ks.prepareMutationBatch();
-            m.withRow(STATIC, "ttl").putColumn("short", "gone soon", TTL).putColumn("long", "stays", null);
-            m.withRow(STATIC, "ttl2").putColumn("only", "gone soon", TTL);
-            m.execute();
-            Column<String> col = ks.prepareQuery(STATIC).getKey("ttl").getColumn("short").execute().getResult();
-            eq("gone soon", col.getStringValue(), "value");
-            Checks.ttlReadBack(TTL, col.getTtl());
-            eq(2, (int) ks.prepareQuery(STATIC).getKey("ttl").getCount().execute().getResult(), "columns");
+            // The reads must come within TTL seconds of the write: on a
+            // machine so busy that they do not, the columns may rightly be
+            // gone, and the write is made again (at most three times).
+            for (int attempt = 1; ; attempt++) {
+                ttlWritten[0] = System.currentTimeMillis();
+                MutationBatch m = ks.prepareMutationBatch();
+                m.withRow(STATIC, "ttl").putColumn("short", "gone soon", TTL).putColumn("long", "stays", null);
+                m.withRow(STATIC, "ttl2").putColumn("only", "gone soon", TTL);
+                m.execute();
+                try {
+                    Column<String> col = ks.prepareQuery(STATIC).getKey("ttl").getColumn("short").execute().getResult();
+                    eq("gone soon", col.getStringValue(), "value");
+                    Checks.ttlReadBack(TTL, col.getTtl());
+                    eq(2, (int) ks.prepareQuery(STATIC).getKey("ttl").getCount().execute().getResult(), "columns");
+                    return;
+                } catch (Exception | AssertionError e) {
+                    if (attempt == 3 || System.currentTimeMillis() - ttlWritten[0] < TTL * 1000L) {
+                        throw e;
+                    }
+                }
+            }
         });
 
         Set<String> allKeys = new HashSet<>(List.of("alice", "bob"));
@@ -685,7 +698,7 @@ public final class AstyanaxProgram {
         });
 
         c.check("TTL: the columns expire", () -> {
-            long wait = ttlWritten + TTL * 1000L + 1500 - System.currentTimeMillis();
+            long wait = ttlWritten[0] + TTL * 1000L + 1500 - System.currentTimeMillis();
             if (wait > 0) {
                 Checks.sleep(wait);
             }
