@@ -503,6 +503,7 @@ func runCompare(o *options, tmp string) error {
 	}
 
 	var table []compareRow
+	var failures []string
 	for _, s := range c.chosen() {
 		for _, n := range c.conns {
 			r := compareRow{shape: s.name, conns: n, ops: map[string]float64{}, p99: map[string]float64{}, cpu: map[string][]time.Duration{}}
@@ -521,7 +522,11 @@ func runCompare(o *options, tmp string) error {
 				if shapeWarm > 0 {
 					a := append(append([]string{"-keyspace", t.ks, "-t", strconv.Itoa(n), "-S", valueSize, "-duration", shapeWarm.String()}, t.args...), shape...)
 					if _, err := stress(o.stress, t.p, a...); err != nil {
-						return fmt.Errorf("warming %s on %s: %w", s.name, t.col, err)
+						// One server failing a shape (a timeout of an
+						// overloaded node) leaves its cell empty, not the
+						// whole table.
+						failures = append(failures, fmt.Sprintf("%s, %s, %d connections, warming: %v", t.title, s.name, n, err))
+						continue
 					}
 				}
 				a := append(append([]string{"-keyspace", t.ks, "-t", strconv.Itoa(n), "-S", valueSize, "-duration", duration.String()}, t.args...), shape...)
@@ -544,7 +549,8 @@ func runCompare(o *options, tmp string) error {
 					}
 				}
 				if err != nil {
-					return fmt.Errorf("%s on %s: %w", s.name, t.col, err)
+					failures = append(failures, fmt.Sprintf("%s, %s, %d connections: %v", t.title, s.name, n, err))
+					continue
 				}
 				r.ops[t.col], r.p99[t.col], r.cpu[t.col] = sum.OpsPerSec, sum.P99Ms, cpu
 			}
@@ -558,6 +564,12 @@ func runCompare(o *options, tmp string) error {
 	}
 	printCompare(table, targets)
 	printRatios(table, targets)
+	if len(failures) > 0 {
+		fmt.Printf("\nFigures that failed (their cells are empty):\n\n")
+		for _, f := range failures {
+			fmt.Printf("- %s\n", f)
+		}
+	}
 	for _, s := range c.chosen() {
 		if s.note != "" {
 			fmt.Printf("- %s: %s.\n", s.name, s.note)
@@ -653,7 +665,7 @@ func printCompare(table []compareRow, targets []target) {
 					parts = append(parts, fmt.Sprintf("%.0f", micros(d)))
 				}
 				if len(parts) == 0 {
-					parts = []string{"0"}
+					parts = []string{"—"}
 				}
 				v = append(v, strings.Join(parts, "+"))
 			}
