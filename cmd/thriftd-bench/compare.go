@@ -25,22 +25,36 @@ import (
 // no-op server, beside thriftd's 0.6 path for the same shapes on the same
 // store, from one run.
 
-// Columns of the comparison table.
+// Columns of the comparison table: colReal stands for every real server
+// (one column each, named colReal+":"+its label), colCQL is thriftd on the
+// Cassandra store.
 const (
 	colReal = "real"
 	col19   = "19"
+	colCQL  = "cql"
 	col06   = "0.6"
 	colNoop = "noop"
 )
 
-var compareColumns = []string{colReal, col19, col06, colNoop}
+var compareColumns = []string{colReal, col19, colCQL, col06, colNoop}
 
 type compareOptions struct {
 	columns []string
-	// reference is the real Cassandra 1.2.19 node: HOST:PORT of its
-	// Thrift, "start" or "off".
+	// reference is the real servers: "start" (the 1.2.19 test node),
+	// "production" (production nodes of versions), HOST:PORT[,HOST:PORT]
+	// of any Thrift servers, or "off".
 	reference, script string
-	rows              int
+	// versions are the releases -reference production starts.
+	versions []string
+	// cassandra is the Cassandra cluster of the cql column: "start" (a
+	// node of clusterScript) or HOST:PORT[,...] contact points.
+	cassandra, clusterScript string
+	// partitioner is thriftd's ("" follows the real servers').
+	partitioner string
+	// duration is each figure's measured time, shapeWarm the time the
+	// same shape runs against the same server right before it.
+	duration, shapeWarm time.Duration
+	rows                int
 	// indexRows are the rows of the Indexed family, read by the
 	// get_indexed_slices shape.
 	indexRows int
@@ -65,11 +79,32 @@ func (c *compareOptions) chosen() []shape19 {
 }
 
 func (c *compareOptions) register(fs *flag.FlagSet) (columns, conns *string) {
-	columns = fs.String("compare", strings.Join(compareColumns, ","),
-		"columns of the 19.x comparison: real (Cassandra 1.2.19, see -reference), 19 (thriftd's 19.x path), 0.6 (thriftd's 0.6 path), noop (the 19.x no-op server); \"none\" skips it")
+	columns = fs.String("compare", "real,19,0.6,noop",
+		"columns of the 19.x comparison: real (the real servers, see -reference), 19 (thriftd's 19.x path on LevelDB), cql (thriftd's 19.x path on the Cassandra store, see -cassandra-store), 0.6 (thriftd's 0.6 path), noop (the 19.x no-op server); \"none\" skips it")
 	fs.StringVar(&c.reference, "reference", "start",
-		"the real Cassandra 1.2.19 node (ByteOrderedPartitioner): its Thrift HOST:PORT; start (start or reuse it with -reference-script); or off (no real column)")
-	fs.StringVar(&c.script, "reference-script", "test/cassandra/reference", "the script that starts the real node for -reference start")
+		"the real servers: start (start or reuse the 1.2.19 test node, ByteOrderedPartitioner, with -reference-script); production (start or reuse production nodes of -real, Murmur3Partitioner); HOST:PORT[,HOST:PORT...] (any Thrift servers, one column each); or off (no real column)")
+	fs.Func("against", "the same as -reference HOST:PORT[,HOST:PORT...]: compare thriftd with the Thrift servers at these addresses", func(v string) error {
+		c.reference = v
+		return nil
+	})
+	fs.Func("real", "releases -reference production starts, comma-separated: 1.2, 2.1, 3.11 (default 1.2)", func(v string) error {
+		c.versions = nil
+		for _, r := range strings.Split(v, ",") {
+			r = strings.TrimSpace(r)
+			if _, ok := releases[r]; !ok {
+				return fmt.Errorf("unknown release %q: want 1.2, 2.1 or 3.11", r)
+			}
+			c.versions = append(c.versions, r)
+		}
+		return nil
+	})
+	c.versions = []string{"1.2"}
+	fs.StringVar(&c.script, "reference-script", "test/cassandra/reference", "the script that starts the real nodes for -reference start and production")
+	fs.StringVar(&c.cassandra, "cassandra-store", "start", "the Cassandra cluster of the cql column: start (start or reuse the Cassandra 5 node of -cluster-script whose partitioner matches thriftd's) or HOST:PORT[,...] contact points")
+	fs.StringVar(&c.clusterScript, "cluster-script", "test/cassandra/cluster", "the script that starts the Cassandra node of the cql column")
+	fs.StringVar(&c.partitioner, "partitioner", "", "thriftd's partitioner in the comparison (a class name); default: the real servers' (OrderPreservingPartitioner for ByteOrderedPartitioner), else Murmur3Partitioner with a cql column, else OrderPreservingPartitioner")
+	fs.DurationVar(&c.duration, "compare-duration", 10*time.Second, "measured time of each figure of the comparison")
+	fs.DurationVar(&c.shapeWarm, "shape-warm", 10*time.Second, "time each figure's shape runs against its server, at its connection count, right before it is measured")
 	fs.IntVar(&c.rows, "compare-rows", 2000, "rows of 100 columns loaded into each server for the comparison's reads")
 	fs.IntVar(&c.indexRows, "compare-index-rows", 100_000, "rows loaded into each server's Indexed family (a KEYS index on a column of 100 values) for the get_indexed_slices shape")
 	conns = fs.String("compare-conns", "32", "connection counts of the comparison")
@@ -122,25 +157,97 @@ func (c *compareOptions) parse(columns, conns string, explicit bool) error {
 	return nil
 }
 
-// referenceAddr is the real node's Thrift address, started with the
-// reference script for -reference start.
-func (c *compareOptions) referenceAddr() (string, error) {
-	if c.reference != "start" {
-		return c.reference, nil
+// releases are the full versions of the reference script's releases.
+var releases = map[string]string{"1.2": "1.2.19", "2.1": "2.1.21", "3.11": "3.11.19"}
+
+// realServer is one real server of the comparison.
+type realServer struct {
+	addr string
+	// label names its column: the release, or the address of a server
+	// given by -reference HOST:PORT.
+	label string
+}
+
+// realServers are the real servers' Thrift addresses, their nodes started
+// with the reference script for -reference start and production.
+func (c *compareOptions) realServers() ([]realServer, error) {
+	switch c.reference {
+	case "off":
+		return nil, nil
+	case "start":
+		addr, err := runScript(c.script, "start", "1.2", "--partitioner", "byteordered")
+		if err != nil {
+			return nil, err
+		}
+		return []realServer{{addr: addr, label: releases["1.2"]}}, nil
+	case "production":
+		var out []realServer
+		for _, v := range c.versions {
+			addr, err := runScript(c.script, "start", v, "--partitioner", "murmur3", "--production")
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, realServer{addr: addr, label: releases[v]})
+		}
+		return out, nil
 	}
-	cmd := exec.Command(c.script, "start", "1.2", "--partitioner", "byteordered")
+	var out []realServer
+	for _, a := range strings.Split(c.reference, ",") {
+		out = append(out, realServer{addr: strings.TrimSpace(a), label: strings.TrimSpace(a)})
+	}
+	return out, nil
+}
+
+// runScript runs a node script's command and returns the address it
+// printed last.
+func runScript(script string, args ...string) (string, error) {
+	cmd := exec.Command(script, args...)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	t0 := time.Now()
 	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("%s start 1.2 --partitioner byteordered: %v: %s", c.script, err, errOut.String())
+		return "", fmt.Errorf("%s %s: %v: %s", script, strings.Join(args, " "), err, errOut.String())
 	}
 	lines := strings.Fields(out.String())
 	if len(lines) == 0 {
-		return "", fmt.Errorf("%s start 1.2 printed no address", c.script)
+		return "", fmt.Errorf("%s %s printed no address", script, strings.Join(args, " "))
 	}
-	fmt.Fprintf(os.Stderr, "the real Cassandra 1.2.19 node is serving at %s (%v)\n", lines[len(lines)-1], time.Since(t0).Round(time.Millisecond))
+	fmt.Fprintf(os.Stderr, "%s %s: serving at %s (%v)\n", script, strings.Join(args, " "), lines[len(lines)-1], time.Since(t0).Round(time.Millisecond))
 	return lines[len(lines)-1], nil
+}
+
+// thriftdPartitioner is the partitioner thriftd serves the comparison
+// with: the first real server's, OrderPreservingPartitioner for
+// ByteOrderedPartitioner (the 0.6 partitioner that orders the
+// benchmark's ASCII keys the same way).
+func (c *compareOptions) thriftdPartitioner(real string) string {
+	const pkg = "org.apache.cassandra.dht."
+	switch {
+	case c.partitioner != "":
+		if !strings.Contains(c.partitioner, ".") {
+			return pkg + c.partitioner
+		}
+		return c.partitioner
+	case strings.HasSuffix(real, "ByteOrderedPartitioner"):
+		return pkg + "OrderPreservingPartitioner"
+	case real != "":
+		return real
+	case contains(c.columns, colCQL):
+		return pkg + "Murmur3Partitioner"
+	}
+	return pkg + "OrderPreservingPartitioner"
+}
+
+// clusterFor is the node of the cluster script whose partitioner keeps
+// thriftd's order.
+func clusterFor(partitioner string) string {
+	switch {
+	case strings.HasSuffix(partitioner, "RandomPartitioner"):
+		return "random"
+	case strings.HasSuffix(partitioner, "Murmur3Partitioner"):
+		return "murmur3"
+	}
+	return "byteordered"
 }
 
 func contains(list []string, s string) bool {
@@ -221,10 +328,11 @@ func shapes19() []shape19 {
 
 // target is one column's server.
 type target struct {
-	col  string
-	p    *process
-	ks   string
-	args []string // thriftd-stress's interface flags
+	col   string
+	title string
+	p     *process
+	ks    string
+	args  []string // thriftd-stress's interface flags
 }
 
 // compareRow is one line of the comparison table.
@@ -233,8 +341,9 @@ type compareRow struct {
 	conns int
 	ops   map[string]float64
 	p99   map[string]float64
-	// Server CPU time per call of thriftd's 19.x and 0.6 paths.
-	cpu map[string]time.Duration
+	// Server CPU time per call of each column, one figure per server
+	// process (thriftd and the Cassandra node for the cql column).
+	cpu map[string][]time.Duration
 }
 
 // benchKeyspace19 is the keyspace the comparison creates on servers that
@@ -246,19 +355,45 @@ func runCompare(o *options, tmp string) error {
 	if len(c.columns) == 0 {
 		return nil
 	}
-	fmt.Printf("\n## The 19.x shapes beside Cassandra 1.2.19\n\n")
+	fmt.Printf("\n## The 19.x shapes beside Cassandra\n\n")
 	valueSize := strconv.Itoa(o.valueSize)
 	rows := strconv.Itoa(c.rows)
-	duration := o.duration
+	duration, shapeWarm := c.duration, c.shapeWarm
 	if o.short {
 		// Long enough for a freshly started JVM to answer some calls of
 		// every shape.
-		duration = 500 * time.Millisecond
+		duration, shapeWarm = 500*time.Millisecond, 0
 	}
 	var targets []target
+	var reals []target
+	realPartitioner := ""
+	if contains(c.columns, colReal) {
+		servers, err := c.realServers()
+		if err != nil {
+			return err
+		}
+		for _, r := range servers {
+			p := &process{name: "the real server " + r.label, addr: r.addr}
+			if h := p.host(); h == "127.0.0.1" || h == "localhost" || h == "::1" {
+				p.pid = listenerPid(p.port())
+			}
+			part, version, err := describe19(p.addr)
+			if err != nil {
+				return fmt.Errorf("the real server at %s: %w", p.addr, err)
+			}
+			fmt.Printf("- real %s: Cassandra at %s, API %s, %s%s\n", r.label, p.addr, version, part, realConfig(c.reference))
+			if realPartitioner == "" {
+				realPartitioner = part
+			} else if part != realPartitioner {
+				fmt.Fprintf(os.Stderr, "thriftd-bench: warning: the real servers' partitioners differ: %s, %s\n", realPartitioner, part)
+			}
+			reals = append(reals, target{col: colReal + ":" + r.label, title: "real " + r.label, p: p, ks: benchKeyspace19, args: []string{"-api", "19"}})
+		}
+	}
+	partitioner := c.thriftdPartitioner(realPartitioner)
 	var srv *process
 	if contains(c.columns, col19) || contains(c.columns, col06) {
-		conf, err := orderPreserving(o.config, tmp)
+		conf, err := withPartitioner(o.config, tmp, partitioner)
 		if err != nil {
 			return err
 		}
@@ -271,30 +406,20 @@ func runCompare(o *options, tmp string) error {
 		}
 		defer srv.stop()
 	}
-	if contains(c.columns, colReal) {
-		addr, err := c.referenceAddr()
+	targets = append(targets, reals...)
+	if contains(c.columns, col19) {
+		targets = append(targets, target{col: col19, title: "thriftd 19.x", p: srv, ks: "Keyspace1", args: []string{"-api", "19"}})
+	}
+	if contains(c.columns, colCQL) {
+		cql, stop, err := startCQLThriftd(o, tmp, partitioner)
 		if err != nil {
 			return err
 		}
-		p := &process{name: "Cassandra 1.2.19", addr: addr}
-		if h := p.host(); h == "127.0.0.1" || h == "localhost" || h == "::1" {
-			p.pid = listenerPid(p.port())
-		}
-		part, version, err := describe19(p.addr)
-		if err != nil {
-			return fmt.Errorf("the real node at %s: %w", p.addr, err)
-		}
-		fmt.Printf("- real: Cassandra at %s, API %s, %s\n", p.addr, version, part)
-		if !strings.HasSuffix(part, "ByteOrderedPartitioner") {
-			fmt.Fprintf(os.Stderr, "thriftd-bench: warning: the real node's partitioner is %s, not ByteOrderedPartitioner\n", part)
-		}
-		targets = append(targets, target{col: colReal, p: p, ks: benchKeyspace19, args: []string{"-api", "19"}})
-	}
-	if contains(c.columns, col19) {
-		targets = append(targets, target{col: col19, p: srv, ks: "Keyspace1", args: []string{"-api", "19"}})
+		defer stop()
+		targets = append(targets, target{col: colCQL, title: "thriftd on C* 5", p: cql, ks: "Keyspace1", args: []string{"-api", "19"}})
 	}
 	if contains(c.columns, col06) {
-		targets = append(targets, target{col: col06, p: srv, ks: "Keyspace1"})
+		targets = append(targets, target{col: col06, title: "thriftd 0.6", p: srv, ks: "Keyspace1"})
 	}
 	if contains(c.columns, colNoop) {
 		noop, err := startNoop("-serve-noop19", "19.x no-op", o.valueSize)
@@ -302,17 +427,17 @@ func runCompare(o *options, tmp string) error {
 			return err
 		}
 		defer noop.stop()
-		targets = append(targets, target{col: colNoop, p: noop, ks: "Keyspace1", args: []string{"-api", "19"}})
+		targets = append(targets, target{col: colNoop, title: "no-op 19.x", p: noop, ks: "Keyspace1", args: []string{"-api", "19"}})
 	}
 	if srv != nil {
-		fmt.Printf("- thriftd: %s with OrderPreservingPartitioner, LevelDB store, CommitLogSync periodic\n", o.config)
+		fmt.Printf("- thriftd: %s with %s, LevelDB store, CommitLogSync periodic\n", o.config, partitioner)
 	}
 	indexing := false
 	for _, s := range c.chosen() {
 		indexing = indexing || s.indexed
 	}
-	fmt.Printf("- data: %d rows of 100 columns of %d bytes in Standard1 (BytesType), loaded by 19.x batch_mutate; writes go to Standard2 (UTF8Type); each server warmed %v; each figure %v\n",
-		c.rows, o.valueSize, c.warm, duration)
+	fmt.Printf("- data: %d rows of 100 columns of %d bytes in Standard1 (BytesType), loaded by 19.x batch_mutate; writes go to Standard2 (UTF8Type); each server warmed %v after loading; each figure's shape run %v against its server right before it is measured for %v; shapes in the order of the table (reads first, then writes, counters and the index)\n",
+		c.rows, o.valueSize, c.warm, shapeWarm, duration)
 	if indexing {
 		fmt.Printf("- indexed: %d rows of 5 columns of %d bytes and column %q, KEYS-indexed, holding one of %d values (each in %d rows), in Indexed (BytesType), loaded by 19.x batch_mutate\n",
 			c.indexRows, o.valueSize, "idx", indexValues, c.indexRows/indexValues)
@@ -335,7 +460,13 @@ func runCompare(o *options, tmp string) error {
 			}
 		}
 		t0 := time.Now()
-		if _, err := stress(o.stress, t.p, "-api", "19", "-keyspace", t.ks, "-o", "batch", "-c", "100", "-n", rows, "-t", "8", "-S", valueSize, "-now"); err != nil {
+		// The Cassandra store's node, a test node shared with other work,
+		// times writes out after 2 s: it is loaded more gently.
+		loaders := "8"
+		if t.col == colCQL {
+			loaders = "2"
+		}
+		if _, err := stress(o.stress, t.p, "-api", "19", "-keyspace", t.ks, "-o", "batch", "-c", "100", "-n", rows, "-t", loaders, "-S", valueSize, "-now"); err != nil {
 			return err
 		}
 		if indexing {
@@ -344,7 +475,7 @@ func runCompare(o *options, tmp string) error {
 				return fmt.Errorf("%s: %w", t.p.name, err)
 			}
 			if _, err := stress(o.stress, t.p, "-api", "19", "-keyspace", t.ks, "-o", "batch", "-c", "5", "-cf", "Indexed",
-				"-index-values", strconv.Itoa(indexValues), "-n", strconv.Itoa(c.indexRows), "-t", "8", "-S", valueSize, "-now"); err != nil {
+				"-index-values", strconv.Itoa(indexValues), "-n", strconv.Itoa(c.indexRows), "-t", loaders, "-S", valueSize, "-now"); err != nil {
 				return err
 			}
 		}
@@ -372,9 +503,10 @@ func runCompare(o *options, tmp string) error {
 	}
 
 	var table []compareRow
+	var failures []string
 	for _, s := range c.chosen() {
 		for _, n := range c.conns {
-			r := compareRow{shape: s.name, conns: n, ops: map[string]float64{}, p99: map[string]float64{}, cpu: map[string]time.Duration{}}
+			r := compareRow{shape: s.name, conns: n, ops: map[string]float64{}, p99: map[string]float64{}, cpu: map[string][]time.Duration{}}
 			// Each row starts with another column, so that what one
 			// server leaves running (compactions, collections) does not
 			// always weigh on the same neighbour.
@@ -387,14 +519,24 @@ func runCompare(o *options, tmp string) error {
 					}
 					shape = append([]string{"-n", rows}, s.args06...)
 				}
+				if shapeWarm > 0 {
+					a := append(append([]string{"-keyspace", t.ks, "-t", strconv.Itoa(n), "-S", valueSize, "-duration", shapeWarm.String()}, t.args...), shape...)
+					if _, err := stress(o.stress, t.p, a...); err != nil {
+						// One server failing a shape (a timeout of an
+						// overloaded node) leaves its cell empty, not the
+						// whole table.
+						failures = append(failures, fmt.Sprintf("%s, %s, %d connections, warming: %v", t.title, s.name, n, err))
+						continue
+					}
+				}
 				a := append(append([]string{"-keyspace", t.ks, "-t", strconv.Itoa(n), "-S", valueSize, "-duration", duration.String()}, t.args...), shape...)
 				var stopProfile func() error
-				if c.profiles != "" && t.p == srv && srv.admin != "" {
+				if c.profiles != "" && t.p.admin != "" {
 					name := fmt.Sprintf("%s-%s-%d.pprof", fileName(s.name), t.col, n)
-					stopProfile = profileCPU(srv.admin, duration, filepath.Join(c.profiles, name))
+					stopProfile = profileCPU(t.p.admin, duration, filepath.Join(c.profiles, name))
 				}
 				var sum *summary
-				var cpu time.Duration
+				var cpu []time.Duration
 				var err error
 				if t.p.serverPid() != 0 {
 					sum, cpu, err = stressCPU(o.stress, t.p, a...)
@@ -407,7 +549,8 @@ func runCompare(o *options, tmp string) error {
 					}
 				}
 				if err != nil {
-					return fmt.Errorf("%s on %s: %w", s.name, t.col, err)
+					failures = append(failures, fmt.Sprintf("%s, %s, %d connections: %v", t.title, s.name, n, err))
+					continue
 				}
 				r.ops[t.col], r.p99[t.col], r.cpu[t.col] = sum.OpsPerSec, sum.P99Ms, cpu
 			}
@@ -419,7 +562,14 @@ func runCompare(o *options, tmp string) error {
 			table = append(table, r)
 		}
 	}
-	printCompare(table, c.columns)
+	printCompare(table, targets)
+	printRatios(table, targets)
+	if len(failures) > 0 {
+		fmt.Printf("\nFigures that failed (their cells are empty):\n\n")
+		for _, f := range failures {
+			fmt.Printf("- %s\n", f)
+		}
+	}
 	for _, s := range c.chosen() {
 		if s.note != "" {
 			fmt.Printf("- %s: %s.\n", s.name, s.note)
@@ -428,27 +578,44 @@ func runCompare(o *options, tmp string) error {
 	return nil
 }
 
-var columnShort = map[string]string{colReal: "real", col19: "19.x", col06: "0.6", colNoop: "no-op"}
+// realConfig describes the real servers' configuration.
+func realConfig(reference string) string {
+	switch reference {
+	case "start":
+		return " (the test node of test/cassandra/reference: client JIT, serial GC, 320 MB heap, 4 concurrent reads and writes)"
+	case "production":
+		return " (a production node of test/cassandra/reference --production: full JIT, G1, 2 GB heap, -ea, 32 concurrent reads and writes, the release's defaults)"
+	}
+	return ""
+}
 
-var columnTitles = map[string]string{colReal: "real 1.2.19", col19: "thriftd 19.x", col06: "thriftd 0.6", colNoop: "no-op 19.x"}
-
-func printCompare(table []compareRow, cols []string) {
-	ordered := []string{}
+func printCompare(table []compareRow, targets []target) {
+	var cols []target
 	for _, c := range compareColumns {
-		if contains(cols, c) {
-			ordered = append(ordered, c)
+		for _, t := range targets {
+			if t.col == c || strings.HasPrefix(t.col, c+":") {
+				cols = append(cols, t)
+			}
 		}
+	}
+	has := func(col string) bool {
+		for _, t := range cols {
+			if t.col == col {
+				return true
+			}
+		}
+		return false
 	}
 	head := "| shape | conns |"
 	line := "|---|---:|"
-	for _, c := range ordered {
-		head += " " + columnTitles[c] + " ops/s (p99 ms) |"
+	for _, c := range cols {
+		head += " " + c.title + " ops/s (p99 ms) |"
 		line += "---:|"
 	}
 	type ratio struct{ title, num, den string }
 	var ratios []ratio
-	for _, r := range []ratio{{"19.x / real", col19, colReal}, {"19.x / 0.6", col19, col06}, {"19.x / no-op", col19, colNoop}} {
-		if contains(cols, r.num) && contains(cols, r.den) {
+	for _, r := range []ratio{{"19.x / 0.6", col19, col06}, {"19.x / no-op", col19, colNoop}} {
+		if has(r.num) && has(r.den) {
 			ratios = append(ratios, r)
 			head += " " + r.title + " |"
 			line += "---:|"
@@ -456,11 +623,16 @@ func printCompare(table []compareRow, cols []string) {
 	}
 	// Server CPU time per call of every column whose process is known:
 	// steadier than throughput on a shared machine.
-	var cpuCols, cpuTitles []string
-	for _, c := range ordered {
-		if len(table) > 0 && table[0].cpu[c] > 0 {
-			cpuCols = append(cpuCols, c)
-			cpuTitles = append(cpuTitles, columnShort[c])
+	var cpuCols []string
+	var cpuTitles []string
+	for _, c := range cols {
+		if len(table) > 0 && len(table[0].cpu[c.col]) > 0 {
+			cpuCols = append(cpuCols, c.col)
+			title := strings.TrimPrefix(strings.TrimPrefix(c.title, "thriftd "), "real ")
+			if c.col == colCQL {
+				title += " (thriftd+C*)"
+			}
+			cpuTitles = append(cpuTitles, title)
 		}
 	}
 	if len(cpuCols) > 0 {
@@ -471,12 +643,12 @@ func printCompare(table []compareRow, cols []string) {
 	fmt.Println(line)
 	for _, r := range table {
 		fmt.Printf("| %s | %d |", r.shape, r.conns)
-		for _, c := range ordered {
-			if _, ok := r.ops[c]; !ok {
+		for _, c := range cols {
+			if _, ok := r.ops[c.col]; !ok {
 				fmt.Printf(" — |")
 				continue
 			}
-			fmt.Printf(" %.0f (%.2f) |", r.ops[c], r.p99[c])
+			fmt.Printf(" %.0f (%.2f) |", r.ops[c.col], r.p99[c.col])
 		}
 		for _, q := range ratios {
 			if r.ops[q.den] == 0 {
@@ -488,9 +660,70 @@ func printCompare(table []compareRow, cols []string) {
 		if len(cpuCols) > 0 {
 			var v []string
 			for _, c := range cpuCols {
-				v = append(v, fmt.Sprintf("%.0f", micros(r.cpu[c])))
+				var parts []string
+				for _, d := range r.cpu[c] {
+					parts = append(parts, fmt.Sprintf("%.0f", micros(d)))
+				}
+				if len(parts) == 0 {
+					parts = []string{"—"}
+				}
+				v = append(v, strings.Join(parts, "+"))
 			}
 			fmt.Printf(" %s |", strings.Join(v, " / "))
+		}
+		fmt.Println()
+	}
+}
+
+// printRatios prints, for every real server, the throughput of thriftd's
+// columns as a fraction of the real server's and the real server's CPU
+// time per call over theirs (all of their processes').
+func printRatios(table []compareRow, targets []target) {
+	var reals, ours []target
+	for _, t := range targets {
+		switch {
+		case strings.HasPrefix(t.col, colReal+":"):
+			reals = append(reals, t)
+		case t.col == col19 || t.col == colCQL:
+			ours = append(ours, t)
+		}
+	}
+	if len(reals) == 0 || len(ours) == 0 {
+		return
+	}
+	fmt.Printf("\nthriftd beside the real servers: throughput thriftd / real, and CPU per call real / thriftd (above 1: thriftd costs less)\n\n")
+	head := "| shape | conns |"
+	line := "|---|---:|"
+	for _, o := range ours {
+		for _, rl := range reals {
+			head += fmt.Sprintf(" %s / %s ops | %s CPU / %s CPU |", o.title, rl.title, rl.title, o.title)
+			line += "---:|---:|"
+		}
+	}
+	fmt.Println(head)
+	fmt.Println(line)
+	sum := func(ds []time.Duration) time.Duration {
+		var t time.Duration
+		for _, d := range ds {
+			t += d
+		}
+		return t
+	}
+	for _, r := range table {
+		fmt.Printf("| %s | %d |", r.shape, r.conns)
+		for _, o := range ours {
+			for _, rl := range reals {
+				if r.ops[rl.col] > 0 && r.ops[o.col] > 0 {
+					fmt.Printf(" %.2f |", r.ops[o.col]/r.ops[rl.col])
+				} else {
+					fmt.Printf(" — |")
+				}
+				if c := sum(r.cpu[o.col]); c > 0 && sum(r.cpu[rl.col]) > 0 {
+					fmt.Printf(" %.2f |", float64(sum(r.cpu[rl.col]))/float64(c))
+				} else {
+					fmt.Printf(" — |")
+				}
+			}
 		}
 		fmt.Println()
 	}
@@ -502,11 +735,9 @@ func fileName(s string) string {
 	return strings.ReplaceAll(s, "_", "-")
 }
 
-// orderPreserving writes a copy of the storage-conf.xml config into dir
-// with OrderPreservingPartitioner, the 0.6 partitioner that orders keys
-// as the real node's ByteOrderedPartitioner does for the benchmark's
-// ASCII keys, and returns its path.
-func orderPreserving(config, dir string) (string, error) {
+// withPartitioner writes a copy of the storage-conf.xml config into dir
+// with partitioner (a class name) and returns its path.
+func withPartitioner(config, dir, partitioner string) (string, error) {
 	raw, err := os.ReadFile(config)
 	if err != nil {
 		return "", err
@@ -517,8 +748,9 @@ func orderPreserving(config, dir string) (string, error) {
 	if start < 0 || end < start {
 		return "", fmt.Errorf("%s: no <Partitioner> to replace", config)
 	}
-	s = s[:start] + "<Partitioner>org.apache.cassandra.dht.OrderPreservingPartitioner" + s[end:]
-	out := filepath.Join(dir, "storage-conf-opp.xml")
+	s = s[:start] + "<Partitioner>" + partitioner + s[end:]
+	base := partitioner[strings.LastIndex(partitioner, ".")+1:]
+	out := filepath.Join(dir, "storage-conf-"+base+".xml")
 	if err := os.WriteFile(out, []byte(s), 0o644); err != nil {
 		return "", err
 	}

@@ -25,6 +25,7 @@ func TestCompareColumns(t *testing.T) {
 		{"19,0.6", "127.0.0.1:19161", true, []string{"19", "0.6"}, false},
 		{"none", "start", true, nil, false},
 		{"19,thriftd", "start", true, nil, true},
+		{"real,19,cql", "production", true, []string{"real", "19", "cql"}, false},
 	} {
 		c := compareOptions{reference: tc.reference}
 		err := c.parse(tc.columns, "32", tc.explicit)
@@ -41,7 +42,7 @@ func TestCompareColumns(t *testing.T) {
 // repository's configuration otherwise unchanged.
 func TestOrderPreservingConfig(t *testing.T) {
 	dir := t.TempDir()
-	out, err := orderPreserving(filepath.Join("..", "..", "storage-conf.xml"), dir)
+	out, err := withPartitioner(filepath.Join("..", "..", "storage-conf.xml"), dir, "org.apache.cassandra.dht.OrderPreservingPartitioner")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +59,7 @@ func TestOrderPreservingConfig(t *testing.T) {
 	if strings.Count(s, "\n") != strings.Count(string(orig), "\n") || !strings.Contains(s, `<Keyspace Name="Keyspace1">`) {
 		t.Fatalf("the rest of the configuration changed")
 	}
-	if _, err := orderPreserving(filepath.Join(dir, "missing.xml"), dir); err == nil {
+	if _, err := withPartitioner(filepath.Join(dir, "missing.xml"), dir, "x"); err == nil {
 		t.Fatal("a missing configuration was accepted")
 	}
 }
@@ -103,5 +104,58 @@ func TestIndexedShapeArgs(t *testing.T) {
 	c := compareOptions{shapes: []string{"get_indexed_slices"}}
 	if got := c.chosen(); len(got) != 1 || !got[0].indexed || got[0].args06 != nil {
 		t.Fatalf("-shapes get_indexed_slices chose %+v", got)
+	}
+}
+
+// thriftd serves the comparison with the real servers' partitioner, the
+// 0.6 equivalent of ByteOrderedPartitioner, Murmur3Partitioner when a
+// Cassandra store but no real server is there, or what -partitioner says.
+func TestThriftdPartitioner(t *testing.T) {
+	const pkg = "org.apache.cassandra.dht."
+	for _, tc := range []struct {
+		flag, real string
+		columns    []string
+		want       string
+	}{
+		{"", pkg + "ByteOrderedPartitioner", []string{"real", "19"}, pkg + "OrderPreservingPartitioner"},
+		{"", pkg + "Murmur3Partitioner", []string{"real", "19", "cql"}, pkg + "Murmur3Partitioner"},
+		{"", "", []string{"19", "cql"}, pkg + "Murmur3Partitioner"},
+		{"", "", []string{"19"}, pkg + "OrderPreservingPartitioner"},
+		{"RandomPartitioner", pkg + "Murmur3Partitioner", []string{"real", "19"}, pkg + "RandomPartitioner"},
+	} {
+		c := compareOptions{partitioner: tc.flag, columns: tc.columns}
+		if got := c.thriftdPartitioner(tc.real); got != tc.want {
+			t.Errorf("-partitioner %q, real %q, columns %v: %s, want %s", tc.flag, tc.real, tc.columns, got, tc.want)
+		}
+	}
+	for part, node := range map[string]string{pkg + "Murmur3Partitioner": "murmur3", pkg + "RandomPartitioner": "random", pkg + "OrderPreservingPartitioner": "byteordered"} {
+		if got := clusterFor(part); got != node {
+			t.Errorf("clusterFor(%s) = %s, want %s", part, got, node)
+		}
+	}
+}
+
+// -against names the servers to compare with; -real the releases of
+// -reference production.
+func TestAgainstAndReal(t *testing.T) {
+	var c compareOptions
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	c.register(fs)
+	if err := fs.Parse([]string{"-against", "10.0.0.1:9160,10.0.0.2:9160", "-real", "2.1,3.11"}); err != nil {
+		t.Fatal(err)
+	}
+	servers, err := c.realServers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(servers) != 2 || servers[0].addr != "10.0.0.1:9160" || servers[1].addr != "10.0.0.2:9160" {
+		t.Fatalf("-against: %+v", servers)
+	}
+	if !slices.Equal(c.versions, []string{"2.1", "3.11"}) {
+		t.Fatalf("-real: %v", c.versions)
+	}
+	if err := fs.Parse([]string{"-real", "4.0"}); err == nil {
+		t.Fatal("-real 4.0 was accepted")
 	}
 }

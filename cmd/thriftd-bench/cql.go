@@ -253,3 +253,57 @@ func runCQL(o *options, points string) error {
 	fmt.Printf("\nthriftd peak RSS (VmHWM): %.0f MB\n", float64(peak)/(1<<20))
 	return nil
 }
+
+// startCQLThriftd starts the comparison's cql column: a thriftd with
+// partitioner on the Cassandra store, in a keyspace of its own on the
+// cluster of -cassandra-store (started with -cluster-script when it is
+// "start"). Its process counts the CPU time of the Cassandra node when
+// that runs on this machine. stop stops thriftd and drops its keyspace.
+func startCQLThriftd(o *options, tmp, partitioner string) (p *process, stop func(), err error) {
+	c := &o.compare
+	points := c.cassandra
+	if points == "start" {
+		if points, err = runScript(c.clusterScript, "start", clusterFor(partitioner)); err != nil {
+			return nil, nil, err
+		}
+	}
+	conf, err := withPartitioner(o.config, tmp, partitioner)
+	if err != nil {
+		return nil, nil, err
+	}
+	b := make([]byte, 4)
+	rand.Read(b)
+	prefix := "bench" + hex.EncodeToString(b) + "_"
+	srv, err := startThriftd(o.thriftd, conf, "", "-api", "19.x", "-cassandra", points, "-cassandra-prefix", prefix)
+	if err != nil {
+		return nil, nil, err
+	}
+	srv.name = "thriftd on Cassandra"
+	var nodes []string
+	for _, pt := range strings.Split(points, ",") {
+		node := &process{addr: strings.TrimSpace(pt)}
+		if h := node.host(); h == "127.0.0.1" || h == "localhost" || h == "::1" {
+			if pid := listenerPid(node.port()); pid != 0 {
+				srv.others = append(srv.others, pid)
+				nodes = append(nodes, fmt.Sprintf("pid %d", pid))
+			}
+		}
+	}
+	fmt.Printf("- thriftd on C* 5: %s with %s, the Cassandra store on %s (keyspace %sKeyspace1; its server CPU counts thriftd and the Cassandra node on this machine: %s)\n",
+		o.config, partitioner, points, prefix, strings.Join(nodes, ", "))
+	stop = func() {
+		srv.stop()
+		cluster := gocql.NewCluster(strings.Split(points, ",")...)
+		cluster.Timeout = 60 * time.Second
+		s, err := cluster.CreateSession()
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "dropping %sKeyspace1: %v\n", prefix, err)
+			return
+		}
+		defer s.Close()
+		if err := s.Query(`DROP KEYSPACE IF EXISTS "` + prefix + `Keyspace1"`).Exec(); err != nil {
+			fmt.Fprintf(os.Stderr, "dropping %sKeyspace1: %v\n", prefix, err)
+		}
+	}
+	return srv, stop, nil
+}

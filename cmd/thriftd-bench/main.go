@@ -283,11 +283,13 @@ func runCeilings(o *options, tmp string) error {
 			if b.name == infoProbeOp && c == slices.Max(o.conns) && srv.admin != "" {
 				probe = probeAdmin(srv.admin, 50*time.Millisecond, stopProbe)
 			}
-			r.thriftd, r.thriftdCPU, err = stressCPU(o.stress, srv, args...)
+			var cpu []time.Duration
+			r.thriftd, cpu, err = stressCPU(o.stress, srv, args...)
 			close(stopProbe)
 			if err != nil {
 				return err
 			}
+			r.thriftdCPU = cpu[0]
 			if probe != nil {
 				if err := probe.report(fmt.Sprintf("%s at %d connections", b.name, c)); err != nil {
 					return err
@@ -302,7 +304,7 @@ func runCeilings(o *options, tmp string) error {
 			if err != nil {
 				return err
 			}
-			r.stock, r.stockCPU = st.OpsPerSec, stockCPU
+			r.stock, r.stockCPU = st.OpsPerSec, stockCPU[0]
 			if r.storage, err = runStorage(raw, b.raw, c, o.duration); err != nil {
 				return fmt.Errorf("%s on raw goleveldb: %w", b.name, err)
 			}

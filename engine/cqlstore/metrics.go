@@ -20,6 +20,7 @@ import (
 // observed, so every request counted is one the store sent.
 const (
 	metricRequests        = "thriftd_cassandra_requests_total"
+	metricStatements      = "thriftd_cassandra_statements_total"
 	metricRequestDuration = "thriftd_cassandra_request_duration_seconds"
 	metricRetries         = "thriftd_cassandra_retries_total"
 	metricHostRequests    = "thriftd_cassandra_host_requests_total"
@@ -71,6 +72,7 @@ var outcomeNames = [outcomes]string{"ok", "unavailable", "timeout", "other"}
 // so its children are resolved once: the hot path only adds to them.
 type metrics struct {
 	requests        *prometheus.CounterVec
+	statements      *prometheus.CounterVec
 	duration        *prometheus.HistogramVec
 	retries         *prometheus.CounterVec
 	hostRequests    *prometheus.CounterVec
@@ -78,6 +80,7 @@ type metrics struct {
 	connectFailures *prometheus.CounterVec
 
 	byOutcome [kinds][outcomes]prometheus.Counter
+	inKind    [kinds]prometheus.Counter
 	latency   [kinds]prometheus.Observer
 	retried   [kinds]prometheus.Counter
 	// perHost caches each host's request counter by the driver's
@@ -91,6 +94,9 @@ func newMetrics() *metrics {
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: metricRequests,
 			Help: "Requests sent to the Cassandra cluster, each attempt counted, by kind (query, batch) and outcome (ok, unavailable, timeout, other)."},
 			[]string{"kind", "outcome"}),
+		statements: prometheus.NewCounterVec(prometheus.CounterOpts{Name: metricStatements,
+			Help: "CQL statements sent to the Cassandra cluster, each attempt counted, by the kind of request that carried them (query: one; batch: all of the batch's)."},
+			[]string{"kind"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: metricRequestDuration,
 			Help:    "Time from sending a request to the Cassandra cluster to its answer, by kind.",
 			Buckets: prometheus.ExponentialBuckets(requestBucketMin, 2, 19)}, []string{"kind"}),
@@ -111,6 +117,7 @@ func newMetrics() *metrics {
 		for o := range outcomes {
 			m.byOutcome[k][o] = m.requests.WithLabelValues(kindNames[k], outcomeNames[o])
 		}
+		m.inKind[k] = m.statements.WithLabelValues(kindNames[k])
 		m.latency[k] = m.duration.WithLabelValues(kindNames[k])
 		m.retried[k] = m.retries.WithLabelValues(kindNames[k])
 	}
@@ -120,12 +127,14 @@ func newMetrics() *metrics {
 // ObserveQuery implements gocql.QueryObserver: called once per attempt
 // (each page of a paged read is one).
 func (m *metrics) ObserveQuery(_ context.Context, q gocql.ObservedQuery) {
+	m.inKind[kindQuery].Inc()
 	m.observe(kindQuery, q.Start, q.End, q.Attempt, q.Host, q.Err)
 }
 
 // ObserveBatch implements gocql.BatchObserver: called once per attempt
 // of a whole batch.
 func (m *metrics) ObserveBatch(_ context.Context, b gocql.ObservedBatch) {
+	m.inKind[kindBatch].Add(float64(len(b.Statements)))
 	m.observe(kindBatch, b.Start, b.End, b.Attempt, b.Host, b.Err)
 }
 
@@ -179,6 +188,7 @@ func outcomeOf(err error) requestOutcome {
 
 func (m *metrics) describe(ch chan<- *prometheus.Desc) {
 	m.requests.Describe(ch)
+	m.statements.Describe(ch)
 	m.duration.Describe(ch)
 	m.retries.Describe(ch)
 	m.hostRequests.Describe(ch)
@@ -188,6 +198,7 @@ func (m *metrics) describe(ch chan<- *prometheus.Desc) {
 
 func (m *metrics) collect(ch chan<- prometheus.Metric) {
 	m.requests.Collect(ch)
+	m.statements.Collect(ch)
 	m.duration.Collect(ch)
 	m.retries.Collect(ch)
 	m.hostRequests.Collect(ch)

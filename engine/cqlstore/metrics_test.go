@@ -127,6 +127,8 @@ func TestRequestMetrics(t *testing.T) {
 		`thriftd_cassandra_requests_total{kind="query",outcome="ok"}`:          2,
 		`thriftd_cassandra_requests_total{kind="query",outcome="unavailable"}`: 2,
 		`thriftd_cassandra_requests_total{kind="batch",outcome="ok"}`:          1,
+		`thriftd_cassandra_statements_total{kind="query"}`:                     4,
+		`thriftd_cassandra_statements_total{kind="batch"}`:                     2,
 		`thriftd_cassandra_request_duration_seconds_count{kind="query"}`:       4,
 		`thriftd_cassandra_request_duration_seconds_count{kind="batch"}`:       1,
 		`thriftd_cassandra_host_requests_total{host="` + host + `"}`:           5,
@@ -211,5 +213,76 @@ func TestObserveCountsRetries(t *testing.T) {
 	}
 	if g, w := render(f), render(want); g != w {
 		t.Errorf("figures\n%s\nwant\n%s", g, w)
+	}
+}
+
+// The requests and CQL statements each store call of the benchmark's
+// 19.x shapes sends: a regression that adds a read before a write, a
+// statement to a batch or a page to a scan shows here.
+func TestStatementsPerCall(t *testing.T) {
+	s := storetest.TestSchema(t, "Murmur3Partitioner")
+	st, _ := openFresh(t, s, 864000)
+	const rows = 150
+	var load []engine.RowMutation
+	for i := range rows {
+		r := engine.RowMutation{Key: fmt.Sprintf("row%03d", i)}
+		for c := range 100 {
+			r.Mutations = append(r.Mutations, engine.Mutation{ColumnFamily: "Standard1", Name: []byte(fmt.Sprintf("c%02d", c)), Value: []byte("v"), Timestamp: 1})
+		}
+		load = append(load, r)
+	}
+	storetest.Apply(t, st, load...)
+
+	count := func(t *testing.T, call func() error) (requests, statements float64) {
+		t.Helper()
+		before := figures(t, st)
+		if err := call(); err != nil {
+			t.Fatal(err)
+		}
+		d := delta(before, figures(t, st))
+		for k := range kinds {
+			requests += d[`thriftd_cassandra_requests_total{kind="`+kindNames[k]+`",outcome="ok"}`]
+			statements += d[`thriftd_cassandra_statements_total{kind="`+kindNames[k]+`"}`]
+		}
+		return requests, statements
+	}
+	slice := engine.Query{ColumnFamily: "Standard1", Predicate: storetest.All(10)}
+	keys := make([]string, 10)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("row%03d", 7*i)
+	}
+	for _, c := range []struct {
+		name                 string
+		call                 func() error
+		requests, statements float64
+	}{
+		{"insert of one column", func() error {
+			return st.Apply(ctx, storetest.Keyspace, []engine.RowMutation{storetest.Put("Standard2", "w", "a", "v", 2)})
+		}, 1, 1},
+		{"batch_mutate of one row of 100 columns", func() error { return st.Apply(ctx, storetest.Keyspace, load[:1]) }, 1, 100},
+		{"get_slice of 10 columns", func() error {
+			r, err := st.Get(ctx, storetest.Keyspace, "row001", slice)
+			if err == nil && len(r.Columns) != 10 {
+				err = fmt.Errorf("get_slice read %d columns", len(r.Columns))
+			}
+			return err
+		}, 1, 1},
+		{"multiget_slice of 10 rows", func() error {
+			_, err := st.GetMany(ctx, storetest.Keyspace, keys, slice)
+			return err
+		}, 10, 10},
+		// The keys (one page of 100) and each row's slice.
+		{"get_range_slices of 100 rows × 5 columns", func() error {
+			r, err := st.Range(ctx, storetest.Keyspace, engine.Bounds{}, engine.Query{ColumnFamily: "Standard1", Predicate: storetest.All(5)}, 100)
+			if err == nil && len(r) != 100 {
+				err = fmt.Errorf("get_range_slices read %d rows", len(r))
+			}
+			return err
+		}, 101, 101},
+	} {
+		requests, statements := count(t, c.call)
+		if requests != c.requests || statements != c.statements {
+			t.Errorf("%s: %v requests of %v statements, want %v of %v", c.name, requests, statements, c.requests, c.statements)
+		}
 	}
 }

@@ -31,7 +31,7 @@ func (st *Store) Range(ctx context.Context, keyspace string, b engine.Bounds, q 
 	var keys []string
 	walkCtx, cancel := st.bound(ctx)
 	defer cancel()
-	err = st.walkKeys(walkCtx, f, b, func(key string, _ partitioner.Token) bool {
+	err = st.walkKeys(walkCtx, f, b, maxRows, func(key string, _ partitioner.Token) bool {
 		keys = append(keys, key)
 		return len(keys) < maxRows
 	})
@@ -42,8 +42,10 @@ func (st *Store) Range(ctx context.Context, keyspace string, b engine.Bounds, q 
 }
 
 // walkKeys calls visit with every row key of f whose 0.6 token lies in b,
-// in token order, until visit returns false.
-func (st *Store) walkKeys(ctx context.Context, f *family, b engine.Bounds, visit func(string, partitioner.Token) bool) error {
+// in token order, until visit returns false. want is how many keys the
+// caller expects to visit (0: all): the first page asks for no more, so
+// that a page of 100 rows does not make the node read 1,000 keys.
+func (st *Store) walkKeys(ctx context.Context, f *family, b engine.Bounds, want int, visit func(string, partitioner.Token) bool) error {
 	stmt, args := `SELECT DISTINCT key FROM `+f.table, []any(nil)
 	if len(b.Start) > 0 {
 		// The minimum token needs no bound (and ByteOrdered's, the empty
@@ -51,7 +53,12 @@ func (st *Store) walkKeys(ctx context.Context, f *family, b engine.Bounds, visit
 		stmt += ` WHERE token(key) >= ?`
 		args = append(args, st.tokenValue(f, b.Start))
 	}
-	iter := st.readQuery(ctx, stmt, args...).PageSize(pageSize).Iter()
+	q := st.readQuery(ctx, stmt, args...).PageSize(pageSize)
+	if want > 0 && want < pageSize {
+		// No page fetched ahead either: the first is likely the last.
+		q = q.PageSize(want).Prefetch(0)
+	}
+	iter := q.Iter()
 	var blob raw
 	for iter.Scan(&blob) {
 		key, tok, err := st.decodeKey(blob)
@@ -95,7 +102,7 @@ func (st *Store) Splits(ctx context.Context, b engine.Bounds, keysPerSplit int) 
 		if f.system {
 			continue
 		}
-		err := st.walkKeys(ctx, f, b, func(_ string, tok partitioner.Token) bool {
+		err := st.walkKeys(ctx, f, b, 0, func(_ string, tok partitioner.Token) bool {
 			if !seen[string(tok)] {
 				seen[string(tok)] = true
 				tokens = append(tokens, append(partitioner.Token(nil), tok...))

@@ -55,6 +55,21 @@ grep -qF '| get_range_slices (100 rows × 10 columns) | 32 |' "$bin/bench.md" ||
 	{ echo "cassandra.sh: the CQL benchmark did not report get_range_slices" >&2; exit 1; }
 echo "cassandra.sh: the short CQL benchmark took $((SECONDS - t)) s"
 
+# The 19.x comparison's column of thriftd on the Cassandra store, short:
+# every 19.x shape has a figure in it, beside thriftd on LevelDB.
+t=$SECONDS
+"$bin/thriftd-bench" -thriftd "$bin/thriftd" -stress "$bin/thriftd-stress" -config storage-conf.xml \
+	-ceilings=false -compare 19,cql -reference off -cassandra-store "$THRIFTD_CASSANDRA_MURMUR3" -short >"$bin/compare.md"
+cat "$bin/compare.md"
+grep -qF '| shape | conns | thriftd 19.x ops/s (p99 ms) | thriftd on C* 5 ops/s (p99 ms) |' "$bin/compare.md" ||
+	{ echo "cassandra.sh: the short comparison printed no table with the Cassandra store's column" >&2; exit 1; }
+fig='[0-9]+ \([0-9.]+\) \|'
+for shape in insert get_slice multiget_slice batch_mutate get_range_slices get_paged_slice add get_indexed_slices; do
+	grep -qE "^\| $shape \(.*\) \| 32 \| $fig $fig [0-9]+ / [0-9]+\+[0-9]+ \|" "$bin/compare.md" ||
+		{ echo "cassandra.sh: the short comparison printed no row with both figures and CPU for: $shape" >&2; exit 1; }
+done
+echo "cassandra.sh: the short comparison with the Cassandra store took $((SECONDS - t)) s"
+
 t=$SECONDS
 $cluster stop murmur3 &
 $cluster stop random &
