@@ -224,37 +224,37 @@ func (c *conn) DescribeSplitsEx(ctx context.Context, cf, start, end string, keys
 func (c *conn) SystemAddColumnFamily(ctx context.Context, def *cassandra19.CfDef) (r string, err error) {
 	defer c.s.recoverPanic("system_add_column_family", &err)
 	r, err = c.systemAddColumnFamily(ctx, def)
-	return r, c.s.reply(ctx, "system_add_column_family", err)
+	return r, c.s.schemaReply(ctx, "system_add_column_family", err)
 }
 
 func (c *conn) SystemDropColumnFamily(ctx context.Context, cf string) (r string, err error) {
 	defer c.s.recoverPanic("system_drop_column_family", &err)
 	r, err = c.systemDropColumnFamily(ctx, cf)
-	return r, c.s.reply(ctx, "system_drop_column_family", err)
+	return r, c.s.schemaReply(ctx, "system_drop_column_family", err)
 }
 
 func (c *conn) SystemAddKeyspace(ctx context.Context, def *cassandra19.KsDef) (r string, err error) {
 	defer c.s.recoverPanic("system_add_keyspace", &err)
 	r, err = c.systemAddKeyspace(ctx, def)
-	return r, c.s.reply(ctx, "system_add_keyspace", err)
+	return r, c.s.schemaReply(ctx, "system_add_keyspace", err)
 }
 
 func (c *conn) SystemDropKeyspace(ctx context.Context, keyspace string) (r string, err error) {
 	defer c.s.recoverPanic("system_drop_keyspace", &err)
 	r, err = c.systemDropKeyspace(ctx, keyspace)
-	return r, c.s.reply(ctx, "system_drop_keyspace", err)
+	return r, c.s.schemaReply(ctx, "system_drop_keyspace", err)
 }
 
 func (c *conn) SystemUpdateKeyspace(ctx context.Context, def *cassandra19.KsDef) (r string, err error) {
 	defer c.s.recoverPanic("system_update_keyspace", &err)
 	r, err = c.systemUpdateKeyspace(ctx, def)
-	return r, c.s.reply(ctx, "system_update_keyspace", err)
+	return r, c.s.schemaReply(ctx, "system_update_keyspace", err)
 }
 
 func (c *conn) SystemUpdateColumnFamily(ctx context.Context, def *cassandra19.CfDef) (r string, err error) {
 	defer c.s.recoverPanic("system_update_column_family", &err)
 	r, err = c.systemUpdateColumnFamily(ctx, def)
-	return r, c.s.reply(ctx, "system_update_column_family", err)
+	return r, c.s.schemaReply(ctx, "system_update_column_family", err)
 }
 
 func (c *conn) ExecuteCqlQuery(ctx context.Context, query []byte, compression cassandra19.Compression) (r *cassandra19.CqlResult_, err error) {
