@@ -120,6 +120,13 @@ func TestFaults(t *testing.T) {
 	if err := setup.SetKeyspace(ctx, ks); err != nil {
 		t.Fatal(err)
 	}
+	// Without durable writes a killed node forgets what it acknowledged,
+	// and the suite would measure that instead of the cluster's promises.
+	if def, err := setup.DescribeKeyspace(ctx, ks); err != nil {
+		t.Fatal(err)
+	} else if !def.DurableWrites {
+		t.Fatalf("keyspace %s was created without durable_writes", ks)
+	}
 	ds[1].start(t)
 	waitListed(t, ds[1], regCF, 2*time.Minute)
 
