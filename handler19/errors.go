@@ -96,6 +96,24 @@ func (s *Service) reply(ctx context.Context, method string, err error) error {
 	return errInternal
 }
 
+// schemaReply converts the outcome of a system_* call, whose IDL declares
+// InvalidRequestException and SchemaDisagreementException only. A change
+// the cluster did not confirm (the schema record's write timed out or
+// found too few replicas alive, after the store's retries) reaches the
+// client as SchemaDisagreementException, the exception 1.2 and 2.1
+// declare for a change the nodes may not agree on yet, rather than as an
+// internal error: the change may or may not have been made, and
+// describe_schema_versions and describe_keyspace tell which once the
+// cluster answers again.
+func (s *Service) schemaReply(ctx context.Context, method string, err error) error {
+	if _, refused := invalidWhy(err); !refused &&
+		(errors.Is(err, engine.ErrTimedOut) || errors.Is(err, engine.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded)) {
+		s.log.Warn("schema change not confirmed by the cluster", "method", method, "err", err)
+		return cassandra19.NewSchemaDisagreementException()
+	}
+	return s.reply(ctx, method, err)
+}
+
 // undeclared converts the outcome of a call whose IDL declares no
 // exception: the generated processor can only send an error as
 // TApplicationException INTERNAL_ERROR, so a refusal travels there with

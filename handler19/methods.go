@@ -251,42 +251,42 @@ func (c *conn) SystemAddColumnFamily(ctx context.Context, def *cassandra19.CfDef
 	defer c.s.recoverPanic("system_add_column_family", &err)
 	c.call = "system_add_column_family"
 	r, err = c.systemAddColumnFamily(ctx, def)
-	return r, c.s.reply(ctx, "system_add_column_family", err)
+	return r, c.s.schemaReply(ctx, "system_add_column_family", err)
 }
 
 func (c *conn) SystemDropColumnFamily(ctx context.Context, cf string) (r string, err error) {
 	defer c.s.recoverPanic("system_drop_column_family", &err)
 	c.call = "system_drop_column_family"
 	r, err = c.systemDropColumnFamily(ctx, cf)
-	return r, c.s.reply(ctx, "system_drop_column_family", err)
+	return r, c.s.schemaReply(ctx, "system_drop_column_family", err)
 }
 
 func (c *conn) SystemAddKeyspace(ctx context.Context, def *cassandra19.KsDef) (r string, err error) {
 	defer c.s.recoverPanic("system_add_keyspace", &err)
 	c.call = "system_add_keyspace"
 	r, err = c.systemAddKeyspace(ctx, def)
-	return r, c.s.reply(ctx, "system_add_keyspace", err)
+	return r, c.s.schemaReply(ctx, "system_add_keyspace", err)
 }
 
 func (c *conn) SystemDropKeyspace(ctx context.Context, keyspace string) (r string, err error) {
 	defer c.s.recoverPanic("system_drop_keyspace", &err)
 	c.call = "system_drop_keyspace"
 	r, err = c.systemDropKeyspace(ctx, keyspace)
-	return r, c.s.reply(ctx, "system_drop_keyspace", err)
+	return r, c.s.schemaReply(ctx, "system_drop_keyspace", err)
 }
 
 func (c *conn) SystemUpdateKeyspace(ctx context.Context, def *cassandra19.KsDef) (r string, err error) {
 	defer c.s.recoverPanic("system_update_keyspace", &err)
 	c.call = "system_update_keyspace"
 	r, err = c.systemUpdateKeyspace(ctx, def)
-	return r, c.s.reply(ctx, "system_update_keyspace", err)
+	return r, c.s.schemaReply(ctx, "system_update_keyspace", err)
 }
 
 func (c *conn) SystemUpdateColumnFamily(ctx context.Context, def *cassandra19.CfDef) (r string, err error) {
 	defer c.s.recoverPanic("system_update_column_family", &err)
 	c.call = "system_update_column_family"
 	r, err = c.systemUpdateColumnFamily(ctx, def)
-	return r, c.s.reply(ctx, "system_update_column_family", err)
+	return r, c.s.schemaReply(ctx, "system_update_column_family", err)
 }
 
 func (c *conn) ExecuteCqlQuery(ctx context.Context, query []byte, compression cassandra19.Compression) (r *cassandra19.CqlResult_, err error) {

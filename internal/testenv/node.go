@@ -125,6 +125,11 @@ func (n *Node) Start() {
 	}
 }
 
+// startTimeout bounds a start. On the Cassandra store a first start
+// creates the configuration's keyspaces and tables, which took 60 s on
+// three nodes of a machine at a load average of 50.
+const startTimeout = 3 * time.Minute
+
 // TryStart runs thriftd and waits until it serves or exits.
 func (n *Node) TryStart() error {
 	n.mu.Lock()
@@ -168,9 +173,9 @@ func (n *Node) TryStart() error {
 	case <-n.done:
 		n.cmd = nil
 		return fmt.Errorf("thriftd exited before serving")
-	case <-time.After(60 * time.Second):
+	case <-time.After(startTimeout):
 		n.Kill()
-		return fmt.Errorf("thriftd did not start within 60s")
+		return fmt.Errorf("thriftd did not start within %v", startTimeout)
 	}
 }
 

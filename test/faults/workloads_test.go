@@ -27,14 +27,19 @@ func cfDef(name, comparator string) *cassandra19.CfDef {
 	return d
 }
 
-// keyspaceDef is the suite's keyspace: replication factor 3 on ring3.
+// keyspaceDef is the suite's keyspace: replication factor 3 on ring3, with
+// durable writes. A KsDef literal leaves DurableWrites false, and Go's
+// Thrift code sends that false (only the IDL's default, true, is left off
+// the wire): thriftd, as 1.2 did, then creates the keyspace with
+// durable_writes = false, its writes skip the nodes' commit logs, and a
+// killed node loses every write it held in memory.
 func keyspaceDef(rf string) *cassandra19.KsDef {
 	counters := cfDef(counterCF, "UTF8Type")
 	counters.DefaultValidationClass = thrift.StringPtr("CounterColumnType")
 	keys := cassandra19.IndexType_KEYS
 	indexed := cfDef(indexCF, "UTF8Type")
 	indexed.ColumnMetadata = []*cassandra19.ColumnDef{{Name: []byte("state"), ValidationClass: "UTF8Type", IndexType: &keys}}
-	return &cassandra19.KsDef{Name: ks, StrategyClass: "SimpleStrategy",
+	return &cassandra19.KsDef{Name: ks, StrategyClass: "SimpleStrategy", DurableWrites: true,
 		StrategyOptions: map[string]string{"replication_factor": rf},
 		CfDefs:          []*cassandra19.CfDef{cfDef(regCF, "UTF8Type"), cfDef(batchCF, "UTF8Type"), counters, indexed}}
 }
