@@ -59,7 +59,11 @@ public final class JanusGraphProgram {
      * claim thousands of blocks: 1 to 16 minutes each on the Cassandra
      * store of a busy 2-core machine, 10 to 300 s on LevelDB,
      * for calls the tests kept make too (the concurrent ones take 2.5 to
-     * 10 minutes even on LevelDB). Name them after the address to run them.
+     * 10 minutes even on LevelDB). The two TTL tests are left out as
+     * timing-bound: they read back cells of a 1, 2 or 10 s TTL after writing
+     * others, and failed on a machine at load 60 against the real
+     * Cassandra 1.2.19 too ("expected: <3> but was: <2>"). Name them after
+     * the address to run them.
      */
     static final Set<String> EXCLUDED = Set.of(
             "ThriftStoreTest.testConcurrentGetSlice",
@@ -71,6 +75,8 @@ public final class JanusGraphProgram {
             "ThriftStoreTest.intervalTest1",
             "ThriftStoreTest.intervalTest2",
             "ThriftStoreTest.scanTestWithSimpleJob",
+            "ThriftStoreTest.testTtl",
+            "ThriftStoreTest.testStoreTTL",
             "ThriftMultiWriteStoreTest.mutateManyStressTest",
             "ThriftIDAuthorityTest.testMultiIDAcquisition",
             "ThriftIDAuthorityTest.testIDExhaustion");
