@@ -1,8 +1,17 @@
 #!/usr/bin/env bash
 # The Java client programs (test/java: Hector 1.1-4 and Astyanax 1.56.49,
-# built with Maven) against thriftd on LevelDB and on the Cassandra store,
+# built with Maven, and JanusGraph 0.5.3's own tests of its cassandrathrift
+# storage backend) against thriftd on LevelDB and on the Cassandra store,
 # or against another 19.x server (the real Cassandra 1.2.19 proves the
 # programs themselves).
+#
+# JanusGraph runs 74 tests of its tests jar (ThriftStoreTest,
+# ThriftLockStoreTest, ThriftMultiWriteStoreTest, ThriftIDAuthorityTest,
+# ThriftLogTest and the two store manager tests, less the slow and
+# timing-bound ones JanusGraphProgram.EXCLUDED names); 7 skip themselves on
+# a RandomPartitioner ring. Measured: 67 passed, 0 failed, on Cassandra
+# 1.2.19, on thriftd on LevelDB and on the Cassandra store
+# (docs/testing-cassandra.md has the figures and times).
 #
 #   test/suites/java.sh                      thriftd on LevelDB, then on Cassandra
 #   test/suites/java.sh --store leveldb      thriftd on LevelDB only
@@ -24,7 +33,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 usage() {
-	sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
