@@ -11,6 +11,12 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
 
+import org.apache.cassandra.thrift.Cassandra;
+import org.apache.cassandra.thrift.KsDef;
+import org.apache.thrift.protocol.TBinaryProtocol;
+import org.apache.thrift.transport.TFramedTransport;
+import org.apache.thrift.transport.TSocket;
+import org.apache.thrift.transport.TTransport;
 import org.junit.platform.engine.FilterResult;
 import org.junit.platform.engine.TestExecutionResult;
 import org.junit.platform.engine.TestSource;
@@ -33,7 +39,8 @@ import org.junit.platform.launcher.core.LauncherFactory;
  * the ones named after the address: a class (every test of it) or
  * Class#method (that test alone, every invocation). Prints one line per test and last "janusgraph: N passed, N
  * failed"; a class whose setup fails counts as one failure. Exits 1 when
- * anything failed.
+ * anything failed. The tests keep their keyspaces (one per class, named
+ * after it); the program drops them at the end.
  */
 public final class JanusGraphProgram {
     /**
@@ -89,8 +96,11 @@ public final class JanusGraphProgram {
         int i = args[0].lastIndexOf(':');
         System.setProperty("thriftd.janusgraph.host", args[0].substring(0, i));
         System.setProperty("thriftd.janusgraph.port", args[0].substring(i + 1));
+        String host = args[0].substring(0, i);
+        int port = Integer.parseInt(args[0].substring(i + 1));
         if (args.length == 1) {
-            System.exit(run(DEFAULT_CLASSES, t -> !EXCLUDED.contains(t)));
+            int status = run(DEFAULT_CLASSES, t -> !EXCLUDED.contains(t));
+            System.exit(dropKeyspaces(host, port, DEFAULT_CLASSES) ? status : 1);
         }
         List<String> classes = new ArrayList<>();
         Set<String> whole = new HashSet<>();
@@ -107,7 +117,33 @@ public final class JanusGraphProgram {
                 whole.add(simple);
             }
         }
-        System.exit(run(classes, t -> whole.contains(t.substring(0, t.indexOf('.'))) || methods.contains(t)));
+        int status = run(classes, t -> whole.contains(t.substring(0, t.indexOf('.'))) || methods.contains(t));
+        System.exit(dropKeyspaces(host, port, classes) ? status : 1);
+    }
+
+    /** Drops the keyspaces the classes' tests left (named after each class); false if a drop failed. */
+    static boolean dropKeyspaces(String host, int port, List<String> classes) {
+        TTransport transport = new TFramedTransport(new TSocket(host, port));
+        try {
+            transport.open();
+            Cassandra.Client client = new Cassandra.Client(new TBinaryProtocol(transport));
+            Set<String> present = new HashSet<>();
+            for (KsDef ks : client.describe_keyspaces()) {
+                present.add(ks.getName());
+            }
+            for (String c : classes) {
+                String ks = c.substring(c.lastIndexOf('.') + 1);
+                if (present.contains(ks)) {
+                    client.system_drop_keyspace(ks);
+                }
+            }
+            return true;
+        } catch (Exception e) {
+            System.out.println("janusgraph: dropping the tests' keyspaces failed: " + e);
+            return false;
+        } finally {
+            transport.close();
+        }
     }
 
     /** Runs the tests of classes whose "Class.method" names wanted accepts. */
