@@ -210,6 +210,9 @@ func TestObserveCountsRetries(t *testing.T) {
 		`thriftd_cassandra_retries_total{kind="query"}`:                    1,
 		`thriftd_cassandra_request_duration_seconds_count{kind="query"}`:   2,
 		`thriftd_cassandra_request_duration_seconds_count{kind="batch"}`:   1,
+		// Each attempt sends its statement, the failed one too; the
+		// batch here holds none.
+		`thriftd_cassandra_statements_total{kind="query"}`: 2,
 	}
 	if g, w := render(f), render(want); g != w {
 		t.Errorf("figures\n%s\nwant\n%s", g, w)
