@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"bufio"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -374,8 +375,19 @@ type Client19 struct {
 // Dial19 connects to addr as 19.x clients do: framed unless framed is
 // false, strict binary protocol; timeout bounds each call.
 func Dial19(addr string, framed bool, timeout time.Duration) (*Client19, error) {
-	cfg := &thrift.TConfiguration{ConnectTimeout: 5 * time.Second, SocketTimeout: timeout}
-	var trans thrift.TTransport = thrift.NewTSocketConf(addr, cfg)
+	return Dial19TLS(addr, nil, framed, timeout)
+}
+
+// Dial19TLS is Dial19 over TLS with config, or in plain Thrift when config
+// is nil.
+func Dial19TLS(addr string, config *tls.Config, framed bool, timeout time.Duration) (*Client19, error) {
+	cfg := &thrift.TConfiguration{ConnectTimeout: 5 * time.Second, SocketTimeout: timeout, TLSConfig: config}
+	var trans thrift.TTransport
+	if config != nil {
+		trans = thrift.NewTSSLSocketConf(addr, cfg)
+	} else {
+		trans = thrift.NewTSocketConf(addr, cfg)
+	}
 	if framed {
 		trans = thrift.NewTFramedTransportConf(trans, cfg)
 	} else {

@@ -10,6 +10,11 @@
 // journey node, on ports of its own):
 //
 //	THRIFTD_JOURNEY=1 go test -race -v -timeout 20m ./test/journey
+//
+// With THRIFTD_JOURNEY_AUTH=1 as well, the node runs PasswordAuthenticator
+// and CassandraAuthorizer at every version, and thriftd runs them too,
+// with TLS on its Thrift port, logged in to the node as a role of its own;
+// every stage then also checks logins, grants and refusals (auth_test.go).
 package journey
 
 import (
@@ -276,17 +281,14 @@ func answer(v any, err error) string {
 	return string(b)
 }
 
-func record(t *testing.T, addr string) []string {
+func record(t *testing.T, addr string, a access) []string {
 	t.Helper()
 	var out []string
 	var c *testenv.Client19
 	dial := func() {
 		var err error
-		if c, err = testenv.Dial19(addr, true, 30*time.Second); err != nil {
+		if c, err = a.dialKeyspace(addr, 30*time.Second); err != nil {
 			t.Fatalf("dial %s: %v", addr, err)
-		}
-		if err := c.SetKeyspace(context.Background(), ks); err != nil {
-			t.Fatalf("set_keyspace on %s: %v", addr, err)
 		}
 	}
 	dial()
@@ -368,6 +370,20 @@ func compare(t *testing.T, stage string, want, got []string) (equal, doc, other 
 	return
 }
 
+// problems are the WARN and ERROR lines of a JSON log, the last 50.
+func problems(log string) string {
+	var out []string
+	for _, l := range strings.Split(log, "\n") {
+		if strings.Contains(l, `"level":"WARN"`) || strings.Contains(l, `"level":"ERROR"`) {
+			out = append(out, l)
+		}
+	}
+	if len(out) > 50 {
+		out = out[len(out)-50:]
+	}
+	return strings.Join(out, "\n")
+}
+
 func clip(s string) string {
 	if len(s) > 400 {
 		return s[:400] + "..."
@@ -379,6 +395,7 @@ func clip(s string) string {
 // needed, and keeps the keys whose write was acknowledged.
 type writer struct {
 	addr            string
+	access          access
 	acked           sync.Map
 	nAcked, nFailed atomic.Int64
 	stop, done      chan struct{}
@@ -398,15 +415,8 @@ func (w *writer) run() {
 		}
 		if c == nil {
 			var err error
-			c, err = testenv.Dial19(w.addr, true, 15*time.Second)
-			if err == nil {
-				err = c.SetKeyspace(context.Background(), ks)
-			}
+			c, err = w.access.dialKeyspace(w.addr, 15*time.Second)
 			if err != nil {
-				if c != nil {
-					c.Close()
-				}
-				c = nil
 				w.nFailed.Add(1)
 				time.Sleep(200 * time.Millisecond)
 				continue
@@ -436,17 +446,14 @@ func (w *writer) run() {
 // map column ""), deletes its super column and then the row, and checks
 // both are gone: the statements thriftd writes a super family with work on
 // the node's release of the moment.
-func superWrite(t *testing.T, addr string, cl cqlstore.Cluster, stage string) {
+func superWrite(t *testing.T, addr string, a access, cl cqlstore.Cluster, stage string) {
 	t.Helper()
 	ctx := context.Background()
-	c, err := testenv.Dial19(addr, true, 30*time.Second)
+	c, err := a.dialKeyspace(addr, 30*time.Second)
 	if err != nil {
 		t.Fatalf("%s: dial: %v", stage, err)
 	}
 	defer c.Close()
-	if err := c.SetKeyspace(ctx, ks); err != nil {
-		t.Fatal(err)
-	}
 	one := cassandra19.ConsistencyLevel_ONE
 	key, sc := []byte("super-writes"), []byte(stage)
 	parent := &cassandra19.ColumnParent{ColumnFamily: "Super1", SuperColumn: sc}
@@ -486,6 +493,7 @@ func superWrite(t *testing.T, addr string, cl cqlstore.Cluster, stage string) {
 }
 
 func TestJourney(t *testing.T) {
+	secured := os.Getenv("THRIFTD_JOURNEY_AUTH") != ""
 	start := time.Now()
 	script(t, "wipe")
 	t.Cleanup(func() {
@@ -498,11 +506,15 @@ func TestJourney(t *testing.T) {
 	t.Logf("journey: 3.11.19 serving Thrift at %s, CQL at %s (%s)", thrift311, cql, time.Since(start).Round(time.Second))
 
 	cl := cqlstore.Cluster{Hosts: []string{cql}, Timeout: 30 * time.Second}
-	s, err := cl.Connect()
-	if err != nil {
-		t.Fatal(err)
+	// on311 is how the harness reaches 3.11's own Thrift server, onThriftd
+	// thriftd's.
+	var on311, onThriftd access
+	if secured {
+		cl.Username, cl.Password = "cassandra", "cassandra"
+		on311 = access{user: "cassandra", password: "cassandra"}
 	}
-	c, err := testenv.Dial19(thrift311, true, 60*time.Second)
+	s := connect(t, cl)
+	c, err := on311.dial(thrift311, 60*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -524,7 +536,13 @@ func TestJourney(t *testing.T) {
 	load(t, c, s)
 	c.Close()
 
-	want := record(t, thrift311)
+	var sec *security
+	if secured {
+		sec = newSecurity(t, s)
+		onThriftd = sec.app
+	}
+
+	want := record(t, thrift311, on311)
 	t.Logf("journey: recorded 3.11's answers to %d queries", len(want))
 
 	for _, tb := range append(tables, "Writes") {
@@ -533,7 +551,7 @@ func TestJourney(t *testing.T) {
 		}
 	}
 	s.Close()
-	after := record(t, thrift311)
+	after := record(t, thrift311, on311)
 	same := 0
 	for i := range want {
 		if want[i] == after[i] {
@@ -558,11 +576,23 @@ func TestJourney(t *testing.T) {
 	for _, tb := range inspected {
 		t.Logf("journey: table %s: served %v, shape %q, reason %q", tb.Name, tb.Servable(), tb.Shape, tb.Reason)
 	}
-	n := testenv.NewNodeArgs(t, thriftdBin, "-config", conf, "-listen", "127.0.0.1:0", "-log-format", "json",
+	args := []string{"-config", conf, "-listen", "127.0.0.1:0", "-log-format", "json",
 		"-log-level", "info", "-admin", "127.0.0.1:0", "-api", "19.x",
-		"-cassandra", cql, "-cassandra-prefix", "journey_thriftd_", "-cassandra-adopt", ks, "-cassandra-timeout", "5s")
+		"-cassandra", cql, "-cassandra-prefix", "journey_thriftd_", "-cassandra-adopt", ks, "-cassandra-timeout", "5s"}
+	if secured {
+		args = append(args, sec.thriftdArgs(t)...)
+	}
+	// Registered before the node, so that it runs once thriftd has
+	// stopped and its log has been read to the end.
+	var n *testenv.Node
+	t.Cleanup(func() {
+		if t.Failed() && n != nil {
+			t.Logf("thriftd's warnings and errors:\n%s", problems(n.Logs()))
+		}
+	})
+	n = testenv.NewNodeArgs(t, thriftdBin, args...)
 	n.Start()
-	t.Logf("journey: thriftd serving at %s in front of 3.11.19", n.Addr)
+	t.Logf("journey: thriftd serving at %s in front of 3.11.19 (secured: %v)", n.Addr, secured)
 
 	type figure struct {
 		stage             string
@@ -570,13 +600,16 @@ func TestJourney(t *testing.T) {
 	}
 	var figures []figure
 	stage := func(name string) {
-		e, d, o := compare(t, name, want, record(t, n.Addr))
+		e, d, o := compare(t, name, want, record(t, n.Addr, onThriftd))
 		figures = append(figures, figure{name, e, d, o})
-		superWrite(t, n.Addr, cl, name)
+		superWrite(t, n.Addr, onThriftd, cl, name)
+		if secured {
+			sec.check(t, name, n.Addr, cl)
+		}
 	}
 	stage("thriftd on 3.11.19")
 
-	w := &writer{addr: n.Addr, stop: make(chan struct{}), done: make(chan struct{})}
+	w := &writer{addr: n.Addr, access: onThriftd, stop: make(chan struct{}), done: make(chan struct{})}
 	go w.run()
 	time.Sleep(3 * time.Second)
 
@@ -599,10 +632,11 @@ func TestJourney(t *testing.T) {
 	<-w.done
 
 	// Every acknowledged write is read back.
-	rc := n.Client19(true)
-	if err := rc.SetKeyspace(ctx, ks); err != nil {
+	rc, err := onThriftd.dialKeyspace(n.Addr, 30*time.Second)
+	if err != nil {
 		t.Fatal(err)
 	}
+	defer rc.Close()
 	missing := 0
 	w.acked.Range(func(k, _ any) bool {
 		_, err := rc.Get(ctx, []byte(k.(string)), &cassandra19.ColumnPath{ColumnFamily: "Writes", Column: []byte("seq")}, cassandra19.ConsistencyLevel_ONE)
@@ -626,6 +660,9 @@ func TestJourney(t *testing.T) {
 		w.nAcked.Load(), w.nFailed.Load(), w.nAcked.Load()-int64(missing), missing)
 	for _, f := range figures {
 		t.Logf("journey: %-20s %d equal, %d documented, %d other", f.stage, f.equal, f.doc, f.other)
+	}
+	if secured {
+		sec.report(t)
 	}
 	t.Logf("journey: %s in all", time.Since(start).Round(time.Second))
 }
