@@ -111,6 +111,13 @@ def cassandra_points(partitioner):
 
 def partitioner_of(config):
     text = fixture_text(config)
+    if not text.lstrip().startswith('<'):
+        # A thriftd.yaml: its partitioner is its storage_conf's.
+        for line in text.splitlines():
+            if line.startswith('storage_conf:'):
+                conf = line.split(':', 1)[1].strip().strip('"')
+                return partitioner_of(os.path.join(os.path.dirname(config), conf))
+        raise AssertionError('%s names no storage_conf: no test cluster can be chosen for it' % config)
     part = ElementTree.fromstring(text).findtext('Partitioner')
     if not part:
         raise AssertionError('%s has no Partitioner: no test cluster can be chosen for it' % config)
