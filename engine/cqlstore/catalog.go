@@ -132,12 +132,22 @@ func (st *Store) readRecord(ctx context.Context) error {
 }
 
 func (st *Store) readRecordOnce(ctx context.Context) error {
+	return st.readRecordOnceAt(ctx, gocql.Quorum)
+}
+
+// readRecordAt is readRecord at consistency c: gocql.Serial completes a
+// schema change whose transaction's outcome is unknown before reading.
+func (st *Store) readRecordAt(ctx context.Context, c gocql.Consistency) error {
+	return st.settled(ctx, func() error { return st.readRecordOnceAt(ctx, c) })
+}
+
+func (st *Store) readRecordOnceAt(ctx context.Context, c gocql.Consistency) error {
 	if err := st.ensureCatalog(ctx); err != nil {
 		return err
 	}
 	var version int64
 	err := st.schemaQuery(`SELECT version FROM `+st.catalogName(catalogTable)+` WHERE id = ?`, recordID).
-		WithContext(ctx).Consistency(gocql.Quorum).Idempotent(true).RetryPolicy(readRetry{}).Scan(&version)
+		WithContext(ctx).Consistency(c).Idempotent(true).RetryPolicy(readRetry{}).Scan(&version)
 	switch {
 	case errors.Is(err, gocql.ErrNotFound):
 		st.catalog.read, st.catalog.version, st.catalog.encoded = true, 0, nil
@@ -149,7 +159,7 @@ func (st *Store) readRecordOnce(ctx context.Context) error {
 	}
 	var encoded []byte
 	err = st.schemaQuery(`SELECT version, encoded FROM `+st.catalogName(catalogTable)+` WHERE id = ?`, recordID).
-		WithContext(ctx).Consistency(gocql.Quorum).Idempotent(true).RetryPolicy(readRetry{}).Scan(&version, &encoded)
+		WithContext(ctx).Consistency(c).Idempotent(true).RetryPolicy(readRetry{}).Scan(&version, &encoded)
 	if err != nil {
 		return clusterError(ctx, "read the recorded schema", err)
 	}
@@ -235,6 +245,13 @@ func (st *Store) checkNext(next *schema.Schema) error {
 // record writes encoded as the next version, if the recorded version is
 // still the one this store read; author reports whether it wrote (false:
 // another process had recorded these very bytes).
+//
+// A transaction whose outcome is unknown (the coordinator timed out, or a
+// proposal reached fewer replicas than a quorum: "CAS operation result is
+// unknown") is settled by a serial read, which completes or supersedes any
+// proposal in flight: the record then holds these bytes at the next
+// version (applied), still the version this store read (not applied: sent
+// again), or another process's change.
 func (st *Store) record(ctx context.Context, encoded []byte) (author bool, err error) {
 	next := st.catalog.version + 1
 	var q *gocql.Query
@@ -245,14 +262,16 @@ func (st *Store) record(ctx context.Context, encoded []byte) (author bool, err e
 		q = st.schemaQuery(`UPDATE `+st.catalogName(catalogTable)+` SET version = ?, encoded = ? WHERE id = ? IF version = ?`,
 			next, nonNil(encoded), recordID, st.catalog.version)
 	}
-	row := map[string]any{}
-	applied, err := q.WithContext(ctx).Consistency(gocql.Quorum).SerialConsistency(gocql.Serial).MapScanCAS(row)
-	for attempt := 1; err != nil && (unreached(err) || inDoubt(err)) && !casContended(err) && attempt < ddlAttempts && ctx.Err() == nil; attempt++ {
-		// Not sent, or its outcome unknown (a busy cluster): the
-		// record tells whether it was applied; if it still holds the
-		// version this store read, the transaction is sent again.
-		st.logger().Warn("recording the schema failed; reading the record and trying again", "attempt", attempt, "err", err)
-		if rerr := st.readRecord(ctx); rerr == nil {
+	var applied bool
+	for attempt := 1; ; attempt++ {
+		applied, err = st.recordOnce(ctx, q, attempt)
+		if err == nil || !(unreached(err) || inDoubt(err)) || attempt == ddlAttempts || ctx.Err() != nil {
+			break
+		}
+		st.logger().Warn("recording the schema failed; reading the record serially and trying again", "attempt", attempt, "err", err)
+		if rerr := st.readRecordAt(ctx, gocql.Serial); rerr != nil {
+			st.logger().Warn("reading the schema record failed", "attempt", attempt, "err", rerr)
+		} else {
 			if st.catalog.version == next && bytes.Equal(st.catalog.encoded, encoded) {
 				return true, nil
 			}
@@ -263,16 +282,6 @@ func (st *Store) record(ctx context.Context, encoded []byte) (author bool, err e
 		select {
 		case <-ctx.Done():
 		case <-time.After(time.Duration(attempt) * 250 * time.Millisecond):
-		}
-		row = map[string]any{}
-		applied, err = q.WithContext(ctx).Consistency(gocql.Quorum).SerialConsistency(gocql.Serial).MapScanCAS(row)
-	}
-	if casContended(err) {
-		// The outcome is unknown: the record tells it. These bytes at
-		// the next version are this change (or the same change by
-		// another process: both make the same schema).
-		if rerr := st.readRecord(ctx); rerr == nil && st.catalog.version == next && bytes.Equal(st.catalog.encoded, encoded) {
-			return true, nil
 		}
 	}
 	if err != nil {
@@ -289,6 +298,17 @@ func (st *Store) record(ctx context.Context, encoded []byte) (author bool, err e
 		return false, nil
 	}
 	return false, fmt.Errorf("cqlstore: %w (now version %d) since this one read it; read it again and retry", ErrSchemaChanged, st.catalog.version)
+}
+
+// recordOnce sends the schema record's transaction; st.recordHook, set
+// by tests, may answer in its place.
+func (st *Store) recordOnce(ctx context.Context, q *gocql.Query, attempt int) (bool, error) {
+	if st.recordHook != nil {
+		if applied, done, err := st.recordHook(ctx, q, attempt); done {
+			return applied, err
+		}
+	}
+	return q.WithContext(ctx).Consistency(gocql.Quorum).SerialConsistency(gocql.Serial).MapScanCAS(map[string]any{})
 }
 
 // ErrSchemaChanged is wrapped by ChangeSchema's error when another

@@ -165,6 +165,48 @@ func TestSchemaChangesAcrossTwoStores(t *testing.T) {
 	}
 }
 
+// TestUnknownRecordOutcomeIsSettled answers the schema record's
+// transaction "CAS operation result is unknown", as a busy cluster does
+// when a proposal reached fewer replicas than a quorum: once before it was
+// applied (the change is sent again) and once after (a serial read finds
+// it applied, and it is not sent again). Either way the change is made.
+func TestUnknownRecordOutcomeIsSettled(t *testing.T) {
+	base := storetest.TestSchema(t, "RandomPartitioner")
+	st, _ := openFresh(t, base, 864000)
+	unknown := &gocql.RequestErrCASWriteUnknown{Received: 1, BlockFor: 2}
+	for _, c := range []struct {
+		name     string
+		sent     bool // the transaction reaches the cluster before the error
+		encoded  string
+		attempts int
+	}{
+		{"not applied", false, "v1", 2},
+		{"applied", true, "v2", 1},
+	} {
+		attempts := 0
+		st.recordHook = func(ctx context.Context, q *gocql.Query, attempt int) (bool, bool, error) {
+			attempts = attempt
+			if attempt > 1 {
+				return false, false, nil
+			}
+			if c.sent {
+				if _, err := q.WithContext(ctx).Consistency(gocql.Quorum).SerialConsistency(gocql.Serial).MapScanCAS(map[string]any{}); err != nil {
+					return false, true, err
+				}
+			}
+			return false, true, unknown
+		}
+		change(t, st, with19(base, "KS_"+strings.ReplaceAll(c.name, " ", "_"), dynamic(t, "Dyn", "UTF8Type", "UTF8Type", "LongType")), c.encoded)
+		st.recordHook = nil
+		if got := stored(t, st); got != c.encoded {
+			t.Errorf("%s: recorded %q, want %q", c.name, got, c.encoded)
+		}
+		if attempts != c.attempts {
+			t.Errorf("%s: the transaction was sent %d times, want %d", c.name, attempts, c.attempts)
+		}
+	}
+}
+
 // TestDropFamilyKeepsTheOthers drops one column family of a keyspace, and
 // a family of the same name created later starts empty.
 func TestDropFamilyKeepsTheOthers(t *testing.T) {

@@ -273,6 +273,10 @@ type Store struct {
 	bgCtx  context.Context
 	stopBG context.CancelFunc
 	bg     sync.WaitGroup
+
+	// recordHook, set by tests, answers the schema record's transaction
+	// in place of the cluster when done.
+	recordHook func(ctx context.Context, q *gocql.Query, attempt int) (applied, done bool, err error)
 }
 
 type cfName struct{ keyspace, name string }
