@@ -34,6 +34,9 @@ const (
 	exitOK    = 0
 	exitError = 1 // a statement failed, or the server could not be reached
 	exitUsage = 2 // bad command line
+	// exitStatement12 ends a -f or -e script of --api 1.2 at its first
+	// failing statement, as cassandra-cli 1.2 exits.
+	exitStatement12 = 4
 )
 
 type options struct {
@@ -183,7 +186,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 }
 
 // run12 runs the 1.2 grammar: a script of -e or -f stops at the first
-// failing statement with exit status 1; a piped standard input runs as
+// failing statement with exit status 4, as cassandra-cli 1.2's; a piped standard input runs as
 // cassandra-cli 1.2 runs it (cli12.Piped), exit status 0; the interactive
 // shell reads lines with cassandra-cli's prompt.
 func run12(o options, stdin *os.File, stdout, stderr io.Writer) int {
@@ -224,7 +227,7 @@ func run12(o options, stdin *os.File, stdout, stderr io.Writer) int {
 		return exitOK
 	case batch:
 		if cli12.RunScript(s, script) != nil {
-			return exitError
+			return exitStatement12
 		}
 		return exitOK
 	}
