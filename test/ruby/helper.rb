@@ -16,6 +16,8 @@ FIXTURES = File.join(REPO, "test", "fixtures")
 TEST_CONF = File.join(FIXTURES, "storage-conf-0.6-test.xml")
 DEFAULT_CONF = File.join(FIXTURES, "storage-conf-0.6-default.xml")
 BLOG_CONF = File.join(FIXTURES, "storage-conf-bloggyappy.xml")
+# The seconds a test client waits for one call's answer.
+CALL_TIMEOUT = 150
 PASSWD = File.join(FIXTURES, "passwd.properties")
 ACCESS = File.join(FIXTURES, "access.properties")
 SIMPLE_AUTH = "org.apache.cassandra.auth.SimpleAuthenticator".freeze
@@ -160,7 +162,10 @@ class ThriftdTest < Minitest::Test
   end
 
   def raw(node, framed: false)
-    socket = Thrift::Socket.new(node.host, node.port, 10)
+    # A schema change on the Cassandra store waits for the nodes to agree,
+    # up to thriftd's 2-minute bound: a call must be given longer than that
+    # to get thriftd's own answer on a busy machine.
+    socket = Thrift::Socket.new(node.host, node.port, CALL_TIMEOUT)
     transport = framed ? Thrift::FramedTransport.new(socket) : Thrift::BufferedTransport.new(socket)
     transport.open
     c = RawClient.new(CassandraThrift::Cassandra::Client.new(Thrift::BinaryProtocol.new(transport)), transport)

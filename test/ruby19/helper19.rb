@@ -32,7 +32,10 @@ module Thriftd19
   end
 
   def self.connect(host, port, keyspace = nil)
-    socket = Thrift::Socket.new(host, port, 10)
+    # A schema change on the Cassandra store waits for the nodes to agree,
+    # up to thriftd's 2-minute bound: a call must be given longer than that
+    # to get thriftd's own answer on a busy machine.
+    socket = Thrift::Socket.new(host, port, CALL_TIMEOUT)
     transport = Thrift::FramedTransport.new(socket)
     transport.open
     c = RawClient.new(C::Cassandra::Client.new(Thrift::BinaryProtocol.new(transport)), transport)
