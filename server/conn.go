@@ -344,6 +344,17 @@ func (c *conn) logClose(r closeReason) {
 	if r.stack != nil {
 		attrs = append(attrs, slog.String("stack", string(r.stack)))
 	}
+	if errors.Is(r.err, errTLSOnPlain) {
+		// A misconfigured client retrying in a loop costs one line a
+		// minute per host, as a refused handshake does.
+		log, suppressed := c.srv.tlsOnPlainLog.allow(hostOf(c.peer), time.Now())
+		if !log {
+			return
+		}
+		if suppressed > 0 {
+			attrs = append(attrs, slog.Int("not_logged", suppressed))
+		}
+	}
 	c.srv.log.LogAttrs(context.Background(), level, "connection closed", attrs...)
 }
 
