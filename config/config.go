@@ -86,6 +86,11 @@ type Config struct {
 	// ClientEncryption is thriftd's <ClientEncryptionOptions> element, nil
 	// when absent.
 	ClientEncryption *ClientEncryption
+	// ThriftTLSPort is thriftd's <ThriftTLSPort>, a second Thrift port,
+	// whose clients speak TLS, on ThriftPort's host; HasThriftTLSPort
+	// tells whether the element is present (0 is any free port).
+	ThriftTLSPort    int
+	HasThriftTLSPort bool
 }
 
 // Keyspace is one /Storage/Keyspaces/Keyspace element.

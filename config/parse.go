@@ -151,7 +151,7 @@ var topLevel = map[string]bool{
 
 	"ThriftMaxMessageLengthInMB": true, "ThriftMaxConnections": true,
 	"ThriftIdleTimeoutInSeconds": true, "ThriftRequestTimeoutInSeconds": true,
-	"ClientEncryptionOptions": true,
+	"ClientEncryptionOptions": true, "ThriftTLSPort": true,
 }
 
 // repeatable are the top-level elements whose every occurrence is read,
@@ -501,6 +501,13 @@ func (p *parser) readServer() {
 	}
 	if n, ok := p.serverInt("ThriftRequestTimeoutInSeconds", false); ok {
 		s.RequestTimeout = time.Duration(n) * time.Second
+	}
+	if n, ok := p.serverInt("ThriftTLSPort", false); ok {
+		if n > 65535 {
+			p.fail("/Storage/ThriftTLSPort", "ThriftTLSPort must be a port number (0-65535)")
+			return
+		}
+		p.c.ThriftTLSPort, p.c.HasThriftTLSPort = n, true
 	}
 }
 

@@ -1,10 +1,14 @@
 package config
 
-import "strings"
+import (
+	"strings"
+	"time"
+)
 
 // ClientEncryption is thriftd's <ClientEncryptionOptions> element: TLS on
 // the Thrift port, with the settings of cassandra.yaml's
-// client_encryption_options (Cassandra 0.8-3.11) under 0.6's spelling.
+// client_encryption_options (Cassandra 0.8-3.11) under 0.6's spelling, and
+// thriftd's handshake timeout as <HandshakeTimeoutInSeconds>.
 // Cassandra 0.6 would ignore the element. Values are checked where they
 // are used (package settings, package tlsconf); here only their syntax.
 type ClientEncryption struct {
@@ -13,13 +17,15 @@ type ClientEncryption struct {
 	Truststore, TruststorePassword       string
 	Protocol, StoreType                  string
 	CipherSuites                         []string
+	HandshakeTimeout                     time.Duration // <HandshakeTimeoutInSeconds>
 	// Present names the child elements given, for the settings layer.
 	Present map[string]bool
 }
 
 // clientEncryptionElements are the children of <ClientEncryptionOptions>.
 var clientEncryptionElements = []string{"Enabled", "Optional", "Keystore", "KeystorePassword",
-	"RequireClientAuth", "Truststore", "TruststorePassword", "Protocol", "CipherSuites", "StoreType"}
+	"RequireClientAuth", "Truststore", "TruststorePassword", "Protocol", "CipherSuites", "StoreType",
+	"HandshakeTimeoutInSeconds"}
 
 // readClientEncryption reads <ClientEncryptionOptions>, if present.
 func (p *parser) readClientEncryption() {
@@ -75,6 +81,18 @@ func (p *parser) readClientEncryption() {
 	str("TruststorePassword", &ce.TruststorePassword)
 	str("Protocol", &ce.Protocol)
 	str("StoreType", &ce.StoreType)
+	if v, ok := childValue(elem, "HandshakeTimeoutInSeconds"); ok && p.err == nil {
+		n, err := parseJavaInt(v, 32)
+		switch {
+		case err != nil:
+			p.fail(path+"HandshakeTimeoutInSeconds", "%s", err)
+		case n < 1:
+			p.fail(path+"HandshakeTimeoutInSeconds", "HandshakeTimeoutInSeconds must be a positive integer")
+		default:
+			ce.HandshakeTimeout = time.Duration(n) * time.Second
+			ce.Present["HandshakeTimeoutInSeconds"] = true
+		}
+	}
 	for _, e := range elem.children() {
 		if e.name != "CipherSuites" {
 			continue

@@ -160,6 +160,11 @@ func (c *conn) setReadDeadline(d time.Duration) {
 // setup detects the framing from the first message and builds the
 // connection's protocols.
 func (c *conn) setup() error {
+	if (c.tls == nil || c.plain) && c.srv.maxMessage < 0x16000000 {
+		if b, err := c.t.br.Peek(3); err == nil && isTLSHello(b) {
+			return errTLSOnPlain
+		}
+	}
 	f, err := sniffFraming(c.t.br.Peek)
 	if err != nil {
 		return err
@@ -339,6 +344,17 @@ func (c *conn) logClose(r closeReason) {
 	if r.stack != nil {
 		attrs = append(attrs, slog.String("stack", string(r.stack)))
 	}
+	if errors.Is(r.err, errTLSOnPlain) {
+		// A misconfigured client retrying in a loop costs one line a
+		// minute per host, as a refused handshake does.
+		log, suppressed := c.srv.tlsOnPlainLog.allow(hostOf(c.peer), time.Now())
+		if !log {
+			return
+		}
+		if suppressed > 0 {
+			attrs = append(attrs, slog.Int("not_logged", suppressed))
+		}
+	}
 	c.srv.log.LogAttrs(context.Background(), level, "connection closed", attrs...)
 }
 
@@ -357,6 +373,8 @@ func (c *conn) classify(r closeReason) (slog.Level, string) {
 		return slog.LevelWarn, "size limit exceeded"
 	case errors.Is(err, errAbandoned):
 		return slog.LevelDebug, "request abandoned"
+	case errors.Is(err, errTLSOnPlain):
+		return slog.LevelWarn, "tls client on a plain port"
 	case r.phase == phaseReply:
 		return slog.LevelDebug, "reply not delivered"
 	case errors.Is(err, os.ErrDeadlineExceeded) && r.phase == phaseIdle:

@@ -30,6 +30,7 @@ func TestCloseLabels(t *testing.T) {
 		{closeReason{phase: phaseIdle, err: io.EOF}, "client"},
 		{closeReason{phase: phaseRequest, err: io.ErrUnexpectedEOF}, "truncated"},
 		{closeReason{phase: phaseRequest, err: errFrameEnd}, "protocol_error"},
+		{closeReason{phase: phaseRequest, err: errTLSOnPlain}, "tls_on_plain"},
 		{closeReason{phase: phaseRequest, err: thrift.NewTProtocolExceptionWithType(thrift.INVALID_DATA, errors.New("bad"))}, "protocol_error"},
 		{closeReason{phase: phaseRequest, err: errors.New("connection reset")}, "read_error"},
 	} {

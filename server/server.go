@@ -103,6 +103,7 @@ type Server struct {
 	accepted, refused, requests, failed atomic.Uint64
 	tlsFailures                         atomic.Uint64
 	handshakeLog                        failureLog
+	tlsOnPlainLog                       failureLog // TLS clients on a plain port, logged as handshakeLog
 
 	mu        sync.Mutex
 	closing   bool
@@ -148,11 +149,12 @@ func New(opts Options, newProcessor NewProcessor) *Server {
 			TBinaryStrictRead:  thrift.BoolPtr(false),
 			TBinaryStrictWrite: thrift.BoolPtr(true),
 		},
-		handshakeLog: failureLog{window: time.Minute},
-		listeners:    make(map[*net.Listener]struct{}),
-		conns:        make(map[*conn]struct{}),
-		drained:      make(chan struct{}),
-		stop:         make(chan struct{}),
+		handshakeLog:  failureLog{window: time.Minute},
+		tlsOnPlainLog: failureLog{window: time.Minute},
+		listeners:     make(map[*net.Listener]struct{}),
+		conns:         make(map[*conn]struct{}),
+		drained:       make(chan struct{}),
+		stop:          make(chan struct{}),
 	}
 }
 

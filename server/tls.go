@@ -43,6 +43,19 @@ type TLS struct {
 // type of the record carrying the ClientHello.
 const tlsRecordHandshake = 0x16
 
+// isTLSHello reports whether b, a connection's first three bytes, start a
+// TLS handshake record (0x16, then version 3.0 to 3.4). As a frame length
+// or an old header's name length, they would make a message of over 350
+// MB, which no Thrift port accepts.
+func isTLSHello(b []byte) bool {
+	return len(b) >= 3 && b[0] == tlsRecordHandshake && b[1] == 3 && b[2] <= 4
+}
+
+// errTLSOnPlain ends a connection of a plain port whose client began a
+// TLS handshake: a client configured for TLS, pointed at the wrong port.
+var errTLSOnPlain = errors.New("the client began a TLS handshake on a port that speaks plain Thrift " +
+	"(TLS is served on tls_listen's port, or on listen's when client_encryption_options is enabled without tls_listen)")
+
 // ServeTLS is Serve for a port whose clients speak TLS. Each connection's
 // handshake runs on its own goroutine, under t.HandshakeTimeout, and counts
 // against MaxConnections like any connection; one that fails (a client

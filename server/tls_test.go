@@ -182,6 +182,51 @@ func TestTLSRefusesPlainClient(t *testing.T) {
 	}
 }
 
+// A TLS client on the plain port is closed with one line naming the
+// mistake and its address; the connections open beside it carry on.
+func TestTLSClientOnPlainPort(t *testing.T) {
+	ts := startTLSServer(t, Options{}, TLS{Config: serverTLSConfig(t, false)})
+	ctx := context.Background()
+	plain, _, _ := dialClient(t, ts.addr, clientKinds[0])
+	if _, err := plain.DescribeVersion(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := testCerts(t)
+	const attempts = 4
+	for range attempts {
+		nc, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", ts.addr,
+			&tls.Config{RootCAs: c.Pool(), ServerName: "localhost"})
+		if err == nil {
+			nc.Close()
+			t.Fatal("a TLS handshake succeeded on the plain port")
+		}
+	}
+	// One line a minute per host, however often a client retries.
+	waitFor(t, "the closes to be counted", func() bool { return ts.Stats().Failed == attempts })
+	var line map[string]any
+	lines := 0
+	for _, r := range ts.logs.records() {
+		if r["reason"] == "tls client on a plain port" {
+			line = r
+			lines++
+		}
+	}
+	if lines != 1 {
+		t.Fatalf("%d lines for %d TLS clients on the plain port, want 1:\n%s", lines, attempts, ts.logs.dump())
+	}
+	if line["msg"] != "connection closed" || line["level"] != "WARN" || !strings.HasPrefix(fmt.Sprint(line["peer"]), "127.0.0.1:") ||
+		!strings.Contains(fmt.Sprint(line["err"]), "began a TLS handshake on a port that speaks plain Thrift") {
+		t.Errorf("logged as %v", line)
+	}
+	if _, err := plain.DescribeVersion(ctx); err != nil {
+		t.Errorf("the plain connection opened before: %v", err)
+	}
+	secure, _, _ := dialTLSClient(t, ts.tlsAddr, clientKinds[1])
+	if _, err := secure.DescribeVersion(ctx); err != nil {
+		t.Errorf("the TLS port: %v", err)
+	}
+}
+
 // With client certificates required, only a client presenting one signed
 // by the trusted authority is served.
 func TestTLSClientCertificates(t *testing.T) {

@@ -151,6 +151,9 @@ func fromStorage(c *config.Config) []assignment {
 		host, elements = "localhost", "ThriftPort"
 	}
 	add("listen", elements, net.JoinHostPort(host, strconv.Itoa(c.ThriftPort)))
+	if c.HasThriftTLSPort {
+		add("tls_listen", strings.Replace(elements, "ThriftPort", "ThriftTLSPort", 1), net.JoinHostPort(host, strconv.Itoa(c.ThriftTLSPort)))
+	}
 	add("data", "DataFileDirectory", c.DataFileDirectories[0])
 	add("sync", "CommitLogSync", c.CommitLogSync)
 	if c.CommitLogSync == "periodic" {
@@ -175,6 +178,9 @@ func fromStorage(c *config.Config) []assignment {
 			if ce.Present[name] {
 				add(k+yamlName(name), e+name, v)
 			}
+		}
+		if ce.Present["HandshakeTimeoutInSeconds"] {
+			add(k+"handshake_timeout", e+"HandshakeTimeoutInSeconds", ce.HandshakeTimeout)
 		}
 	}
 

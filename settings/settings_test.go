@@ -2,6 +2,7 @@ package settings
 
 import (
 	"flag"
+	"net"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -336,6 +337,10 @@ func TestClientEncryptionFromStorageConf(t *testing.T) {
 	for extra, msg := range map[string]string{
 		"<ClientEncryptionOptions><Enabled>true</Enabled><Keystore>k</Keystore><Protocol>SSLv3</Protocol></ClientEncryptionOptions>": `F: ClientEncryptionOptions/Protocol: client_encryption_options.protocol: want TLS, TLSv1.3, TLSv1.2, TLSv1.1 or TLSv1, not "SSLv3" (SSLv3 is not offered)`,
 		"<ClientEncryptionOptions><Enabled>yes</Enabled></ClientEncryptionOptions>":                                                  "F: /Storage/ClientEncryptionOptions/Enabled: Unrecognized value for Enabled.  Use 'true' or 'false'.",
+		"<ClientEncryptionOptions><HandshakeTimeoutInSeconds>0</HandshakeTimeoutInSeconds></ClientEncryptionOptions>":                "F: /Storage/ClientEncryptionOptions/HandshakeTimeoutInSeconds: HandshakeTimeoutInSeconds must be a positive integer",
+		"<ThriftTLSPort>9162</ThriftTLSPort>":  "F: ThriftAddress, ThriftTLSPort: tls_listen: is set, but client_encryption_options.enabled is false",
+		"<ThriftTLSPort>70000</ThriftTLSPort>": "F: /Storage/ThriftTLSPort: ThriftTLSPort must be a port number (0-65535)",
+		"<ThriftTLSPort>x</ThriftTLSPort>":     `F: /Storage/ThriftTLSPort: For input string: "x"`,
 	} {
 		path := storageConf(t, t.TempDir(), extra)
 		_, err := Resolve(path, nil)
@@ -345,5 +350,38 @@ func TestClientEncryptionFromStorageConf(t *testing.T) {
 			}
 			t.Errorf("%s:\n got %s\nwant %s", extra, got, msg)
 		}
+	}
+}
+
+// <ThriftTLSPort> is tls_listen, on the host of listen, and
+// <HandshakeTimeoutInSeconds> client_encryption_options.handshake_timeout.
+func TestTLSPortFromStorageConf(t *testing.T) {
+	path := storageConf(t, t.TempDir(), `<ThriftTLSPort>9162</ThriftTLSPort>
+<ClientEncryptionOptions>
+  <Enabled>true</Enabled>
+  <Keystore>k.pem</Keystore>
+  <HandshakeTimeoutInSeconds>3</HandshakeTimeoutInSeconds>
+</ClientEncryptionOptions>`)
+	e, err := Resolve(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	host, _, _ := net.SplitHostPort(e.Listen)
+	if want := net.JoinHostPort(host, "9162"); e.TLSListen != want {
+		t.Errorf("tls_listen %q, want %q (listen %q)", e.TLSListen, want, e.Listen)
+	}
+	if o := e.Origin("tls_listen").String(); !strings.HasSuffix(o, "ThriftTLSPort") || !strings.HasPrefix(o, path+": ") {
+		t.Errorf("tls_listen from %s", o)
+	}
+	if e.ClientEncryption.HandshakeTimeout != 3*time.Second {
+		t.Errorf("handshake_timeout %v", e.ClientEncryption.HandshakeTimeout)
+	}
+	// The flags still win.
+	e, err = Resolve(path, flags(t, "-tls-listen", "127.0.0.1:9200", "-tls-handshake-timeout", "5s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.TLSListen != "127.0.0.1:9200" || e.ClientEncryption.HandshakeTimeout != 5*time.Second {
+		t.Errorf("with flags: tls_listen %q, handshake_timeout %v", e.TLSListen, e.ClientEncryption.HandshakeTimeout)
 	}
 }

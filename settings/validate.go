@@ -162,11 +162,19 @@ func (e *Effective) validateTLS(bad badFunc) error {
 		return nil
 	}
 	const k = "client_encryption_options."
+	// A store left unset is named with the file line (or element) of the
+	// setting that needs it, when that came from a file.
+	missing := func(key, by, why string) error {
+		if o := e.Origin(by); o.Layer != Default && o.Layer != CommandLine {
+			return fmt.Errorf("%s: %s: must be set: %s", o, key, why)
+		}
+		return bad(key, "must be set: %s", why)
+	}
 	if c.Keystore == "" {
-		return bad(k+"keystore", "must be set: enabled needs the server's certificate and key")
+		return missing(k+"keystore", k+"enabled", "enabled needs the server's certificate and key")
 	}
 	if c.RequireClientAuth && c.Truststore == "" {
-		return bad(k+"truststore", "must be set: require_client_auth needs the authorities of client certificates")
+		return missing(k+"truststore", k+"require_client_auth", "require_client_auth needs the authorities of client certificates")
 	}
 	if _, _, err := tlsconf.Protocol(c.Protocol); err != nil {
 		return bad(k+"protocol", "%v", err)

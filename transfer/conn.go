@@ -18,6 +18,7 @@ package transfer
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -43,6 +44,19 @@ type Endpoint struct {
 	Username, Password string
 	// Timeout bounds each call; 0 means 2 minutes.
 	Timeout time.Duration
+	// TLS, when set, is the client side of TLS to a server whose Thrift
+	// port has client_encryption_options enabled; nil speaks plain Thrift.
+	TLS *tls.Config
+}
+
+// socket is the transport under the framing: a TCP socket, or a TLS one
+// when ep.TLS is set.
+func (ep Endpoint) socket(cfg *thrift.TConfiguration) thrift.TTransport {
+	if ep.TLS != nil {
+		cfg.TLSConfig = ep.TLS.Clone()
+		return thrift.NewTSSLSocketConf(ep.Addr, cfg)
+	}
+	return thrift.NewTSocketConf(ep.Addr, cfg)
 }
 
 // conn is one connection to a server, logged in to one keyspace.
@@ -61,7 +75,7 @@ func dial(ctx context.Context, ep Endpoint, keyspace string) (*conn, error) {
 		timeout = 2 * time.Minute
 	}
 	cfg := &thrift.TConfiguration{ConnectTimeout: 10 * time.Second, SocketTimeout: timeout, MaxMessageSize: maxMessage, MaxFrameSize: maxMessage}
-	var trans thrift.TTransport = thrift.NewTSocketConf(ep.Addr, cfg)
+	trans := ep.socket(cfg)
 	if ep.Framed {
 		trans = thrift.NewTFramedTransportConf(trans, cfg)
 	} else {

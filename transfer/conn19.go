@@ -31,7 +31,7 @@ func dial19(ctx context.Context, ep Endpoint, keyspace string) (*conn19, error) 
 	if timeout == 0 {
 		timeout = 2 * time.Minute
 	}
-	c, err := open19(ep.Addr, timeout)
+	c, err := open19(ep, timeout)
 	if err != nil {
 		return nil, err
 	}
@@ -51,23 +51,23 @@ func dial19(ctx context.Context, ep Endpoint, keyspace string) (*conn19, error) 
 	return c, nil
 }
 
-func open19(addr string, timeout time.Duration) (*conn19, error) {
+func open19(ep Endpoint, timeout time.Duration) (*conn19, error) {
 	cfg := &thrift.TConfiguration{ConnectTimeout: 10 * time.Second, SocketTimeout: timeout, MaxMessageSize: maxMessage, MaxFrameSize: maxMessage}
-	trans := thrift.NewTFramedTransportConf(thrift.NewTSocketConf(addr, cfg), cfg)
+	trans := thrift.NewTFramedTransportConf(ep.socket(cfg), cfg)
 	if err := trans.Open(); err != nil {
-		return nil, fmt.Errorf("connecting to %s: %w", addr, err)
+		return nil, fmt.Errorf("connecting to %s: %w", ep.Addr, err)
 	}
 	proto := thrift.NewTBinaryProtocolConf(trans, cfg)
-	return &conn19{cassandra19.NewCassandraClientProtocol(trans, exactProtocol{proto}, proto), trans, addr}, nil
+	return &conn19{cassandra19.NewCassandraClientProtocol(trans, exactProtocol{proto}, proto), trans, ep.Addr}, nil
 }
 
-// probe19 asks addr for describe_version over TFramedTransport and
+// probe19 asks ep for describe_version over TFramedTransport and
 // reports whether it answers a 19.x or 20.x version (Cassandra 0.7 to
 // 3.11, or thriftd), and the version. A 0.6 server answers 2.x, or
 // nothing over a framing it does not take: that is not an error, the
 // caller goes on with 0.6's API.
-func probe19(addr string) (bool, string) {
-	c, err := open19(addr, 5*time.Second)
+func probe19(ep Endpoint) (bool, string) {
+	c, err := open19(ep, 5*time.Second)
 	if err != nil {
 		return false, ""
 	}

@@ -25,7 +25,7 @@ func Copy(stop context.Context, from, to Endpoint, o Options) (*Summary, error) 
 	}
 	switch o.SourceAPI {
 	case "", "auto", "19":
-		if ok, v := probe19(from.Addr); ok {
+		if ok, v := probe19(from); ok {
 			return copy19(stop, from, to, o, v, t0)
 		}
 		if o.SourceAPI == "19" {

@@ -11,6 +11,7 @@ import (
 func newCopyCmd() *cobra.Command {
 	var f transferFlags
 	var from, to, toUser, toPassFile, api string
+	var toTLS tlsFlags
 	cmd := &cobra.Command{
 		Use:   "copy --from HOST:PORT --to HOST:PORT --keyspace KS [--cf CF]...",
 		Short: "Copy column families from one server to another, with no intermediate file",
@@ -28,18 +29,24 @@ source's totals. A 0.6 source is read through
 0.6's API; the target's column families must then exist with the same type and
 comparators.
 
+--ssl and its stores apply to both servers; any --to-ssl flag gives the target
+its own (--to-ssl=false: plain Thrift to the target).
+
 The checkpoint defaults to thriftd-tool-copy-KS.checkpoint.json in the current
 directory.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			src, err := f.endpoint(from, f.username, f.passwordFile)
+			src, err := f.endpoint(from, f.username, f.passwordFile, &f.tls)
 			if err != nil {
 				return err
 			}
 			if toUser == "" {
 				toUser, toPassFile = f.username, f.passwordFile
 			}
-			dst, err := f.endpoint(to, toUser, toPassFile)
+			if !toTLS.given(cmd) {
+				toTLS.ssl, toTLS.c = f.tls.ssl, f.tls.c
+			}
+			dst, err := f.endpoint(to, toUser, toPassFile, &toTLS)
 			if err != nil {
 				return err
 			}
@@ -54,6 +61,7 @@ directory.`,
 	cmd.Flags().StringVar(&to, "to", "", "server to write to (HOST:PORT, required)")
 	cmd.Flags().StringVar(&toUser, "to-username", "", "user for the target when it differs from --username")
 	cmd.Flags().StringVar(&toPassFile, "to-password-file", "", "password file for --to-username")
+	toTLS.register(cmd, "to-", "the target (its own TLS instead of --ssl's)")
 	cmd.Flags().StringVar(&api, "api", "auto", "API to read the source through: 0.6, 19 (0.7 to 3.11, and thriftd), or auto (19 when the source answers it)")
 	cmd.Flags().StringArrayVar(&f.cf, "cf", nil, "column family to copy (repeat for several; default: all of the keyspace's)")
 	cmd.MarkFlagRequired("from")

@@ -33,7 +33,7 @@ The checkpoint defaults to DIR/KS.checkpoint.json; with --resume each file is
 cut back to the last row the checkpoint recorded and continued.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			from, err := f.endpoint(server, f.username, f.passwordFile)
+			from, err := f.endpoint(server, f.username, f.passwordFile, &f.tls)
 			if err != nil {
 				return err
 			}

@@ -40,7 +40,7 @@ deletions, expiring columns keep the TTL left until their expiration time
 The checkpoint defaults to FILE.checkpoint.json.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			to, err := f.endpoint(server, f.username, f.passwordFile)
+			to, err := f.endpoint(server, f.username, f.passwordFile, &f.tls)
 			if err != nil {
 				return err
 			}

@@ -88,7 +88,10 @@ its admin.token_file; --admin and --token-file win over the file.
 
 export, import and copy move data through the Thrift API of thriftd or any
 Cassandra 0.6 server, in 0.6's sstable2json format (docs/migration.md); they
-name their servers with their own flags and read no configuration file.`,
+name their servers with their own flags and read no configuration file. With
+--ssl (and --truststore, --keystore) they speak TLS to a Thrift port with
+client_encryption_options, as thriftd-cli does; the admin endpoint is plain
+HTTP.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

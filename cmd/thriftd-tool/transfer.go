@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,8 +17,54 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/thriftd/thriftd/gen-go/cassandra"
+	"github.com/thriftd/thriftd/tlsconf"
 	"github.com/thriftd/thriftd/transfer"
 )
+
+// tlsFlags are --ssl and the stores of its certificates, as thriftd-cli
+// names them; copy has a second set, prefixed to-, for its target.
+type tlsFlags struct {
+	prefix string // "" or "to-"
+	ssl    bool
+	c      tlsconf.Client
+}
+
+func (t *tlsFlags) register(cmd *cobra.Command, prefix, whose string) {
+	t.prefix = prefix
+	fs := cmd.Flags()
+	fs.BoolVar(&t.ssl, prefix+"ssl", false, "connect to "+whose+" over TLS (a thriftd or Cassandra with client_encryption_options); its certificate is checked against --"+prefix+"truststore, else the system's authorities")
+	fs.StringVar(&t.c.Truststore, prefix+"truststore", "", "with --"+prefix+"ssl, the authorities to trust: PEM certificates or a PKCS12 truststore `FILE`")
+	fs.StringVar(&t.c.TruststorePassword, prefix+"truststore-password", "", "password of a PKCS12 --"+prefix+"truststore")
+	fs.StringVar(&t.c.Keystore, prefix+"keystore", "", "with --"+prefix+"ssl, the client certificate and key to present (require_client_auth): a PEM or PKCS12 `FILE`")
+	fs.StringVar(&t.c.KeystorePassword, prefix+"keystore-password", "", "password of a PKCS12 --"+prefix+"keystore")
+}
+
+// given reports whether any of the flags was on the command line.
+func (t *tlsFlags) given(cmd *cobra.Command) bool {
+	for _, n := range []string{"ssl", "truststore", "truststore-password", "keystore", "keystore-password"} {
+		if cmd.Flags().Changed(t.prefix + n) {
+			return true
+		}
+	}
+	return false
+}
+
+// config reads the stores into the client's TLS configuration, or returns
+// nil without --ssl. An error names the flag.
+func (t *tlsFlags) config() (*tls.Config, error) {
+	if !t.ssl {
+		if t.c.Truststore != "" || t.c.Keystore != "" {
+			return nil, fmt.Errorf("--%struststore and --%skeystore need --%sssl", t.prefix, t.prefix, t.prefix)
+		}
+		return nil, nil
+	}
+	cfg, err := tlsconf.ClientConfig(t.c)
+	var te *tlsconf.Error
+	if errors.As(err, &te) {
+		return nil, fmt.Errorf("--%s%s: %v", t.prefix, strings.ReplaceAll(te.Setting, "_", "-"), te.Err)
+	}
+	return cfg, err
+}
 
 // transferFlags are the flags export, import and copy share.
 type transferFlags struct {
@@ -38,6 +85,7 @@ type transferFlags struct {
 	interval     time.Duration
 	output       string
 	logLevel     string
+	tls          tlsFlags
 }
 
 func (f *transferFlags) register(cmd *cobra.Command) {
@@ -58,6 +106,11 @@ func (f *transferFlags) register(cmd *cobra.Command) {
 	fs.DurationVar(&f.interval, "progress-interval", 10*time.Second, "time between progress log lines")
 	fs.StringVarP(&f.output, "output", "o", "text", "summary format: text or json")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
+	whose := "the server"
+	if cmd.Name() == "copy" {
+		whose = "the source (and the target, unless a --to-ssl flag is given)"
+	}
+	f.tls.register(cmd, "", whose)
 	cmd.MarkFlagRequired("keyspace")
 }
 
@@ -73,8 +126,8 @@ func readPassword(file string) (string, error) {
 	return strings.TrimRight(line, "\r"), nil
 }
 
-// endpoint is addr with the connection flags.
-func (f *transferFlags) endpoint(addr, username, passwordFile string) (transfer.Endpoint, error) {
+// endpoint is addr with the connection flags and t's TLS.
+func (f *transferFlags) endpoint(addr, username, passwordFile string, t *tlsFlags) (transfer.Endpoint, error) {
 	if addr == "" {
 		return transfer.Endpoint{}, errors.New("a server address (HOST:PORT) is required")
 	}
@@ -88,7 +141,11 @@ func (f *transferFlags) endpoint(addr, username, passwordFile string) (transfer.
 	if passwordFile != "" && username == "" {
 		return transfer.Endpoint{}, errors.New("--password-file needs --username")
 	}
-	return transfer.Endpoint{Addr: addr, Framed: f.framed, Username: username, Password: pw, Timeout: f.timeout}, nil
+	tc, err := t.config()
+	if err != nil {
+		return transfer.Endpoint{}, err
+	}
+	return transfer.Endpoint{Addr: addr, Framed: f.framed, Username: username, Password: pw, Timeout: f.timeout, TLS: tc}, nil
 }
 
 // options builds the library's options from the flags.

@@ -138,3 +138,88 @@ func TestBadKeystoreStopsStartUp(t *testing.T) {
 		}
 	}
 }
+
+// storageConfWith is the repository's storage-conf.xml, its Thrift port on
+// 127.0.0.1, with extra before </Storage>, written into a new directory.
+func storageConfWith(t *testing.T, extra string) string {
+	t.Helper()
+	xml, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "storage-conf.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(xml), "<ThriftAddress>localhost</ThriftAddress>", "<ThriftAddress>127.0.0.1</ThriftAddress>", 1)
+	text = strings.Replace(text, "</Storage>", extra+"\n</Storage>", 1)
+	path := filepath.Join(t.TempDir(), "storage-conf.xml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// A storage-conf.xml alone turns TLS on, with <ClientEncryptionOptions>,
+// and opens the TLS port beside the plain one, with <ThriftTLSPort>.
+func TestTLSFromStorageConf(t *testing.T) {
+	c := writeTestCerts(t)
+	xml := storageConfWith(t, `<ThriftTLSPort>0</ThriftTLSPort>
+<ClientEncryptionOptions>
+  <Enabled>true</Enabled>
+  <Keystore>`+c.ServerP12+`</Keystore>
+  <KeystorePassword>`+testcerts.Password+`</KeystorePassword>
+  <RequireClientAuth>true</RequireClientAuth>
+  <Truststore>`+c.CAPEM+`</Truststore>
+  <HandshakeTimeoutInSeconds>5</HandshakeTimeoutInSeconds>
+</ClientEncryptionOptions>`)
+	n := testenv.NewNode(t, thriftdBin, xml)
+	n.Start()
+	serving := n.WaitLog(t, time.Second, map[string]string{"msg": "thriftd is serving", "tls": "off", "tls_listen_mode": "on"})
+	tlsAddr := testenv.LogValue(serving["tls_listen"])
+	if !strings.HasPrefix(tlsAddr, "127.0.0.1:") {
+		t.Errorf("tls_listen %s, want ThriftAddress's host", tlsAddr)
+	}
+	if err := roundTrip(t, n.Addr); err != nil {
+		t.Fatalf("plain port: %v", err)
+	}
+	client, done, err := dialTLS(tlsAddr, c, c.Client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer done()
+	if v, err := client.DescribeVersion(context.Background()); err != nil || v == "" {
+		t.Fatalf("describe_version over TLS: %q, %v", v, err)
+	}
+	if anon, done, err := dialTLS(tlsAddr, c); err == nil {
+		if _, err := anon.DescribeVersion(context.Background()); err == nil {
+			t.Error("a client without a certificate was served")
+		}
+		done()
+	}
+}
+
+// A keystore that cannot be used, or an unknown protocol, in
+// storage-conf.xml stops start-up with the file and the element named.
+func TestBadTLSInStorageConfStopsStartUp(t *testing.T) {
+	c := writeTestCerts(t)
+	missing := filepath.Join(t.TempDir(), "missing.p12")
+	for _, tc := range []struct{ children, want string }{
+		{"<Keystore>" + c.ServerP12 + "</Keystore><KeystorePassword>wrong</KeystorePassword>",
+			": ClientEncryptionOptions/KeystorePassword: client_encryption_options.keystore_password: does not open " + c.ServerP12},
+		{"<Keystore>" + missing + "</Keystore>",
+			": ClientEncryptionOptions/Keystore: client_encryption_options.keystore: open " + missing + ": no such file or directory"},
+		{"<Keystore>" + c.ServerPEM + "</Keystore><Protocol>SSLv3</Protocol>",
+			": ClientEncryptionOptions/Protocol: client_encryption_options.protocol: want TLS, TLSv1.3, TLSv1.2, TLSv1.1 or TLSv1, not "},
+		{"<Keystore>" + c.ServerPEM + "</Keystore><RequireClientAuth>true</RequireClientAuth>",
+			": ClientEncryptionOptions/RequireClientAuth: client_encryption_options.truststore: must be set: require_client_auth needs"},
+		{"<Truststore>" + c.CAPEM + "</Truststore>",
+			": ClientEncryptionOptions/Enabled: client_encryption_options.keystore: must be set: enabled needs"},
+	} {
+		xml := storageConfWith(t, "<ClientEncryptionOptions><Enabled>true</Enabled>"+tc.children+"</ClientEncryptionOptions>")
+		_, stderr, err := runBinary(t, "-config", xml, "-listen", "127.0.0.1:0", "-data", filepath.Join(t.TempDir(), "data"))
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+			t.Errorf("exit: %v, want status 1", err)
+		}
+		if !strings.Contains(stderr, xml+tc.want) {
+			t.Errorf("stderr %s\nwant   %s", stderr, xml+tc.want)
+		}
+	}
+}

@@ -167,6 +167,8 @@ def test_plain_client_on_tls_port_is_refused_and_logged_once(start, certs):
         lines = refusal_lines(node)
         assert len(lines) == 1, lines
         assert lines[0]['peer'].startswith('127.0.0.1:') and lines[0]['level'] == 'WARN'
+        # The address and the cause; nothing of the configuration.
+        assert PASSWORD not in json.dumps(lines[0]) and 'keystore' not in json.dumps(lines[0])
         # The TLS connection opened before carries on.
         write_and_read(held, b'after-refusals')
     finally:
@@ -185,3 +187,31 @@ def test_client_certificate_required(start, certs):
     assert refused(node, certs, node.tls_port)
     wait_for(lambda: refusal_lines(node), 'the refusal to be logged')
     assert 'certificate' in refusal_lines(node)[0]['err']
+
+
+def test_tls_client_on_plain_port_is_closed_and_logged(start, certs):
+    node = start({'keystore': os.path.join(certs, 'server.pem')})
+    plain = Client(node.host, node.port, keyspace='Keyspace1')
+    try:
+        assert refused(node, certs, node.port)
+        lines = []
+
+        def logged():
+            lines[:] = [json.loads(l) for l in node.log_text().splitlines()
+                        if '"tls client on a plain port"' in l]
+            return lines
+        wait_for(logged, 'the TLS client on the plain port to be logged')
+        assert len(lines) == 1, lines
+        line = lines[0]
+        assert line['level'] == 'WARN' and line['msg'] == 'connection closed', line
+        assert line['peer'].startswith('127.0.0.1:'), line
+        assert 'began a TLS handshake on a port that speaks plain Thrift' in line['err'], line
+        # The plain connection opened before, and the TLS port, carry on.
+        write_and_read(plain, b'after-tls-on-plain')
+        c = Client('127.0.0.1', node.tls_port, keyspace='Keyspace1', sock=ssl_socket(certs, node.tls_port))
+        try:
+            write_and_read(c, b'tls-after-tls-on-plain')
+        finally:
+            c.close()
+    finally:
+        plain.close()

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The Cassandra backend: the Go end-to-end tests (test/e2e, test/e2e19),
-# the differential tests of the 19.x API (test/diff19), the Python interop
+# the differential tests of the 19.x API (test/diff19), the TLS tests of
+# thriftd-tool and of thriftd's storage-conf.xml, the Python interop
 # suites (0.6 and 19.x), the pycassa suite and the 19.x Ruby suite again, with
 # THRIFTD_TEST_BACKEND=cassandra, on real
 # Cassandra 5.0.9 nodes (test/cassandra/cluster: murmur3, random,
@@ -25,6 +26,13 @@ echo "cassandra.sh: single nodes ready after $((SECONDS - t0)) s"
 t=$SECONDS
 THRIFTD_TEST_BACKEND=cassandra go test -race -count=1 ./test/e2e ./test/e2e19 ./test/diff19
 echo "cassandra.sh: test/e2e, test/e2e19 and test/diff19 on Cassandra took $((SECONDS - t)) s"
+
+# TLS on the Thrift port with thriftd on the Cassandra store: thriftd-tool's
+# export, import and copy over TLS, and the TLS ports of a storage-conf.xml
+# (test/python19/test_tls19.py and test/suites/java.sh cover the clients).
+t=$SECONDS
+THRIFTD_TEST_BACKEND=cassandra go test -race -count=1 -run '^(TestTransferOverTLS|TestTLSFromStorageConf)$' ./cmd/thriftd-tool ./cmd/thriftd
+echo "cassandra.sh: the TLS tests of thriftd-tool and thriftd on Cassandra took $((SECONDS - t)) s"
 
 t=$SECONDS
 THRIFTD_TEST_BACKEND=cassandra bash test/suites/python.sh

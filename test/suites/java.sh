@@ -16,7 +16,8 @@
 #   test/suites/java.sh                      thriftd on LevelDB, then on Cassandra
 #   test/suites/java.sh --store leveldb      thriftd on LevelDB only, plain
 #                                            and over TLS
-#   test/suites/java.sh --store cassandra    thriftd on the Cassandra store only
+#   test/suites/java.sh --store cassandra    thriftd on the Cassandra store only,
+#                                            plain and over TLS
 #   test/suites/java.sh --reference          the real Cassandra 1.2.19
 #                                            (test/cassandra/reference start 1.2)
 #   test/suites/java.sh --against HOST:PORT  a running server (framed, RandomPartitioner)
@@ -35,7 +36,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 usage() {
-	sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
@@ -171,8 +172,9 @@ stop_thriftd() {
 	fi
 }
 
-# run_tls runs the programs over TLS on the Thrift port, set up as a
-# Cassandra 3.11 operator's would be: a JKS keystore made by keytool,
+# run_tls STORE FLAGS... runs the programs over TLS on the Thrift port of a
+# thriftd on STORE (leveldb or cassandra, FLAGS saying where it stores), set
+# up as a Cassandra 3.11 operator's would be: a JKS keystore made by keytool,
 # converted to PKCS12 by the keytool command of docs/security.md, and
 # client_encryption_options copied into thriftd.yaml. Hector takes its
 # TLS settings from the system properties ssl.truststore,
@@ -182,19 +184,21 @@ stop_thriftd() {
 # and the server to list them. Neither library presents client
 # certificates (test/python19/test_tls19.py checks those).
 run_tls() {
-	local d="$tmp/tls-certs" kt="$JAVA_HOME/bin/keytool" pw=cassandra
-	mkdir -p "$d"
-	{
-		"$kt" -genkeypair -alias thriftd -keyalg RSA -keysize 2048 -dname CN=localhost \
-			-ext san=dns:localhost,ip:127.0.0.1 -validity 2 -storetype JKS -keystore "$d/keystore.jks" \
-			-storepass $pw -keypass $pw
-		"$kt" -importkeystore -srckeystore "$d/keystore.jks" -srcstoretype JKS -destkeystore "$d/keystore.p12" \
-			-deststoretype PKCS12 -srcstorepass $pw -deststorepass $pw -noprompt
-		"$kt" -exportcert -alias thriftd -keystore "$d/keystore.p12" -storepass $pw -file "$d/thriftd.crt"
-		"$kt" -importcert -noprompt -alias thriftd -file "$d/thriftd.crt" -storetype PKCS12 \
-			-keystore "$d/truststore.p12" -storepass $pw
-	} >"$tmp/keytool.log" 2>&1 || { cat "$tmp/keytool.log" >&2; echo "java: keytool failed" >&2; exit 1; }
-	cat >"$d/thriftd.yaml" <<EOF
+	local store=$1 d="$tmp/tls-certs" kt="$JAVA_HOME/bin/keytool" pw=cassandra
+	shift
+	if [ ! -e "$d/thriftd.yaml" ]; then
+		mkdir -p "$d"
+		{
+			"$kt" -genkeypair -alias thriftd -keyalg RSA -keysize 2048 -dname CN=localhost \
+				-ext san=dns:localhost,ip:127.0.0.1 -validity 2 -storetype JKS -keystore "$d/keystore.jks" \
+				-storepass $pw -keypass $pw
+			"$kt" -importkeystore -srckeystore "$d/keystore.jks" -srcstoretype JKS -destkeystore "$d/keystore.p12" \
+				-deststoretype PKCS12 -srcstorepass $pw -deststorepass $pw -noprompt
+			"$kt" -exportcert -alias thriftd -keystore "$d/keystore.p12" -storepass $pw -file "$d/thriftd.crt"
+			"$kt" -importcert -noprompt -alias thriftd -file "$d/thriftd.crt" -storetype PKCS12 \
+				-keystore "$d/truststore.p12" -storepass $pw
+		} >"$tmp/keytool.log" 2>&1 || { cat "$tmp/keytool.log" >&2; echo "java: keytool failed" >&2; exit 1; }
+		cat >"$d/thriftd.yaml" <<EOF
 storage_conf: $PWD/test/java/storage-conf.xml
 client_encryption_options:
   enabled: true
@@ -204,15 +208,16 @@ client_encryption_options:
   protocol: TLS
   cipher_suites: [TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, TLS_RSA_WITH_AES_128_CBC_SHA, TLS_RSA_WITH_AES_256_CBC_SHA]
 EOF
-	start_thriftd tls -config "$d/thriftd.yaml" -data "$tmp/tls/data"
+	fi
+	start_thriftd "tls-$store" -config "$d/thriftd.yaml" "$@"
 	# Hector and Astyanax only: JanusGraph 0.5.3's Thrift backend takes
 	# its TLS settings from its own configuration, not these properties.
 	local all=("${programs[@]}")
 	programs=("${all[@]:0:2}")
-	run_programs "$ADDR" "thriftd over TLS" -Dssl.truststore="$d/truststore.p12" -Dssl.truststore.password=$pw \
+	run_programs "$ADDR" "thriftd on $store over TLS" -Dssl.truststore="$d/truststore.p12" -Dssl.truststore.password=$pw \
 		-Dssl.store.type=PKCS12 -Dssl.protocol=TLS
 	programs=("${all[@]}")
-	stop_thriftd tls
+	stop_thriftd "tls-$store"
 }
 
 if [ "$against" = reference ]; then
@@ -243,7 +248,7 @@ else
 			start_thriftd leveldb -data "$tmp/leveldb/data"
 			run_programs "$ADDR" "thriftd on LevelDB"
 			stop_thriftd leveldb
-			run_tls
+			run_tls leveldb -data "$tmp/leveldb-tls/data"
 		else
 			# A start reuses the running node, or restarts one that an
 			# earlier suite stopped.
@@ -254,9 +259,15 @@ else
 			start_thriftd cassandra -cassandra "$points" -cassandra-prefix "$prefix"
 			run_programs "$ADDR" "thriftd on Cassandra"
 			stop_thriftd cassandra
+			# Over TLS, under a keyspace prefix of its own: the programs
+			# expect to start from an empty cluster.
+			tls_prefix=${prefix}tls_
+			run_tls cassandra -cassandra "$points" -cassandra-prefix "$tls_prefix"
 			if [ "${THRIFTD_CASSANDRA_KEEP_KEYSPACES:-}" != 1 ]; then
-				"$bin" -config test/java/storage-conf.xml -cassandra "$points" -cassandra-prefix "$prefix" \
-					-cassandra-drop >/dev/null 2>&1 || echo "java: dropping the keyspaces of $prefix failed" >&2
+				for p in "$prefix" "$tls_prefix"; do
+					"$bin" -config test/java/storage-conf.xml -cassandra "$points" -cassandra-prefix "$p" \
+						-cassandra-drop >/dev/null 2>&1 || echo "java: dropping the keyspaces of $p failed" >&2
+				done
 			fi
 		fi
 	done
