@@ -415,6 +415,17 @@ func diff(t *testing.T, refAddr string, roles bool) {
 	}
 	ignore := func(string, error) {}
 	calls := []call{
+		{label: "set_keyspace", run: func(c *testenv.Client19) error { return c.SetKeyspace(ctx, ks) }},
+		// A client that has not logged in may name a keyspace that does
+		// not exist (2.1 lets it, for client libraries that call
+		// set_keyspace before login); the connection is set back after.
+		{label: "set_keyspace unknown", run: func(c *testenv.Client19) error {
+			err := c.SetKeyspace(ctx, ks+"_nope")
+			if err := c.SetKeyspace(ctx, ks); err != nil {
+				return fmt.Errorf("setting the keyspace back: %w", err)
+			}
+			return err
+		}},
 		{label: "get", run: func(c *testenv.Client19) error {
 			_, err := c.Get(ctx, []byte("k"), &cassandra19.ColumnPath{ColumnFamily: "cf", Column: []byte("nothing")}, one)
 			return err
@@ -478,6 +489,7 @@ func diff(t *testing.T, refAddr string, roles bool) {
 			return err
 		}},
 		{label: "describe_keyspace", run: func(c *testenv.Client19) error { _, err := c.DescribeKeyspace(ctx, ks); return err }},
+		{label: "describe_keyspace unknown", run: func(c *testenv.Client19) error { _, err := c.DescribeKeyspace(ctx, ks+"_nope"); return err }},
 		{label: "describe_keyspaces", run: func(c *testenv.Client19) error { _, err := c.DescribeKeyspaces(ctx); return err }},
 		{label: "describe_schema_versions", run: func(c *testenv.Client19) error { _, err := c.DescribeSchemaVersions(ctx); return err }},
 		{label: "describe_ring", run: func(c *testenv.Client19) error { _, err := c.DescribeRing(ctx, ks); return err }},
@@ -562,6 +574,11 @@ func diff(t *testing.T, refAddr string, roles bool) {
 					t.Fatalf("%s: adding %s again: %v", s.name, ksDrop, why(err))
 				}
 			}},
+		{label: "system_add_keyspace system", run: func(c *testenv.Client19) error { _, err := c.SystemAddKeyspace(ctx, ksDef("system")); return err }},
+		{label: "system_update_keyspace system", run: func(c *testenv.Client19) error {
+			_, err := c.SystemUpdateKeyspace(ctx, ksDef("system"))
+			return err
+		}},
 		{label: "system_drop_keyspace system", run: func(c *testenv.Client19) error { _, err := c.SystemDropKeyspace(ctx, "system"); return err }},
 	}
 	outcome := func(err error) string {
