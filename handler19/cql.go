@@ -421,24 +421,33 @@ func (c *conn) executeCQL3(query []byte, compression cassandra19.Compression) (*
 		return nil, err
 	}
 	sel, ok := parseSchemaSelect(q, c.keyspace)
-	if !ok {
-		return nil, c.s.errCQL
-	}
-	// The schema tables are readable by every user who logged in
+	// 2.1 checks the login once the statement is parsed (its checkAccess),
+	// and every statement but USE checks it: a client that has not logged
+	// in is told so before thriftd refuses what it does not serve. The
+	// schema tables are readable by every user who logged in
 	// (ClientState.READABLE_SYSTEM_RESOURCES).
 	if err := c.validateLogin(); err != nil {
 		return nil, err
+	}
+	if !ok {
+		return nil, c.s.errCQL
 	}
 	return c.executeSchemaSelect(sel)
 }
 
 // refuseCQL answers a statement thriftd does not serve after the checks
-// 1.2 ran first.
+// 2.1 ran first: the CQL version, the query's decompression, then the
+// login (prepare_cql_query and prepare_cql3_query check it before they
+// parse; execute_cql_query's statements check it once parsed, all but
+// USE).
 func (c *conn) refuseCQL(major int, query []byte, compression cassandra19.Compression) error {
 	if err := c.validateCQLVersion(major); err != nil {
 		return err
 	}
 	if _, err := uncompress(query, compression); err != nil {
+		return err
+	}
+	if err := c.validateLogin(); err != nil {
 		return err
 	}
 	return c.s.errCQL

@@ -158,6 +158,25 @@ func TestPasswordsAndPermissions(t *testing.T) {
 		{"alice system_drop_column_family", func() error { _, err := alice.SystemDropColumnFamily(ctx, "Standard2"); return err }(), "InvalidRequestException: User alice has no DROP permission on <table Keyspace1.Standard2> or any of its parents"},
 		{"cassandra insert", insert(root), ""},
 		{"cassandra get_slice", read(root), ""},
+		// 2.1 checks the login before it reads a prepared query, and once
+		// it has parsed an executed one; thriftd then refuses the CQL it
+		// does not serve.
+		{"anonymous prepare_cql3_query", func() error {
+			_, err := anon.PrepareCql3Query(ctx, []byte("SELECT * FROM Standard1"), cassandra19.Compression_NONE)
+			return err
+		}(), "InvalidRequestException: You have not logged in"},
+		{"anonymous execute_cql3_query", func() error {
+			_, err := anon.ExecuteCql3Query(ctx, []byte("SELECT * FROM Standard1"), cassandra19.Compression_NONE, one)
+			return err
+		}(), "InvalidRequestException: You have not logged in"},
+		{"anonymous execute_cql_query", func() error {
+			_, err := anon.ExecuteCqlQuery(ctx, []byte("SELECT * FROM Standard1"), cassandra19.Compression_NONE)
+			return err
+		}(), "InvalidRequestException: You have not logged in"},
+		{"alice prepare_cql3_query", func() error {
+			_, err := alice.PrepareCql3Query(ctx, []byte("SELECT * FROM Standard1"), cassandra19.Compression_NONE)
+			return err
+		}(), "InvalidRequestException: thriftd answers over Thrift only CQL 3 SELECTs of system.schema_keyspaces, system.schema_columnfamilies and system.schema_columns (to describe its schema); send any other CQL to a Cassandra node's native protocol port (9042 by default)"},
 		{"unknown family first", func() error {
 			_, err := bob.GetSlice(ctx, []byte("k"), &cassandra19.ColumnParent{ColumnFamily: "Nope"}, pred, one)
 			return err
