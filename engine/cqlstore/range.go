@@ -54,6 +54,11 @@ func (st *Store) walkKeys(ctx context.Context, f *family, b engine.Bounds, want 
 		args = append(args, st.tokenValue(f, b.Start))
 	}
 	q := st.readQuery(ctx, stmt, args...).PageSize(pageSize)
+	if want > 0 && !b.StartInclusive && len(b.Start) > 0 {
+		// The first key may be the start's own, which is skipped: a page
+		// of want keys would then need a second page for the last one.
+		want++
+	}
 	if want > 0 && want < pageSize {
 		// No page fetched ahead either: the first is likely the last.
 		q = q.PageSize(want).Prefetch(0)
