@@ -281,8 +281,7 @@ func TestStatementsPerCall(t *testing.T) {
 			}
 			return err
 		}, 1, 1},
-		// The keys (one page of 100), then the rows' slices in one
-		// statement.
+		// One page of 100 rows, 5 columns each (PER PARTITION LIMIT).
 		{"get_range_slices of 100 rows × 5 columns", func() error {
 			r, err := st.Range(ctx, storetest.Keyspace, engine.Bounds{}, engine.Query{ColumnFamily: "Standard1", Predicate: storetest.All(5)}, 100)
 			if err == nil && len(r) != 100 {
@@ -294,10 +293,24 @@ func TestStatementsPerCall(t *testing.T) {
 				}
 			}
 			return err
+		}, 1, 1},
+		// The keys of 100 rows, then their slices in one statement.
+		{"get_range_slices of 100 rows × 5 columns from c50", func() error {
+			q := engine.Query{ColumnFamily: "Standard1", Predicate: engine.Predicate{Start: []byte("c50"), Count: 5}}
+			r, err := st.Range(ctx, storetest.Keyspace, engine.Bounds{}, q, 100)
+			if err == nil && len(r) != 100 {
+				err = fmt.Errorf("get_range_slices read %d rows", len(r))
+			}
+			for i := 0; err == nil && i < len(r); i++ {
+				if len(r[i].Columns) != 5 || string(r[i].Columns[0].Name) != "c50" {
+					err = fmt.Errorf("get_range_slices read %d columns of row %q", len(r[i].Columns), r[i].Key)
+				}
+			}
+			return err
 		}, 2, 2},
 		// get_paged_slice's walk of 4 rows after the previous page's last
-		// row (whose token starts the bounds, not included): one page of
-		// keys, though the first key of it is skipped, and one read.
+		// row (whose token starts the bounds, not included): one page,
+		// though the first row of it is skipped.
 		{"get_paged_slice's batch of 4 rows", func() error {
 			b := engine.Bounds{Start: partitioner.Murmur3Partitioner{}.Token(keys[3])}
 			r, err := st.Range(ctx, storetest.Keyspace, b, engine.Query{ColumnFamily: "Standard1", Predicate: storetest.All(100)}, 4)
@@ -310,7 +323,7 @@ func TestStatementsPerCall(t *testing.T) {
 				}
 			}
 			return err
-		}, 2, 2},
+		}, 1, 1},
 	} {
 		requests, statements := count(t, c.call)
 		if requests != c.requests || statements != c.statements {

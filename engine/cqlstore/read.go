@@ -32,8 +32,9 @@ func (st *Store) Get(ctx context.Context, keyspace, key string, q engine.Query) 
 	return st.readRow(ctx, f, key, q)
 }
 
-// GetMany implements engine.Store with one read per key, up to
-// Options.Concurrency at once. Unlike the LevelDB store, the rows are not
+// GetMany implements engine.Store with one read of up to 100 keys where
+// readsAsMany allows, else one read per key; up to Options.Concurrency
+// reads at once. Unlike the LevelDB store, the rows are not
 // read from one snapshot: Cassandra has none (docs/cassandra.md).
 func (st *Store) GetMany(ctx context.Context, keyspace string, keys []string, q engine.Query) ([]engine.Row, error) {
 	if err := st.enter(); err != nil {

@@ -1,6 +1,7 @@
 package cqlstore
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -161,4 +162,103 @@ func (st *Store) readManyOnce(ctx context.Context, f *family, keys []raw, q engi
 		kb, enc, value, ttl, wrote = nil, nil, nil, nil, nil
 	}
 	return clusterError(ctx, "read "+f.table, iter.Close())
+}
+
+// scansWhole reports whether scanRows reads q as Range would read it
+// row by row: a readsAsMany read of every column of a row, up to a count,
+// which leaves out no row that the walk of keys visits (a row without a
+// column, a range ghost, comes back as its static row).
+func scansWhole(f *family, q engine.Query) bool {
+	return q.Names == nil && len(q.Start) == 0 && len(q.Finish) == 0 && readsAsMany(f, q)
+}
+
+// scanRows is Range of a query scansWhole accepts, in one statement
+// (more for pages of more than pageSize columns): the rows of f in b,
+// in token order, with at most q.Count columns each (PER PARTITION
+// LIMIT), until maxRows rows.
+func (st *Store) scanRows(ctx context.Context, f *family, b engine.Bounds, q engine.Query, maxRows int) ([]engine.Row, error) {
+	ctx, cancel := st.bound(ctx)
+	defer cancel()
+	cells := valueCells{on: f.valueType != ""}
+	stmt := `SELECT key, column1, value, writetime(value), ttl(value)`
+	if f.writtenTTL {
+		stmt += `, written_ttl`
+	}
+	stmt += cells.selects() + ` FROM ` + f.table
+	var args []any
+	if len(b.Start) > 0 {
+		stmt += ` WHERE token(key) >= ?`
+		args = append(args, st.tokenValue(f, b.Start))
+	}
+	size := pageSize
+	if q.Count > 0 {
+		stmt += ` PER PARTITION LIMIT ?`
+		args = append(args, min(q.Count, math.MaxInt32))
+		// The start's own row may come first, and is skipped.
+		size = min(pageSize, (maxRows+1)*min(q.Count, pageSize))
+	}
+	qy := st.readQuery(ctx, stmt, args...).PageSize(size)
+	if size < pageSize {
+		// No page fetched ahead either: the first is likely the last.
+		qy = qy.Prefetch(0)
+	}
+	iter := qy.Iter()
+	var (
+		out        []engine.Row
+		kb, last   raw
+		skip       bool
+		n          int // CQL rows of the partition, as PER PARTITION LIMIT counts them
+		enc, value raw
+		ts         int64
+		ttl, wrote *int32
+	)
+	now := time.Now().Unix()
+	c := f.def.Comparator
+	dest := []any{&kb, &enc, &value, &ts, &ttl}
+	if f.writtenTTL {
+		dest = append(dest, &wrote)
+	}
+	dest = cells.dest(dest)
+	for iter.Scan(dest...) {
+		if last == nil || !bytes.Equal(kb, last) {
+			// The first row of a partition.
+			if len(out) == maxRows {
+				break
+			}
+			key, tok, err := st.decodeKey(kb)
+			if f.rawKey {
+				key, tok, err = string(kb), st.part.Token(string(kb)), nil
+			}
+			if err != nil {
+				iter.Close()
+				return nil, fmt.Errorf("%s: stored row key: %w", f.table, err)
+			}
+			if len(b.End) > 0 && bytes.Compare(tok, b.End) > 0 {
+				break
+			}
+			last, n = kb, 0
+			skip = !b.StartInclusive && bytes.Equal(tok, b.Start)
+			if !skip {
+				out = append(out, engine.Row{Key: key})
+			}
+		}
+		keep := !skip && len(enc) > 0 // not a partition with only the ghost marker
+		var live bool
+		if value, ts, ttl, live = cells.merge(value, ts, ttl); keep && live {
+			name, err := f.decode(c, enc)
+			if err != nil {
+				iter.Close()
+				return nil, fmt.Errorf("%s: stored column name: %w", f.table, err)
+			}
+			col := expiring(engine.Column{Name: name, Value: nonNil(value), Timestamp: ts}, ttl, now)
+			r := &out[len(out)-1]
+			r.Columns = append(r.Columns, asWritten(col, wrote))
+		}
+		kb, enc, value, ttl, wrote = nil, nil, nil, nil, nil
+		if n++; len(out) == maxRows && !skip && n == q.Count {
+			// The last row is whole: asking for more would fetch a page.
+			break
+		}
+	}
+	return out, clusterError(ctx, "scan "+f.table, iter.Close())
 }
