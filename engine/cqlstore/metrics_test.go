@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/thriftd/thriftd/engine"
+	"github.com/thriftd/thriftd/engine/partitioner"
 	"github.com/thriftd/thriftd/engine/storetest"
 )
 
@@ -270,18 +271,59 @@ func TestStatementsPerCall(t *testing.T) {
 			}
 			return err
 		}, 1, 1},
+		// One statement for the 10 rows (key IN ?, PER PARTITION LIMIT).
 		{"multiget_slice of 10 rows", func() error {
-			_, err := st.GetMany(ctx, storetest.Keyspace, keys, slice)
+			r, err := st.GetMany(ctx, storetest.Keyspace, keys, slice)
+			for i := 0; err == nil && i < len(r); i++ {
+				if r[i].Key != keys[i] || len(r[i].Columns) != 10 {
+					err = fmt.Errorf("multiget_slice read row %q with %d columns, want %q with 10", r[i].Key, len(r[i].Columns), keys[i])
+				}
+			}
 			return err
-		}, 10, 10},
-		// The keys (one page of 100) and each row's slice.
+		}, 1, 1},
+		// One page of 100 rows, 5 columns each (PER PARTITION LIMIT).
 		{"get_range_slices of 100 rows × 5 columns", func() error {
 			r, err := st.Range(ctx, storetest.Keyspace, engine.Bounds{}, engine.Query{ColumnFamily: "Standard1", Predicate: storetest.All(5)}, 100)
 			if err == nil && len(r) != 100 {
 				err = fmt.Errorf("get_range_slices read %d rows", len(r))
 			}
+			for i := 0; err == nil && i < len(r); i++ {
+				if len(r[i].Columns) != 5 {
+					err = fmt.Errorf("get_range_slices read %d columns of row %q", len(r[i].Columns), r[i].Key)
+				}
+			}
 			return err
-		}, 101, 101},
+		}, 1, 1},
+		// The keys of 100 rows, then their slices in one statement.
+		{"get_range_slices of 100 rows × 5 columns from c50", func() error {
+			q := engine.Query{ColumnFamily: "Standard1", Predicate: engine.Predicate{Start: []byte("c50"), Count: 5}}
+			r, err := st.Range(ctx, storetest.Keyspace, engine.Bounds{}, q, 100)
+			if err == nil && len(r) != 100 {
+				err = fmt.Errorf("get_range_slices read %d rows", len(r))
+			}
+			for i := 0; err == nil && i < len(r); i++ {
+				if len(r[i].Columns) != 5 || string(r[i].Columns[0].Name) != "c50" {
+					err = fmt.Errorf("get_range_slices read %d columns of row %q", len(r[i].Columns), r[i].Key)
+				}
+			}
+			return err
+		}, 2, 2},
+		// get_paged_slice's walk of 4 rows after the previous page's last
+		// row (whose token starts the bounds, not included): one page,
+		// though the first row of it is skipped.
+		{"get_paged_slice's batch of 4 rows", func() error {
+			b := engine.Bounds{Start: partitioner.Murmur3Partitioner{}.Token(keys[3])}
+			r, err := st.Range(ctx, storetest.Keyspace, b, engine.Query{ColumnFamily: "Standard1", Predicate: storetest.All(100)}, 4)
+			if err == nil && len(r) != 4 {
+				err = fmt.Errorf("get_paged_slice read %d rows", len(r))
+			}
+			for i := 0; err == nil && i < len(r); i++ {
+				if r[i].Key == keys[3] || len(r[i].Columns) != 100 {
+					err = fmt.Errorf("get_paged_slice read row %q with %d columns", r[i].Key, len(r[i].Columns))
+				}
+			}
+			return err
+		}, 1, 1},
 	} {
 		requests, statements := count(t, c.call)
 		if requests != c.requests || statements != c.statements {

@@ -32,8 +32,9 @@ func (st *Store) Get(ctx context.Context, keyspace, key string, q engine.Query) 
 	return st.readRow(ctx, f, key, q)
 }
 
-// GetMany implements engine.Store with one read per key, up to
-// Options.Concurrency at once. Unlike the LevelDB store, the rows are not
+// GetMany implements engine.Store with one read of up to 100 keys where
+// readsAsMany allows, else one read per key; up to Options.Concurrency
+// reads at once. Unlike the LevelDB store, the rows are not
 // read from one snapshot: Cassandra has none (docs/cassandra.md).
 func (st *Store) GetMany(ctx context.Context, keyspace string, keys []string, q engine.Query) ([]engine.Row, error) {
 	if err := st.enter(); err != nil {
@@ -49,6 +50,9 @@ func (st *Store) GetMany(ctx context.Context, keyspace string, keys []string, q 
 
 // readRows reads q from every key concurrently; out[i] is keys[i]'s row.
 func (st *Store) readRows(ctx context.Context, f *family, keys []string, q engine.Query) ([]engine.Row, error) {
+	if len(keys) > 1 && readsAsMany(f, q) {
+		return st.readMany(ctx, f, keys, q)
+	}
 	out := make([]engine.Row, len(keys))
 	err := st.each(ctx, len(keys), func(ctx context.Context, i int) error {
 		r, err := st.readRow(ctx, f, keys[i], q)
@@ -299,38 +303,9 @@ func (st *Store) readColumns(ctx context.Context, f *family, key string, q engin
 	} else if c := f.def.SubComparator; q.SuperColumn != nil && spelled(f, c) {
 		return st.readSpelled(ctx, f, key, q, c)
 	}
-	c := f.def.Comparator
-	sel := `SELECT column1, value, writetime(value), ttl(value)`
-	if f.writtenTTL {
-		sel += `, written_ttl`
-	}
-	cells := valueCells{on: f.valueType != "" && q.SuperColumn == nil}
-	sel += cells.selects()
-	stmt := sel + ` FROM ` + f.table + ` WHERE key = ?`
-	args := []any{st.keyOf(f, key)}
-	if q.SuperColumn != nil {
-		stmt += ` AND super_column = ?`
-		args = append(args, f.encode(f.def.Comparator, q.SuperColumn))
-		c = f.def.SubComparator
-	}
-	w, wargs, filter := where(f, "column1", c, q.Predicate)
-	stmt += w
-	args = append(args, wargs...)
-	if q.Names == nil && q.Reversed {
-		if f.def.Super {
-			stmt += ` ORDER BY super_column DESC, column1 DESC`
-		} else if f.desc {
-			stmt += ` ORDER BY column1 ASC`
-		} else {
-			stmt += ` ORDER BY column1 DESC`
-		}
-	}
-	if q.Names == nil && q.Count > 0 && filter == nil {
-		// A bound LIMIT keeps one prepared statement for every count.
-		stmt += ` LIMIT ?`
-		args = append(args, min(q.Count, math.MaxInt32))
-	}
-	iter := st.readQuery(ctx, stmt, args...).PageSize(pageSize).Iter()
+	sel := st.columnsSelect(f, q, st.keyOf(f, key), false)
+	c, cells, filter := sel.c, sel.cells, sel.filter
+	iter := st.readQuery(ctx, sel.stmt, sel.args...).PageSize(pageSize).Iter()
 	var (
 		out   []engine.Column
 		enc   raw

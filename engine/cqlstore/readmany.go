@@ -1,0 +1,264 @@
+package cqlstore
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/thriftd/thriftd/engine"
+	"github.com/thriftd/thriftd/engine/comparator"
+)
+
+// columnsSelect is the SELECT of readColumns's own path (a row of a
+// family that is neither adopted nor of spelled names): the columns of q
+// in the row whose stored key is key, or, when many, in every row whose
+// stored key is in the list key, each row's rows led by its key and at
+// most q.Count of them per row (PER PARTITION LIMIT, Cassandra 3.6+).
+type columnsSelect struct {
+	stmt   string
+	args   []any
+	c      comparator.Comparator
+	filter *boundFilter
+	cells  valueCells
+}
+
+func (st *Store) columnsSelect(f *family, q engine.Query, key any, many bool) columnsSelect {
+	out := columnsSelect{c: f.def.Comparator, cells: valueCells{on: f.valueType != "" && q.SuperColumn == nil}}
+	sel := `SELECT column1, value, writetime(value), ttl(value)`
+	if many {
+		sel = `SELECT key, column1, value, writetime(value), ttl(value)`
+	}
+	if f.writtenTTL {
+		sel += `, written_ttl`
+	}
+	sel += out.cells.selects()
+	stmt := sel + ` FROM ` + f.table + ` WHERE key = ?`
+	if many {
+		stmt = sel + ` FROM ` + f.table + ` WHERE key IN ?`
+	}
+	args := []any{key}
+	if q.SuperColumn != nil {
+		stmt += ` AND super_column = ?`
+		args = append(args, f.encode(f.def.Comparator, q.SuperColumn))
+		out.c = f.def.SubComparator
+	}
+	w, wargs, filter := where(f, "column1", out.c, q.Predicate)
+	stmt += w
+	args = append(args, wargs...)
+	if q.Names == nil && q.Reversed {
+		if f.def.Super {
+			stmt += ` ORDER BY super_column DESC, column1 DESC`
+		} else if f.desc {
+			stmt += ` ORDER BY column1 ASC`
+		} else {
+			stmt += ` ORDER BY column1 DESC`
+		}
+	}
+	if q.Names == nil && q.Count > 0 && filter == nil {
+		// A bound LIMIT keeps one prepared statement for every count.
+		if many {
+			stmt += ` PER PARTITION LIMIT ?`
+		} else {
+			stmt += ` LIMIT ?`
+		}
+		args = append(args, min(q.Count, math.MaxInt32))
+	}
+	out.stmt, out.args, out.filter = stmt, args, filter
+	return out
+}
+
+// manyKeys is how many rows one statement of readMany reads at most.
+const manyKeys = 100
+
+// readsAsMany reports whether readMany reads q from rows of f as
+// readColumns reads it from each: a slice or names of a Standard row of
+// a family of the store's own layout, in the names' order (Cassandra
+// refuses ORDER BY with an IN of keys on a paged read), whose bounds the
+// column can hold.
+func readsAsMany(f *family, q engine.Query) bool {
+	if f.system || f.adopt != nil || f.def.Super || q.SuperColumn != nil || counterFamily(f.def) ||
+		spelled(f, f.def.Comparator) || (q.Names == nil && q.Reversed) {
+		return false
+	}
+	if q.Names == nil && q.Count == 0 || q.Names != nil && len(q.Names) == 0 {
+		return false // readRow answers these without a read
+	}
+	_, _, filter := where(f, "column1", f.def.Comparator, q.Predicate)
+	return filter == nil
+}
+
+// readMany is readRows of rows readsAsMany accepts: one statement per
+// manyKeys rows (key IN ?) instead of one per row. Rows without a column
+// in q (missing, range ghosts) come back empty, as from readRow.
+func (st *Store) readMany(ctx context.Context, f *family, keys []string, q engine.Query) ([]engine.Row, error) {
+	out := make([]engine.Row, len(keys))
+	at := make(map[string][]int, len(keys))
+	for i, k := range keys {
+		out[i].Key = k
+		kb := string(st.keyOf(f, k))
+		at[kb] = append(at[kb], i)
+	}
+	uniq := make([]raw, 0, len(at))
+	for i, k := range keys {
+		kb := st.keyOf(f, k)
+		if at[string(kb)][0] == i {
+			uniq = append(uniq, kb)
+		}
+	}
+	chunks := (len(uniq) + manyKeys - 1) / manyKeys
+	err := st.each(ctx, chunks, func(ctx context.Context, n int) error {
+		part := uniq[n*manyKeys : min((n+1)*manyKeys, len(uniq))]
+		return st.readManyOnce(ctx, f, part, q, func(kb raw, col engine.Column) {
+			is := at[string(kb)]
+			for _, i := range is {
+				out[i].Columns = append(out[i].Columns, col)
+			}
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// readManyOnce reads q from the rows keys with one statement and hands
+// each live column to add with its row's stored key, in each row's order.
+func (st *Store) readManyOnce(ctx context.Context, f *family, keys []raw, q engine.Query, add func(raw, engine.Column)) error {
+	ctx, cancel := st.bound(ctx)
+	defer cancel()
+	sel := st.columnsSelect(f, q, keys, true)
+	c, cells := sel.c, sel.cells
+	iter := st.readQuery(ctx, sel.stmt, sel.args...).PageSize(pageSize).Iter()
+	var (
+		kb, enc, value raw
+		ts             int64
+		ttl, wrote     *int32
+	)
+	now := time.Now().Unix()
+	dest := []any{&kb, &enc, &value, &ts, &ttl}
+	if f.writtenTTL {
+		dest = append(dest, &wrote)
+	}
+	dest = cells.dest(dest)
+	for iter.Scan(dest...) {
+		if len(enc) == 0 {
+			kb, enc, value, ttl, wrote = nil, nil, nil, nil, nil
+			continue // a partition with only the ghost marker
+		}
+		var live bool
+		if value, ts, ttl, live = cells.merge(value, ts, ttl); !live {
+			kb, enc, value, ttl, wrote = nil, nil, nil, nil, nil
+			continue
+		}
+		name, err := f.decode(c, enc)
+		if err != nil {
+			iter.Close()
+			return fmt.Errorf("%s: stored column name: %w", f.table, err)
+		}
+		col := expiring(engine.Column{Name: name, Value: nonNil(value), Timestamp: ts}, ttl, now)
+		add(kb, asWritten(col, wrote))
+		kb, enc, value, ttl, wrote = nil, nil, nil, nil, nil
+	}
+	return clusterError(ctx, "read "+f.table, iter.Close())
+}
+
+// scansWhole reports whether scanRows reads q as Range would read it
+// row by row: a readsAsMany read of every column of a row, up to a count,
+// which leaves out no row that the walk of keys visits (a row without a
+// column, a range ghost, comes back as its static row).
+func scansWhole(f *family, q engine.Query) bool {
+	return q.Names == nil && len(q.Start) == 0 && len(q.Finish) == 0 && readsAsMany(f, q)
+}
+
+// scanRows is Range of a query scansWhole accepts, in one statement
+// (more for pages of more than pageSize columns): the rows of f in b,
+// in token order, with at most q.Count columns each (PER PARTITION
+// LIMIT), until maxRows rows.
+func (st *Store) scanRows(ctx context.Context, f *family, b engine.Bounds, q engine.Query, maxRows int) ([]engine.Row, error) {
+	ctx, cancel := st.bound(ctx)
+	defer cancel()
+	cells := valueCells{on: f.valueType != ""}
+	stmt := `SELECT key, column1, value, writetime(value), ttl(value)`
+	if f.writtenTTL {
+		stmt += `, written_ttl`
+	}
+	stmt += cells.selects() + ` FROM ` + f.table
+	var args []any
+	if len(b.Start) > 0 {
+		stmt += ` WHERE token(key) >= ?`
+		args = append(args, st.tokenValue(f, b.Start))
+	}
+	size := pageSize
+	if q.Count > 0 {
+		stmt += ` PER PARTITION LIMIT ?`
+		args = append(args, min(q.Count, math.MaxInt32))
+		// The start's own row may come first, and is skipped.
+		size = min(pageSize, (maxRows+1)*min(q.Count, pageSize))
+	}
+	qy := st.readQuery(ctx, stmt, args...).PageSize(size)
+	if size < pageSize {
+		// No page fetched ahead either: the first is likely the last.
+		qy = qy.Prefetch(0)
+	}
+	iter := qy.Iter()
+	var (
+		out        []engine.Row
+		kb, last   raw
+		skip       bool
+		n          int // CQL rows of the partition, as PER PARTITION LIMIT counts them
+		enc, value raw
+		ts         int64
+		ttl, wrote *int32
+	)
+	now := time.Now().Unix()
+	c := f.def.Comparator
+	dest := []any{&kb, &enc, &value, &ts, &ttl}
+	if f.writtenTTL {
+		dest = append(dest, &wrote)
+	}
+	dest = cells.dest(dest)
+	for iter.Scan(dest...) {
+		if last == nil || !bytes.Equal(kb, last) {
+			// The first row of a partition.
+			if len(out) == maxRows {
+				break
+			}
+			key, tok, err := st.decodeKey(kb)
+			if f.rawKey {
+				key, tok, err = string(kb), st.part.Token(string(kb)), nil
+			}
+			if err != nil {
+				iter.Close()
+				return nil, fmt.Errorf("%s: stored row key: %w", f.table, err)
+			}
+			if len(b.End) > 0 && bytes.Compare(tok, b.End) > 0 {
+				break
+			}
+			last, n = kb, 0
+			skip = !b.StartInclusive && bytes.Equal(tok, b.Start)
+			if !skip {
+				out = append(out, engine.Row{Key: key})
+			}
+		}
+		keep := !skip && len(enc) > 0 // not a partition with only the ghost marker
+		var live bool
+		if value, ts, ttl, live = cells.merge(value, ts, ttl); keep && live {
+			name, err := f.decode(c, enc)
+			if err != nil {
+				iter.Close()
+				return nil, fmt.Errorf("%s: stored column name: %w", f.table, err)
+			}
+			col := expiring(engine.Column{Name: name, Value: nonNil(value), Timestamp: ts}, ttl, now)
+			r := &out[len(out)-1]
+			r.Columns = append(r.Columns, asWritten(col, wrote))
+		}
+		kb, enc, value, ttl, wrote = nil, nil, nil, nil, nil
+		if n++; len(out) == maxRows && !skip && n == q.Count {
+			// The last row is whole: asking for more would fetch a page.
+			break
+		}
+	}
+	return out, clusterError(ctx, "scan "+f.table, iter.Close())
+}
