@@ -166,8 +166,11 @@ type conn struct {
 	keyspace string
 	// a is the connection's login: its user, once logged in.
 	a auth.Conn
-	// call is the name of the call being made, for the audit log.
-	call string
+	// call is the name of the call being made, for the audit log;
+	// family, the column family it names ("" when none or several), for
+	// the log of its timeout.
+	call   string
+	family string
 	// cqlMajor is the CQL version set_cql_version chose, 2 or 3; 0 until
 	// then (cql.go).
 	cqlMajor int

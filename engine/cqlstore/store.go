@@ -373,6 +373,8 @@ func (st *Store) nodeToken(tokens []string) partitioner.Token {
 // lets clusterError ask whether a node still listens (listening).
 func (st *Store) bound(ctx context.Context) (context.Context, context.CancelFunc) {
 	ctx = context.WithValue(ctx, listenProbeKey{}, listenProbe(st.listening))
+	ctx = context.WithValue(ctx, coordinatorKey{}, &coordinator{})
+	ctx = context.WithValue(ctx, requestTimeoutKey{}, st.opts.Cluster.timeout())
 	return context.WithTimeoutCause(ctx, st.opts.Cluster.timeout(), errRequestTimeout)
 }
 
