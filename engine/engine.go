@@ -225,6 +225,24 @@ var ErrUnavailable = errors.New("not enough replicas are alive for the consisten
 // is unknown, as in 0.6.
 var ErrTimedOut = errors.New("replicas did not answer in time")
 
+// RequestBounder is implemented by a Store that bounds each request it
+// sends to replicas itself, as a Cassandra coordinator bounds each of its
+// waits (the Cassandra store: cassandra.timeout per request, and the
+// nodes' own read, range and write request timeouts). The handlers give
+// such a store's calls no deadline of their own (RpcTimeoutInMillis): a
+// call that reads many rows is many requests, each within its bound, and
+// may rightly take longer than one, as a range read of many pages did on
+// Cassandra 2.1.
+type RequestBounder interface {
+	BoundsRequests() bool
+}
+
+// BoundsRequests reports whether st bounds each of its requests itself.
+func BoundsRequests(st Store) bool {
+	b, ok := st.(RequestBounder)
+	return ok && b.BoundsRequests()
+}
+
 // Bounds a TimedOutError names: which wait ran out.
 const (
 	// BoundNode is the cluster's own: the coordinator's read, range or

@@ -154,3 +154,21 @@ func TestTimedOutIsLoggedWithItsBound(t *testing.T) {
 		t.Errorf("log = %v, want get_range_slices on C, bound call", l)
 	}
 }
+
+// TestRequestBoundingStoreHasNoCallDeadline: on a store that bounds each
+// request itself (the Cassandra store), a range read that takes longer
+// than RpcTimeoutInMillis is not cut short by the call, as a range read
+// of many pages was not on Cassandra 2.1.
+func TestRequestBoundingStoreHasNoCallDeadline(t *testing.T) {
+	st := &timeoutStore{bounds: true}
+	_, c, log := timeoutService(t, st, 20*time.Millisecond)
+	parent := &cassandra19.ColumnParent{ColumnFamily: "C"}
+	pred := &cassandra19.SlicePredicate{SliceRange: &cassandra19.SliceRange{Start: []byte{}, Finish: []byte{}, Count: 10}}
+	kr := &cassandra19.KeyRange{StartKey: []byte{}, EndKey: []byte{}, Count: 100}
+	if _, err := c.GetRangeSlices(context.Background(), parent, pred, kr, cassandra19.ConsistencyLevel_ONE); err != nil {
+		t.Errorf("get_range_slices taking 200 ms with RpcTimeoutInMillis 20 on a store that bounds its requests: %v", err)
+	}
+	if strings.Contains(log.String(), "TimedOutException") {
+		t.Errorf("log: %s", log)
+	}
+}

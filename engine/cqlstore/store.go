@@ -251,6 +251,9 @@ type Store struct {
 	cfs     atomic.Pointer[map[cfName]*family]
 	token   partitioner.Token
 	metrics *metrics // nil when the store only drops a prefix
+	// keysPerPage is the page size of a key walk (walkKeys); 0 is
+	// pageSize. Tests make it small to walk many pages.
+	keysPerPage int
 
 	mu     sync.RWMutex
 	closed bool
@@ -368,6 +371,10 @@ func (st *Store) nodeToken(tokens []string) partitioner.Token {
 	}
 	return st.part.RandomToken()
 }
+
+// BoundsRequests implements engine.RequestBounder: every data request
+// is bounded by Cluster.Timeout (bound).
+func (st *Store) BoundsRequests() bool { return true }
 
 // bound limits one data request to the cluster to Cluster.Timeout, and
 // lets clusterError ask whether a node still listens (listening).
