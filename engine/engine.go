@@ -225,6 +225,55 @@ var ErrUnavailable = errors.New("not enough replicas are alive for the consisten
 // is unknown, as in 0.6.
 var ErrTimedOut = errors.New("replicas did not answer in time")
 
+// RequestBounder is implemented by a Store that bounds each request it
+// sends to replicas itself, as a Cassandra coordinator bounds each of its
+// waits (the Cassandra store: cassandra.timeout per request, and the
+// nodes' own read, range and write request timeouts). The handlers give
+// such a store's calls no deadline of their own (RpcTimeoutInMillis): a
+// call that reads many rows is many requests, each within its bound, and
+// may rightly take longer than one, as a range read of many pages did on
+// Cassandra 2.1.
+type RequestBounder interface {
+	BoundsRequests() bool
+}
+
+// BoundsRequests reports whether st bounds each of its requests itself.
+func BoundsRequests(st Store) bool {
+	b, ok := st.(RequestBounder)
+	return ok && b.BoundsRequests()
+}
+
+// Bounds a TimedOutError names: which wait ran out.
+const (
+	// BoundNode is the cluster's own: the coordinator's read, range or
+	// write request timeout (Cassandra's "Operation timed out").
+	BoundNode = "node"
+	// BoundDriver is the client driver's: no response on the connection
+	// within its timeout, or a connection lost with the request on it.
+	BoundDriver = "driver"
+	// BoundRequest is the store's bound of one request to the cluster
+	// (the Cassandra store's cassandra.timeout).
+	BoundRequest = "request"
+	// BoundBusy is a request not sent in time: every connection busy or
+	// reconnecting while a node still accepts connections.
+	BoundBusy = "busy"
+)
+
+// TimedOutError is a Store's timeout that says which bound ran out
+// (Bound*) and what the cluster said of it (Detail: the coordinator,
+// the consistency level, the replicas that answered). It wraps
+// ErrTimedOut.
+type TimedOutError struct {
+	Bound  string
+	Detail string
+}
+
+func (e *TimedOutError) Error() string {
+	return e.Bound + " timeout: " + e.Detail + ": " + ErrTimedOut.Error()
+}
+
+func (e *TimedOutError) Unwrap() error { return ErrTimedOut }
+
 // RefusedError is a Store's error for a write it cannot hold although the
 // API accepts it (the Cassandra store's index refuses a family's values
 // of 65,535 bytes or more). The refused row was not written; Why names

@@ -105,6 +105,43 @@ func (s *Service) reply(ctx context.Context, method string, err error) error {
 	return errInternal
 }
 
+// replyOn is reply for a call on keyspace and family ("" for none or
+// several): a call answered TimedOutException is logged at warning level
+// with them and the bound that ran out, so that an operator can tell a
+// slow cluster from a bound set too tight.
+func (s *Service) replyOn(ctx context.Context, method, keyspace, family string, err error) error {
+	t := s.reply(ctx, method, err)
+	if _, ok := t.(*cassandra.TimedOutException); ok {
+		bound, detail := "store", "the store gave up"
+		var to *engine.TimedOutError
+		switch {
+		case errors.As(err, &to):
+			bound, detail = to.Bound, to.Detail
+		case errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil:
+			bound, detail = "call", fmt.Sprintf("the call's deadline of %v (RpcTimeoutInMillis) passed", s.timeout)
+		}
+		s.log.Warn("TimedOutException", "method", method, "keyspace", keyspace, "column_family", family,
+			"bound", bound, "detail", detail, "err", err.Error())
+	}
+	return t
+}
+
+// familyOfParent is the column family parent names; "" for none.
+func familyOfParent(parent *cassandra.ColumnParent) string {
+	if parent == nil {
+		return ""
+	}
+	return parent.ColumnFamily
+}
+
+// familyOfPath is the column family path names; "" for none.
+func familyOfPath(path *cassandra.ColumnPath) string {
+	if path == nil {
+		return ""
+	}
+	return path.ColumnFamily
+}
+
 // undeclared converts the result of a call whose IDL declares no
 // exceptions (describe_splits). The generated processor can only send such
 // a call's errors as TApplicationException INTERNAL_ERROR, so a client error

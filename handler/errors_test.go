@@ -196,3 +196,46 @@ func TestConsistencyReachesTheStore(t *testing.T) {
 		t.Errorf("levels = %v, want %v", ls.levels, want)
 	}
 }
+
+// boundingStore fails reads with fail; bounds says whether it bounds
+// each request itself (engine.RequestBounder), as the Cassandra store.
+type boundingStore struct {
+	engine.Store
+	fail   error
+	bounds bool
+}
+
+func (s *boundingStore) BoundsRequests() bool { return s.bounds }
+
+func (s *boundingStore) GetMany(ctx context.Context, ks string, keys []string, q engine.Query) ([]engine.Row, error) {
+	if s.fail != nil {
+		return nil, s.fail
+	}
+	return s.Store.GetMany(ctx, ks, keys, q)
+}
+
+// TestTimedOutIsLoggedWithItsBound: a TimedOutException is logged at
+// warning level with the call, keyspace, family and the bound that ran
+// out; and a store that bounds its own requests gets no call deadline.
+func TestTimedOutIsLoggedWithItsBound(t *testing.T) {
+	e := newEnv(t)
+	bs := &boundingStore{Store: e.store, bounds: true, fail: fmt.Errorf("cassandra: read t: %w",
+		&engine.TimedOutError{Bound: engine.BoundDriver, Detail: "gocql: no response received from cassandra within timeout period, coordinator 127.0.0.1:9042"})}
+	e2 := newEnv(t, func(o *Options) { o.Store = bs })
+	_, err := e2.c.MultigetSlice(e2.ctx, ks1, []string{"a"}, parent("Standard1", nil), all(), one)
+	if _, ok := err.(*cassandra.TimedOutException); !ok {
+		t.Fatalf("err = %#v, want TimedOutException", err)
+	}
+	for _, want := range []string{"level=WARN msg=TimedOutException method=multiget_slice keyspace=" + ks1, "column_family=Standard1",
+		"bound=driver", "coordinator 127.0.0.1:9042"} {
+		if !strings.Contains(e2.log.String(), want) {
+			t.Errorf("log lacks %q:\n%s", want, e2.log)
+		}
+	}
+	if e2.svc.timeout != 0 {
+		t.Errorf("call deadline %v on a store that bounds its requests, want none", e2.svc.timeout)
+	}
+	if e.svc.timeout == 0 {
+		t.Error("no call deadline on the LevelDB store")
+	}
+}

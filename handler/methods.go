@@ -25,7 +25,7 @@ func (c *conn) Get(ctx context.Context, keyspace, key string, path *cassandra.Co
 	if err = c.permit(ctx, "get", auth.Select, keyspace, pathFamily(path)); err == nil {
 		r, err = c.get(ctx, javaString(keyspace), javaString(key), path, cl)
 	}
-	return r, c.s.reply(ctx, "get", err)
+	return r, c.s.replyOn(ctx, "get", keyspace, familyOfPath(path), err)
 }
 
 func (c *conn) GetSlice(ctx context.Context, keyspace, key string, parent *cassandra.ColumnParent, pred *cassandra.SlicePredicate, cl cassandra.ConsistencyLevel) (r []*cassandra.ColumnOrSuperColumn, err error) {
@@ -34,7 +34,7 @@ func (c *conn) GetSlice(ctx context.Context, keyspace, key string, parent *cassa
 	if err = c.permit(ctx, "get_slice", auth.Select, keyspace, parentFamily(parent)); err == nil {
 		r, err = c.getSlice(ctx, javaString(keyspace), javaString(key), parent, pred, cl)
 	}
-	return r, c.s.reply(ctx, "get_slice", err)
+	return r, c.s.replyOn(ctx, "get_slice", keyspace, familyOfParent(parent), err)
 }
 
 func (c *conn) Multiget(ctx context.Context, keyspace string, keys []string, path *cassandra.ColumnPath, cl cassandra.ConsistencyLevel) (r map[string]*cassandra.ColumnOrSuperColumn, err error) {
@@ -45,7 +45,7 @@ func (c *conn) Multiget(ctx context.Context, keyspace string, keys []string, pat
 	if err = c.permit(ctx, "multiget", auth.Select, keyspace, pathFamily(path)); err == nil {
 		r, err = c.multiget(ctx, javaString(keyspace), javaStrings(keys), path, cl)
 	}
-	return r, c.s.reply(ctx, "multiget", err)
+	return r, c.s.replyOn(ctx, "multiget", keyspace, familyOfPath(path), err)
 }
 
 func (c *conn) MultigetSlice(ctx context.Context, keyspace string, keys []string, parent *cassandra.ColumnParent, pred *cassandra.SlicePredicate, cl cassandra.ConsistencyLevel) (r map[string][]*cassandra.ColumnOrSuperColumn, err error) {
@@ -56,7 +56,7 @@ func (c *conn) MultigetSlice(ctx context.Context, keyspace string, keys []string
 	if err = c.permit(ctx, "multiget_slice", auth.Select, keyspace, parentFamily(parent)); err == nil {
 		r, err = c.multigetSlice(ctx, javaString(keyspace), javaStrings(keys), parent, pred, cl)
 	}
-	return r, c.s.reply(ctx, "multiget_slice", err)
+	return r, c.s.replyOn(ctx, "multiget_slice", keyspace, familyOfParent(parent), err)
 }
 
 func (c *conn) GetCount(ctx context.Context, keyspace, key string, parent *cassandra.ColumnParent, cl cassandra.ConsistencyLevel) (r int32, err error) {
@@ -65,7 +65,7 @@ func (c *conn) GetCount(ctx context.Context, keyspace, key string, parent *cassa
 	if err = c.permit(ctx, "get_count", auth.Select, keyspace, parentFamily(parent)); err == nil {
 		r, err = c.getCount(ctx, javaString(keyspace), javaString(key), parent, cl)
 	}
-	return r, c.s.reply(ctx, "get_count", err)
+	return r, c.s.replyOn(ctx, "get_count", keyspace, familyOfParent(parent), err)
 }
 
 func (c *conn) GetRangeSlice(ctx context.Context, keyspace string, parent *cassandra.ColumnParent, pred *cassandra.SlicePredicate, startKey, finishKey string, rowCount int32, cl cassandra.ConsistencyLevel) (r []*cassandra.KeySlice, err error) {
@@ -78,7 +78,7 @@ func (c *conn) GetRangeSlice(ctx context.Context, keyspace string, parent *cassa
 	if err = c.permit(ctx, "get_range_slice", auth.Select, keyspace, parentFamily(parent)); err == nil {
 		r, err = c.getRangeSlices(ctx, javaString(keyspace), parent, pred, kr, cl)
 	}
-	return r, c.s.reply(ctx, "get_range_slice", err)
+	return r, c.s.replyOn(ctx, "get_range_slice", keyspace, familyOfParent(parent), err)
 }
 
 func (c *conn) GetRangeSlices(ctx context.Context, keyspace string, parent *cassandra.ColumnParent, pred *cassandra.SlicePredicate, kr *cassandra.KeyRange, cl cassandra.ConsistencyLevel) (r []*cassandra.KeySlice, err error) {
@@ -89,7 +89,7 @@ func (c *conn) GetRangeSlices(ctx context.Context, keyspace string, parent *cass
 	if err = c.permit(ctx, "get_range_slices", auth.Select, keyspace, parentFamily(parent)); err == nil {
 		r, err = c.getRangeSlices(ctx, javaString(keyspace), parent, pred, kr, cl)
 	}
-	return r, c.s.reply(ctx, "get_range_slices", err)
+	return r, c.s.replyOn(ctx, "get_range_slices", keyspace, familyOfParent(parent), err)
 }
 
 func (c *conn) Insert(ctx context.Context, keyspace, key string, path *cassandra.ColumnPath, value []byte, timestamp int64, cl cassandra.ConsistencyLevel) (err error) {
@@ -99,7 +99,7 @@ func (c *conn) Insert(ctx context.Context, keyspace, key string, path *cassandra
 	if err == nil {
 		err = c.insert(ctx, javaString(keyspace), javaString(key), path, value, timestamp, cl)
 	}
-	return c.s.reply(ctx, "insert", err)
+	return c.s.replyOn(ctx, "insert", keyspace, familyOfPath(path), err)
 }
 
 func (c *conn) BatchInsert(ctx context.Context, keyspace, key string, cfmap map[string][]*cassandra.ColumnOrSuperColumn, cl cassandra.ConsistencyLevel) (err error) {
@@ -109,7 +109,7 @@ func (c *conn) BatchInsert(ctx context.Context, keyspace, key string, cfmap map[
 	if err == nil {
 		err = c.batchInsert(ctx, javaString(keyspace), javaString(key), cfmap, cl)
 	}
-	return c.s.reply(ctx, "batch_insert", err)
+	return c.s.replyOn(ctx, "batch_insert", keyspace, "", err)
 }
 
 func (c *conn) Remove(ctx context.Context, keyspace, key string, path *cassandra.ColumnPath, timestamp int64, cl cassandra.ConsistencyLevel) (err error) {
@@ -119,7 +119,7 @@ func (c *conn) Remove(ctx context.Context, keyspace, key string, path *cassandra
 	if err == nil {
 		err = c.remove(ctx, javaString(keyspace), javaString(key), path, timestamp, cl)
 	}
-	return c.s.reply(ctx, "remove", err)
+	return c.s.replyOn(ctx, "remove", keyspace, familyOfPath(path), err)
 }
 
 func (c *conn) BatchMutate(ctx context.Context, keyspace string, mutations map[string]map[string][]*cassandra.Mutation, cl cassandra.ConsistencyLevel) (err error) {
@@ -129,7 +129,7 @@ func (c *conn) BatchMutate(ctx context.Context, keyspace string, mutations map[s
 	if err == nil {
 		err = c.batchMutate(ctx, javaString(keyspace), mutations, cl)
 	}
-	return c.s.reply(ctx, "batch_mutate", err)
+	return c.s.replyOn(ctx, "batch_mutate", keyspace, "", err)
 }
 
 func (c *conn) GetStringProperty(ctx context.Context, property string) (string, error) {

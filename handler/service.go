@@ -126,7 +126,11 @@ func New(o Options) *Service {
 			s.clusterName = c.ClusterName
 		}
 		s.configText = string(c.Text)
-		s.timeout = time.Duration(c.RpcTimeoutInMillis) * time.Millisecond
+		if !engine.BoundsRequests(o.Store) {
+			// A store that bounds each of its requests itself gets no
+			// deadline per call (engine.RequestBounder).
+			s.timeout = time.Duration(c.RpcTimeoutInMillis) * time.Millisecond
+		}
 	}
 	return s
 }

@@ -96,6 +96,35 @@ func (s *Service) reply(ctx context.Context, method string, err error) error {
 	return errInternal
 }
 
+// reply is Service.reply for a call of this connection: a call answered
+// TimedOutException is logged at warning level with its keyspace and
+// column family and the bound that ran out (timeoutBound), so that an
+// operator can tell a slow cluster from a bound set too tight.
+func (c *conn) reply(ctx context.Context, method string, err error) error {
+	t := c.s.reply(ctx, method, err)
+	if _, ok := t.(*cassandra19.TimedOutException); ok {
+		bound, detail := c.s.timeoutBound(ctx, err)
+		c.s.log.Warn("TimedOutException", "method", method, "keyspace", c.keyspace, "column_family", c.family,
+			"bound", bound, "detail", detail, "err", err.Error())
+	}
+	return t
+}
+
+// timeoutBound names the bound behind a call's TimedOutException: the
+// store's (engine.TimedOutError: the node's, the driver's, the store's
+// per-request bound, a busy pool), or the call's own deadline
+// (Options.Timeout, from RpcTimeoutInMillis), which ended ctx.
+func (s *Service) timeoutBound(ctx context.Context, err error) (bound, detail string) {
+	var to *engine.TimedOutError
+	switch {
+	case errors.As(err, &to):
+		return to.Bound, to.Detail
+	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil:
+		return "call", fmt.Sprintf("the call's deadline of %v (RpcTimeoutInMillis) passed", s.timeout)
+	}
+	return "store", "the store gave up"
+}
+
 // schemaReply converts the outcome of a system_* call, whose IDL declares
 // InvalidRequestException and SchemaDisagreementException only. A change
 // the cluster did not confirm (the schema record's write timed out or

@@ -59,7 +59,8 @@ type Options struct {
 	NodeAddress string
 	NodeToken   partitioner.Token
 	// Timeout bounds the calls that read many rows, as the real server's
-	// rpc timeouts did; 0 means none.
+	// rpc timeouts did; 0 means none. A store that bounds each of its
+	// requests itself (engine.RequestBounder) gets none.
 	Timeout time.Duration
 	// CQLHosts are the native-protocol contact points (HOST:PORT) of the
 	// Cassandra cluster the store is on, which the refusal of the CQL
@@ -134,7 +135,7 @@ func New(o Options) *Service {
 		nodeAddress:    o.NodeAddress,
 		cas:            casStore(o.Store),
 		nodeToken:      o.NodeToken,
-		timeout:        o.Timeout,
+		timeout:        callTimeout(o.Timeout, o.Store),
 		errCQL:         cqlRefusal(o.CQLHosts),
 		log:            o.Logger,
 	}
@@ -166,14 +167,27 @@ type conn struct {
 	keyspace string
 	// a is the connection's login: its user, once logged in.
 	a auth.Conn
-	// call is the name of the call being made, for the audit log.
-	call string
+	// call is the name of the call being made, for the audit log;
+	// family, the column family it names ("" when none or several), for
+	// the log of its timeout.
+	call   string
+	family string
 	// cqlMajor is the CQL version set_cql_version chose, 2 or 3; 0 until
 	// then (cql.go).
 	cqlMajor int
 }
 
 var _ cassandra19.Cassandra = (*conn)(nil)
+
+// callTimeout is the deadline of a call that reads many rows: d
+// (RpcTimeoutInMillis), or none on a store that bounds each of its
+// requests itself (engine.RequestBounder).
+func callTimeout(d time.Duration, st engine.Store) time.Duration {
+	if engine.BoundsRequests(st) {
+		return 0
+	}
+	return d
+}
 
 // withTimeout bounds a call that reads many rows.
 func (s *Service) withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {

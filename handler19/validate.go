@@ -535,3 +535,19 @@ func replicationFactor(ks *schema.Keyspace) int {
 	}
 	return max(ks.ReplicationFactor, 1)
 }
+
+// parentFamily is the column family parent names; "" for none.
+func parentFamily(parent *cassandra19.ColumnParent) string {
+	if parent == nil {
+		return ""
+	}
+	return parent.ColumnFamily
+}
+
+// pathFamily is the column family path names; "" for none.
+func pathFamily(path *cassandra19.ColumnPath) string {
+	if path == nil {
+		return ""
+	}
+	return path.ColumnFamily
+}

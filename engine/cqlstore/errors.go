@@ -7,7 +7,9 @@ import (
 	"io"
 	"net"
 	"strings"
+	"sync/atomic"
 	"syscall"
+	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
@@ -65,7 +67,8 @@ func clusterError(ctx context.Context, what string, err error) error {
 	}
 	switch {
 	case errors.Is(err, context.DeadlineExceeded) && errors.Is(context.Cause(ctx), errRequestTimeout):
-		return fmt.Errorf("cassandra: %s: no answer within the request timeout: %w", what, engine.ErrTimedOut)
+		return fmt.Errorf("cassandra: %s: %w", what, &engine.TimedOutError{Bound: engine.BoundRequest,
+			Detail: fmt.Sprintf("no answer within cassandra.timeout (%v)%s", requestTimeoutOf(ctx), coordinatorOf(ctx))})
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return err
 	case valueTooLarge(err):
@@ -75,16 +78,74 @@ func clusterError(ctx context.Context, what string, err error) error {
 		// slow (a pool reconnecting after heartbeats a busy node missed,
 		// every stream in use), and a live Cassandra answers a slow
 		// request with TimedOutException, which clients retry.
-		return fmt.Errorf("cassandra: %s: %v; a node accepts connections but none could take the request in time: %w", what, err, engine.ErrTimedOut)
+		return fmt.Errorf("cassandra: %s: %w", what, &engine.TimedOutError{Bound: engine.BoundBusy,
+			Detail: err.Error() + "; a node accepts connections but none could take the request in time"})
 	case notApplied(err):
 		return fmt.Errorf("cassandra: %s: %v: %w", what, err, engine.ErrUnavailable)
 	case inDoubt(err):
-		return fmt.Errorf("cassandra: %s: %v: %w", what, err, engine.ErrTimedOut)
+		return fmt.Errorf("cassandra: %s: %w", what, timedOut(ctx, err))
 	}
 	if name, ok := tableGone(err); ok {
 		return fmt.Errorf("cassandra: %s: %v: %w", what, err, &engine.UnknownColumnFamilyError{Name: name})
 	}
 	return fmt.Errorf("cassandra: %s: %w", what, err)
+}
+
+// timedOut says which bound an in-doubt outcome ran into: the
+// coordinator's own (its read, range or write request timeout, a replica
+// failing, or overload), with the consistency level and the replicas that
+// answered, or the driver's (no response on the connection within its
+// timeout, or the connection lost with the request on it).
+func timedOut(ctx context.Context, err error) *engine.TimedOutError {
+	var (
+		writeTimeout *gocql.RequestErrWriteTimeout
+		readTimeout  *gocql.RequestErrReadTimeout
+		re           gocql.RequestError
+	)
+	switch {
+	case errors.As(err, &readTimeout):
+		return &engine.TimedOutError{Bound: engine.BoundNode, Detail: fmt.Sprintf("read: %s (consistency %v, %d of %d replicas answered, data present %v)%s",
+			readTimeout.Message(), readTimeout.Consistency, readTimeout.Received, readTimeout.BlockFor, readTimeout.DataPresent != 0, coordinatorOf(ctx))}
+	case errors.As(err, &writeTimeout):
+		return &engine.TimedOutError{Bound: engine.BoundNode, Detail: fmt.Sprintf("write %s: %s (consistency %v, %d of %d replicas answered)%s",
+			writeTimeout.WriteType, writeTimeout.Message(), writeTimeout.Consistency, writeTimeout.Received, writeTimeout.BlockFor, coordinatorOf(ctx))}
+	case errors.As(err, &re):
+		return &engine.TimedOutError{Bound: engine.BoundNode, Detail: fmt.Sprintf("%s (error code %#x)%s", re.Message(), re.Code(), coordinatorOf(ctx))}
+	}
+	return &engine.TimedOutError{Bound: engine.BoundDriver, Detail: err.Error() + coordinatorOf(ctx)}
+}
+
+// coordinator records the node a bounded request was last sent to (the
+// store's query observer fills it in), for the log of its timeout.
+type coordinator struct{ addr atomic.Pointer[string] }
+
+type coordinatorKey struct{}
+
+// noteCoordinator records host as the coordinator of the request of ctx.
+func noteCoordinator(ctx context.Context, host *gocql.HostInfo) {
+	if c, ok := ctx.Value(coordinatorKey{}).(*coordinator); ok && host != nil {
+		a := host.HostnameAndPort()
+		c.addr.Store(&a)
+	}
+}
+
+// coordinatorOf is ", coordinator HOST:PORT" for a request of ctx whose
+// coordinator is known.
+func coordinatorOf(ctx context.Context) string {
+	if c, ok := ctx.Value(coordinatorKey{}).(*coordinator); ok {
+		if a := c.addr.Load(); a != nil {
+			return ", coordinator " + *a
+		}
+	}
+	return ""
+}
+
+type requestTimeoutKey struct{}
+
+// requestTimeoutOf is the bound Store.bound gave the request of ctx.
+func requestTimeoutOf(ctx context.Context) time.Duration {
+	d, _ := ctx.Value(requestTimeoutKey{}).(time.Duration)
+	return d
 }
 
 // tableGone reports whether err is the cluster's refusal of a statement

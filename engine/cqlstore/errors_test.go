@@ -7,8 +7,10 @@ import (
 	"io"
 	"net"
 	"os"
+	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
@@ -142,3 +144,42 @@ func (n attemptsQuery) Attempts() int                   { return int(n) }
 func (attemptsQuery) SetConsistency(gocql.Consistency)  {}
 func (attemptsQuery) GetConsistency() gocql.Consistency { return gocql.One }
 func (attemptsQuery) Context() context.Context          { return context.Background() }
+
+// TestTimeoutNamesItsBound holds what a timeout says of the bound that
+// ran out: the node's own read or write timeout with its consistency
+// level and answers, the driver's, or the store's request bound.
+func TestTimeoutNamesItsBound(t *testing.T) {
+	cases := []struct {
+		name  string
+		err   error
+		bound string
+		says  string
+	}{
+		{"node's read timeout", &gocql.RequestErrReadTimeout{Consistency: gocql.Quorum, Received: 1, BlockFor: 2}, engine.BoundNode, "read:  (consistency QUORUM, 1 of 2 replicas answered, data present false)"},
+		{"node's write timeout", &gocql.RequestErrWriteTimeout{Consistency: gocql.One, BlockFor: 1, WriteType: "BATCH"}, engine.BoundNode, "write BATCH:  (consistency ONE, 0 of 1 replicas answered)"},
+		{"coordinator overloaded", &gocql.RequestErrOverloaded{}, engine.BoundNode, "error code"},
+		{"driver's timeout", gocql.ErrTimeoutNoResponse, engine.BoundDriver, "no response received from cassandra within timeout period"},
+		{"connection lost", fmt.Errorf("gocql: failed to read uncompressed frame, err: %w", io.EOF), engine.BoundDriver, "EOF"},
+	}
+	for _, c := range cases {
+		err := clusterError(context.Background(), "read t", c.err)
+		var to *engine.TimedOutError
+		if !errors.As(err, &to) || !errors.Is(err, engine.ErrTimedOut) {
+			t.Errorf("%s: %v, want an engine.TimedOutError", c.name, err)
+			continue
+		}
+		if to.Bound != c.bound || !strings.Contains(to.Detail, c.says) {
+			t.Errorf("%s: bound %q, detail %q; want bound %q saying %q", c.name, to.Bound, to.Detail, c.bound, c.says)
+		}
+	}
+
+	st := &Store{opts: Options{Cluster: Cluster{Timeout: time.Millisecond}}}
+	bctx, cancel := st.bound(context.Background())
+	defer cancel()
+	<-bctx.Done()
+	err := clusterError(bctx, "read t", bctx.Err())
+	var to *engine.TimedOutError
+	if !errors.As(err, &to) || to.Bound != engine.BoundRequest || !strings.Contains(to.Detail, "cassandra.timeout (1ms)") {
+		t.Errorf("the store's request bound: %v, want an engine.TimedOutError of bound %q naming cassandra.timeout (1ms)", err, engine.BoundRequest)
+	}
+}

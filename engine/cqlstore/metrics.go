@@ -126,14 +126,16 @@ func newMetrics() *metrics {
 
 // ObserveQuery implements gocql.QueryObserver: called once per attempt
 // (each page of a paged read is one).
-func (m *metrics) ObserveQuery(_ context.Context, q gocql.ObservedQuery) {
+func (m *metrics) ObserveQuery(ctx context.Context, q gocql.ObservedQuery) {
+	noteCoordinator(ctx, q.Host)
 	m.inKind[kindQuery].Inc()
 	m.observe(kindQuery, q.Start, q.End, q.Attempt, q.Host, q.Err)
 }
 
 // ObserveBatch implements gocql.BatchObserver: called once per attempt
 // of a whole batch.
-func (m *metrics) ObserveBatch(_ context.Context, b gocql.ObservedBatch) {
+func (m *metrics) ObserveBatch(ctx context.Context, b gocql.ObservedBatch) {
+	noteCoordinator(ctx, b.Host)
 	m.inKind[kindBatch].Add(float64(len(b.Statements)))
 	m.observe(kindBatch, b.Start, b.End, b.Attempt, b.Host, b.Err)
 }

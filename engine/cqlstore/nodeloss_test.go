@@ -45,7 +45,9 @@ type cutProxy struct {
 	mu     sync.Mutex
 	conns  []net.Conn
 	silent bool
-	wg     sync.WaitGroup
+	// slow delays each answer of the node by this much (a busy node).
+	slow time.Duration
+	wg   sync.WaitGroup
 }
 
 func newCutProxy(t *testing.T, target string) *cutProxy {
@@ -91,7 +93,11 @@ func (p *cutProxy) pipe(dst, src net.Conn, toNode bool) {
 		if n > 0 {
 			p.mu.Lock()
 			drop := toNode && p.silent
+			slow := p.slow
 			p.mu.Unlock()
+			if !toNode && slow > 0 {
+				time.Sleep(slow)
+			}
 			if !drop {
 				if _, werr := dst.Write(buf[:n]); werr != nil {
 					return

@@ -34,9 +34,7 @@ func (st *Store) Range(ctx context.Context, keyspace string, b engine.Bounds, q 
 		return st.scanRows(ctx, f, b, q, maxRows)
 	}
 	var keys []string
-	walkCtx, cancel := st.bound(ctx)
-	defer cancel()
-	err = st.walkKeys(walkCtx, f, b, maxRows, func(key string, _ partitioner.Token) bool {
+	err = st.walkKeys(ctx, f, b, maxRows, func(key string, _ partitioner.Token) bool {
 		keys = append(keys, key)
 		return len(keys) < maxRows
 	})
@@ -50,6 +48,12 @@ func (st *Store) Range(ctx context.Context, keyspace string, b engine.Bounds, q 
 // in token order, until visit returns false. want is how many keys the
 // caller expects to visit (0: all): the first page asks for no more, so
 // that a page of 100 rows does not make the node read 1,000 keys.
+//
+// Each page is a request of its own, bounded by Cluster.Timeout (as each
+// of 2.1's range requests was by range_request_timeout_in_ms), not the
+// walk as a whole: a walk of many keys on a busy cluster may rightly take
+// longer than one request, and only a page the cluster does not answer in
+// time is a timeout. ctx bounds the whole walk.
 func (st *Store) walkKeys(ctx context.Context, f *family, b engine.Bounds, want int, visit func(string, partitioner.Token) bool) error {
 	stmt, args := `SELECT DISTINCT key FROM `+f.table, []any(nil)
 	if len(b.Start) > 0 {
@@ -58,17 +62,38 @@ func (st *Store) walkKeys(ctx context.Context, f *family, b engine.Bounds, want 
 		stmt += ` WHERE token(key) >= ?`
 		args = append(args, st.tokenValue(f, b.Start))
 	}
-	q := st.readQuery(ctx, stmt, args...).PageSize(pageSize)
 	if want > 0 && !b.StartInclusive && len(b.Start) > 0 {
 		// The first key may be the start's own, which is skipped: a page
 		// of want keys would then need a second page for the last one.
 		want++
 	}
-	if want > 0 && want < pageSize {
-		// No page fetched ahead either: the first is likely the last.
-		q = q.PageSize(want).Prefetch(0)
+	page := pageSize
+	if st.rowsPerPage > 0 {
+		page = st.rowsPerPage
 	}
-	iter := q.Iter()
+	size := page
+	if want > 0 && want < page {
+		// The first page is likely the last.
+		size = want
+	}
+	var state []byte
+	for {
+		more, next, err := st.walkPage(ctx, f, b, stmt, args, size, state, visit)
+		if err != nil || !more || len(next) == 0 {
+			return err
+		}
+		state, size = next, page
+	}
+}
+
+// walkPage reads one page of walkKeys under its own bound, from state (nil:
+// the first), and returns whether visit wants more and the next page's
+// state (empty after the last).
+func (st *Store) walkPage(ctx context.Context, f *family, b engine.Bounds, stmt string, args []any, size int, state []byte,
+	visit func(string, partitioner.Token) bool) (more bool, next []byte, err error) {
+	pctx, cancel := st.bound(ctx)
+	defer cancel()
+	iter := st.readQuery(pctx, stmt, args...).PageSize(size).PageState(state).Iter()
 	var blob raw
 	for iter.Scan(&blob) {
 		key, tok, err := st.decodeKey(blob)
@@ -77,27 +102,32 @@ func (st *Store) walkKeys(ctx context.Context, f *family, b engine.Bounds, want 
 		}
 		if err != nil {
 			iter.Close()
-			return fmt.Errorf("%s: stored row key: %w", f.table, err)
+			return false, nil, fmt.Errorf("%s: stored row key: %w", f.table, err)
 		}
 		if len(b.End) > 0 && bytes.Compare(tok, b.End) > 0 {
-			break
+			iter.Close()
+			return false, nil, nil
 		}
+		blob = nil
 		if !b.StartInclusive && bytes.Equal(tok, b.Start) {
 			continue
 		}
 		if !visit(key, tok) {
-			break
+			iter.Close()
+			return false, nil, nil
 		}
-		blob = nil
 	}
-	return clusterError(ctx, "scan "+f.table, iter.Close())
+	next = iter.PageState()
+	if err := iter.Close(); err != nil {
+		return false, nil, clusterError(pctx, "scan "+f.table, err)
+	}
+	return true, next, nil
 }
 
 // Splits implements engine.Store by walking the row tokens of every
 // column family in b, as the LevelDB store does: exact, and as costly as
-// reading every key in b once. It is bounded by ctx and, per page, by the
-// session's timeout, not by Cluster.Timeout, since a scan of many keys may
-// rightly take longer than one request.
+// reading every key in b once. It is bounded by ctx and, per page, by
+// Cluster.Timeout (walkKeys).
 func (st *Store) Splits(ctx context.Context, b engine.Bounds, keysPerSplit int) ([]partitioner.Token, error) {
 	if err := st.enter(); err != nil {
 		return nil, err

@@ -7,6 +7,8 @@ import (
 	"math"
 	"time"
 
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+
 	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/engine/comparator"
 )
@@ -125,12 +127,11 @@ func (st *Store) readMany(ctx context.Context, f *family, keys []string, q engin
 
 // readManyOnce reads q from the rows keys with one statement and hands
 // each live column to add with its row's stored key, in each row's order.
+//
+// Each page is a request of its own under Cluster.Timeout (st.pages).
 func (st *Store) readManyOnce(ctx context.Context, f *family, keys []raw, q engine.Query, add func(raw, engine.Column)) error {
-	ctx, cancel := st.bound(ctx)
-	defer cancel()
 	sel := st.columnsSelect(f, q, keys, true)
 	c, cells := sel.c, sel.cells
-	iter := st.readQuery(ctx, sel.stmt, sel.args...).PageSize(pageSize).Iter()
 	var (
 		kb, enc, value raw
 		ts             int64
@@ -142,26 +143,61 @@ func (st *Store) readManyOnce(ctx context.Context, f *family, keys []raw, q engi
 		dest = append(dest, &wrote)
 	}
 	dest = cells.dest(dest)
-	for iter.Scan(dest...) {
-		if len(enc) == 0 {
+	return st.pages(ctx, "read "+f.table, sel.stmt, sel.args, pageSize, func(iter *gocql.Iter) (bool, error) {
+		for iter.Scan(dest...) {
+			if len(enc) == 0 {
+				kb, enc, value, ttl, wrote = nil, nil, nil, nil, nil
+				continue // a partition with only the ghost marker
+			}
+			var live bool
+			if value, ts, ttl, live = cells.merge(value, ts, ttl); !live {
+				kb, enc, value, ttl, wrote = nil, nil, nil, nil, nil
+				continue
+			}
+			name, err := f.decode(c, enc)
+			if err != nil {
+				return false, fmt.Errorf("%s: stored column name: %w", f.table, err)
+			}
+			col := expiring(engine.Column{Name: name, Value: nonNil(value), Timestamp: ts}, ttl, now)
+			add(kb, asWritten(col, wrote))
 			kb, enc, value, ttl, wrote = nil, nil, nil, nil, nil
-			continue // a partition with only the ghost marker
 		}
-		var live bool
-		if value, ts, ttl, live = cells.merge(value, ts, ttl); !live {
-			kb, enc, value, ttl, wrote = nil, nil, nil, nil, nil
-			continue
-		}
-		name, err := f.decode(c, enc)
-		if err != nil {
-			iter.Close()
-			return fmt.Errorf("%s: stored column name: %w", f.table, err)
-		}
-		col := expiring(engine.Column{Name: name, Value: nonNil(value), Timestamp: ts}, ttl, now)
-		add(kb, asWritten(col, wrote))
-		kb, enc, value, ttl, wrote = nil, nil, nil, nil, nil
+		return true, nil
+	})
+}
+
+// pages runs stmt page by page, each page a request of its own under
+// Cluster.Timeout (as each of 2.1's read and range requests was under its
+// node's timeout), not the whole read: a read of many pages on a busy
+// cluster may rightly take longer than one request. scan reads one page
+// from its iterator and says whether to go on; the first page holds size
+// rows, the next ones pageSize. ctx bounds the whole read.
+func (st *Store) pages(ctx context.Context, what, stmt string, args []any, size int, scan func(*gocql.Iter) (more bool, err error)) error {
+	page := pageSize
+	if st.rowsPerPage > 0 {
+		page, size = st.rowsPerPage, min(size, st.rowsPerPage)
 	}
-	return clusterError(ctx, "read "+f.table, iter.Close())
+	var state []byte
+	for {
+		next, more, err := st.page(ctx, what, stmt, args, size, state, scan)
+		if err != nil || !more || len(next) == 0 {
+			return err
+		}
+		state, size = next, page
+	}
+}
+
+// page is one request of pages.
+func (st *Store) page(ctx context.Context, what, stmt string, args []any, size int, state []byte, scan func(*gocql.Iter) (bool, error)) (next []byte, more bool, err error) {
+	pctx, cancel := st.bound(ctx)
+	defer cancel()
+	iter := st.readQuery(pctx, stmt, args...).PageSize(size).PageState(state).Iter()
+	more, err = scan(iter)
+	next = iter.PageState()
+	if cerr := iter.Close(); err == nil && cerr != nil {
+		return nil, false, clusterError(pctx, what, cerr)
+	}
+	return next, more, err
 }
 
 // scansWhole reports whether scanRows reads q as Range would read it
@@ -176,9 +212,9 @@ func scansWhole(f *family, q engine.Query) bool {
 // (more for pages of more than pageSize columns): the rows of f in b,
 // in token order, with at most q.Count columns each (PER PARTITION
 // LIMIT), until maxRows rows.
+//
+// Each page is a request of its own under Cluster.Timeout (st.pages).
 func (st *Store) scanRows(ctx context.Context, f *family, b engine.Bounds, q engine.Query, maxRows int) ([]engine.Row, error) {
-	ctx, cancel := st.bound(ctx)
-	defer cancel()
 	cells := valueCells{on: f.valueType != ""}
 	stmt := `SELECT key, column1, value, writetime(value), ttl(value)`
 	if f.writtenTTL {
@@ -197,12 +233,6 @@ func (st *Store) scanRows(ctx context.Context, f *family, b engine.Bounds, q eng
 		// The start's own row may come first, and is skipped.
 		size = min(pageSize, (maxRows+1)*min(q.Count, pageSize))
 	}
-	qy := st.readQuery(ctx, stmt, args...).PageSize(size)
-	if size < pageSize {
-		// No page fetched ahead either: the first is likely the last.
-		qy = qy.Prefetch(0)
-	}
-	iter := qy.Iter()
 	var (
 		out        []engine.Row
 		kb, last   raw
@@ -219,46 +249,50 @@ func (st *Store) scanRows(ctx context.Context, f *family, b engine.Bounds, q eng
 		dest = append(dest, &wrote)
 	}
 	dest = cells.dest(dest)
-	for iter.Scan(dest...) {
-		if last == nil || !bytes.Equal(kb, last) {
-			// The first row of a partition.
-			if len(out) == maxRows {
-				break
+	err := st.pages(ctx, "scan "+f.table, stmt, args, size, func(iter *gocql.Iter) (bool, error) {
+		for iter.Scan(dest...) {
+			if last == nil || !bytes.Equal(kb, last) {
+				// The first row of a partition.
+				if len(out) == maxRows {
+					return false, nil
+				}
+				key, tok, err := st.decodeKey(kb)
+				if f.rawKey {
+					key, tok, err = string(kb), st.part.Token(string(kb)), nil
+				}
+				if err != nil {
+					return false, fmt.Errorf("%s: stored row key: %w", f.table, err)
+				}
+				if len(b.End) > 0 && bytes.Compare(tok, b.End) > 0 {
+					return false, nil
+				}
+				last, n = kb, 0
+				skip = !b.StartInclusive && bytes.Equal(tok, b.Start)
+				if !skip {
+					out = append(out, engine.Row{Key: key})
+				}
 			}
-			key, tok, err := st.decodeKey(kb)
-			if f.rawKey {
-				key, tok, err = string(kb), st.part.Token(string(kb)), nil
+			keep := !skip && len(enc) > 0 // not a partition with only the ghost marker
+			var live bool
+			if value, ts, ttl, live = cells.merge(value, ts, ttl); keep && live {
+				name, err := f.decode(c, enc)
+				if err != nil {
+					return false, fmt.Errorf("%s: stored column name: %w", f.table, err)
+				}
+				col := expiring(engine.Column{Name: name, Value: nonNil(value), Timestamp: ts}, ttl, now)
+				r := &out[len(out)-1]
+				r.Columns = append(r.Columns, asWritten(col, wrote))
 			}
-			if err != nil {
-				iter.Close()
-				return nil, fmt.Errorf("%s: stored row key: %w", f.table, err)
-			}
-			if len(b.End) > 0 && bytes.Compare(tok, b.End) > 0 {
-				break
-			}
-			last, n = kb, 0
-			skip = !b.StartInclusive && bytes.Equal(tok, b.Start)
-			if !skip {
-				out = append(out, engine.Row{Key: key})
+			kb, enc, value, ttl, wrote = nil, nil, nil, nil, nil
+			if n++; len(out) == maxRows && !skip && n == q.Count {
+				// The last row is whole: asking for more would fetch a page.
+				return false, nil
 			}
 		}
-		keep := !skip && len(enc) > 0 // not a partition with only the ghost marker
-		var live bool
-		if value, ts, ttl, live = cells.merge(value, ts, ttl); keep && live {
-			name, err := f.decode(c, enc)
-			if err != nil {
-				iter.Close()
-				return nil, fmt.Errorf("%s: stored column name: %w", f.table, err)
-			}
-			col := expiring(engine.Column{Name: name, Value: nonNil(value), Timestamp: ts}, ttl, now)
-			r := &out[len(out)-1]
-			r.Columns = append(r.Columns, asWritten(col, wrote))
-		}
-		kb, enc, value, ttl, wrote = nil, nil, nil, nil, nil
-		if n++; len(out) == maxRows && !skip && n == q.Count {
-			// The last row is whole: asking for more would fetch a page.
-			break
-		}
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	return out, clusterError(ctx, "scan "+f.table, iter.Close())
+	return out, nil
 }

@@ -251,6 +251,10 @@ type Store struct {
 	cfs     atomic.Pointer[map[cfName]*family]
 	token   partitioner.Token
 	metrics *metrics // nil when the store only drops a prefix
+	// rowsPerPage is the page size of a key walk (walkKeys) and of a
+	// paged read (pages); 0 is pageSize. Tests make it small to read many
+	// pages.
+	rowsPerPage int
 
 	mu     sync.RWMutex
 	closed bool
@@ -369,10 +373,16 @@ func (st *Store) nodeToken(tokens []string) partitioner.Token {
 	return st.part.RandomToken()
 }
 
+// BoundsRequests implements engine.RequestBounder: every data request
+// is bounded by Cluster.Timeout (bound).
+func (st *Store) BoundsRequests() bool { return true }
+
 // bound limits one data request to the cluster to Cluster.Timeout, and
 // lets clusterError ask whether a node still listens (listening).
 func (st *Store) bound(ctx context.Context) (context.Context, context.CancelFunc) {
 	ctx = context.WithValue(ctx, listenProbeKey{}, listenProbe(st.listening))
+	ctx = context.WithValue(ctx, coordinatorKey{}, &coordinator{})
+	ctx = context.WithValue(ctx, requestTimeoutKey{}, st.opts.Cluster.timeout())
 	return context.WithTimeoutCause(ctx, st.opts.Cluster.timeout(), errRequestTimeout)
 }
 

@@ -81,9 +81,12 @@ func cfDef(ks, name, comparator string) *cassandra19.CfDef {
 	return d
 }
 
+// blogKeyspace is the keyspace of the restart and crash tests, with
+// durable writes set explicitly (Go's zero value is false): what it holds
+// must outlive them.
 func blogKeyspace() *cassandra19.KsDef {
 	return &cassandra19.KsDef{
-		Name: "Blog", StrategyClass: "SimpleStrategy", StrategyOptions: map[string]string{"replication_factor": "1"},
+		Name: "Blog", StrategyClass: "SimpleStrategy", DurableWrites: true, StrategyOptions: map[string]string{"replication_factor": "1"},
 		CfDefs: []*cassandra19.CfDef{withComment(cfDef("Blog", "Posts", "UTF8Type"), "posts")},
 	}
 }

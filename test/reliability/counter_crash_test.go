@@ -192,9 +192,14 @@ func counterCrashCycles(t *testing.T, conf string, cycles int) {
 	hits := cassandra19.NewCfDef()
 	hits.Keyspace, hits.Name, hits.ComparatorType = counterKS, "Hits", "UTF8Type"
 	hits.DefaultValidationClass = thrift.StringPtr("CounterColumnType")
-	if _, err := c.SystemAddKeyspace(ctx, &cassandra19.KsDef{Name: counterKS, StrategyClass: "SimpleStrategy",
+	// Durable writes, set explicitly (Go's zero value is false): the
+	// counters must outlive the kills.
+	if _, err := c.SystemAddKeyspace(ctx, &cassandra19.KsDef{Name: counterKS, StrategyClass: "SimpleStrategy", DurableWrites: true,
 		StrategyOptions: map[string]string{"replication_factor": "1"}, CfDefs: []*cassandra19.CfDef{hits}}); err != nil {
 		t.Fatal(err)
+	}
+	if def, err := c.DescribeKeyspace(ctx, counterKS); err != nil || !def.DurableWrites {
+		t.Fatalf("keyspace %s: %v, durable writes %v; the kills need them", counterKS, err, def != nil && def.DurableWrites)
 	}
 	c.Close()
 	for cycle := range cycles {
