@@ -226,17 +226,20 @@ func (st *Store) FollowSchema(ctx context.Context, next *schema.Schema) error {
 	return st.serve(ctx, next)
 }
 
-// checkNext refuses a schema the cluster cannot hold.
+// checkNext refuses a schema the cluster cannot hold. A name the cluster
+// cannot take (too long once prefixed, thriftd's own) is the client's
+// change refused: an engine.RefusedError, which the client gets as an
+// InvalidRequestException naming the limit.
 func (st *Store) checkNext(next *schema.Schema) error {
 	if next.Partitioner.Name() != st.part.Name() {
 		return fmt.Errorf("cqlstore: the schema's partitioner %s is not the store's %s", next.Partitioner.Name(), st.part.Name())
 	}
 	if err := checkNames(next, st.opts.Prefix); err != nil {
-		return err
+		return &engine.RefusedError{Why: err.Error()}
 	}
 	for name, ks := range next.Keyspaces {
 		if !ks.System && strings.EqualFold(st.opts.Prefix+name, st.catalogKS()) {
-			return fmt.Errorf("the schema cannot be stored in Cassandra: keyspace %s: its CQL name %s is thriftd's own catalog keyspace", name, st.catalogKS())
+			return &engine.RefusedError{Why: fmt.Sprintf("the schema cannot be stored in Cassandra: keyspace %s: its CQL name %s is thriftd's own catalog keyspace", name, st.catalogKS())}
 		}
 	}
 	return nil

@@ -207,6 +207,24 @@ func TestUnknownRecordOutcomeIsSettled(t *testing.T) {
 	}
 }
 
+// TestNameTooLongOncePrefixedIsRefused adds a keyspace whose name fits
+// Cassandra's 48 characters but not once the store's prefix is put
+// before it: the change is refused as the client's (engine.RefusedError,
+// an InvalidRequestException), not failed as the server's.
+func TestNameTooLongOncePrefixedIsRefused(t *testing.T) {
+	base := storetest.TestSchema(t, "RandomPartitioner")
+	st, o := openFresh(t, base, 864000)
+	name := "K" + strings.Repeat("x", 48-len(o.Prefix)) // 49 characters with the prefix: one too many
+	err := st.ChangeSchema(context.Background(), with19(base, name, dynamic(t, "Dyn", "UTF8Type", "UTF8Type", "LongType")), []byte("long"))
+	var refused *engine.RefusedError
+	if !errors.As(err, &refused) || !strings.Contains(refused.Why, "over Cassandra's limit of 48") {
+		t.Fatalf("a keyspace of %d characters under prefix %q: %v, want an engine.RefusedError naming the limit", len(name), o.Prefix, err)
+	}
+	if got := stored(t, st); got != "<nil>" {
+		t.Errorf("the refused change was recorded: %q", got)
+	}
+}
+
 // TestDropFamilyKeepsTheOthers drops one column family of a keyspace, and
 // a family of the same name created later starts empty.
 func TestDropFamilyKeepsTheOthers(t *testing.T) {
