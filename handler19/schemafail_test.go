@@ -10,8 +10,6 @@ import (
 
 	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/engine/comparator"
-	"github.com/thriftd/thriftd/engine/ldbstore"
-	"github.com/thriftd/thriftd/engine/partitioner"
 	"github.com/thriftd/thriftd/gen-go/cassandra19"
 	"github.com/thriftd/thriftd/schema"
 	"github.com/thriftd/thriftd/schema/catalog"
@@ -38,16 +36,7 @@ func (u *unconfirmedSchemaStore) ChangeSchema(ctx context.Context, s *schema.Sch
 // processor can only send as an internal error (TApplicationException).
 func TestUnconfirmedSchemaChangeIsSchemaDisagreement(t *testing.T) {
 	ctx := context.Background()
-	p, err := partitioner.Lookup("RandomPartitioner")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &schema.Schema{ClusterName: "Test", Partitioner: p, Keyspaces: map[string]*schema.Keyspace{}}
-	st, err := ldbstore.Open(t.TempDir(), s, ldbstore.Options{PurgeInterval: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	s, st := emptyStore(t)
 	store := &unconfirmedSchemaStore{}
 	cat, err := catalog.New(ctx, store, &catalog.Start{Schema: s}, catalog.Options{ParseType: comparator.Parse})
 	if err != nil {

@@ -56,16 +56,7 @@ func (s *timeoutStore) Range(ctx context.Context, keyspace string, b engine.Boun
 func timeoutService(t *testing.T, st *timeoutStore, timeout time.Duration) (*Service, cassandra19.Cassandra, *bytes.Buffer) {
 	t.Helper()
 	ctx := context.Background()
-	p, err := partitioner.Lookup("RandomPartitioner")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &schema.Schema{ClusterName: "Test", Partitioner: p, Keyspaces: map[string]*schema.Keyspace{}}
-	ldb, err := ldbstore.Open(t.TempDir(), s, ldbstore.Options{PurgeInterval: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ldb.Close() })
+	s, ldb := emptyStore(t)
 	st.Store = ldb
 	cat, err := catalog.New(ctx, ldb, &catalog.Start{Schema: s}, catalog.Options{ParseType: comparator.Parse})
 	if err != nil {
@@ -171,4 +162,21 @@ func TestRequestBoundingStoreHasNoCallDeadline(t *testing.T) {
 	if strings.Contains(log.String(), "TimedOutException") {
 		t.Errorf("log: %s", log)
 	}
+}
+
+// emptyStore is a LevelDB store of no keyspace (RandomPartitioner) in a
+// temporary directory, closed when the test ends, and its schema.
+func emptyStore(t *testing.T) (*schema.Schema, *ldbstore.Store) {
+	t.Helper()
+	p, err := partitioner.Lookup("RandomPartitioner")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &schema.Schema{ClusterName: "Test", Partitioner: p, Keyspaces: map[string]*schema.Keyspace{}}
+	st, err := ldbstore.Open(t.TempDir(), s, ldbstore.Options{PurgeInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return s, st
 }

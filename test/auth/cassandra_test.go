@@ -30,43 +30,12 @@ func TestCassandraStoreRoles(t *testing.T) {
 	prefix := "a" + sfx + "_"
 	user, group := "u_"+sfx, "g_"+sfx
 
-	c := gocql.NewCluster(strings.Split(points, ",")...)
-	c.Authenticator = gocql.PasswordAuthenticator{Username: "cassandra", Password: "cassandra"}
-	c.Timeout = 60 * time.Second
-	var s *gocql.Session
-	var err error
-	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(time.Second) {
-		// A fresh node makes its superuser about 10 s after it starts.
-		if s, err = c.CreateSession(); err == nil || time.Now().After(deadline) {
-			break
-		}
-	}
-	if err != nil {
-		t.Fatalf("logging in to the auth cluster as cassandra: %v", err)
-	}
-	t.Cleanup(s.Close)
-	// Registered before the node, so that it runs once thriftd has
-	// stopped: the roles and the keyspaces thriftd made under the prefix
-	// go (testenv.DropPrefix cannot log in to this cluster).
+	s := superSession(t, points, prefix)
+	// Registered after superSession's, so that it runs before the
+	// session closes, and once thriftd has stopped.
 	t.Cleanup(func() {
 		for _, r := range []string{user, group} {
 			s.Query("DROP ROLE IF EXISTS " + r).Exec()
-		}
-		iter := s.Query("SELECT keyspace_name FROM system_schema.keyspaces").Iter()
-		var name string
-		var drop []string
-		for iter.Scan(&name) {
-			if strings.HasPrefix(name, prefix) {
-				drop = append(drop, name)
-			}
-		}
-		if err := iter.Close(); err != nil {
-			t.Logf("listing the test's keyspaces: %v", err)
-		}
-		for _, ks := range drop {
-			if err := s.Query(`DROP KEYSPACE "` + ks + `"`).Exec(); err != nil {
-				t.Logf("dropping %s: %v", ks, err)
-			}
 		}
 	})
 	exec := func(q string) {
@@ -136,4 +105,47 @@ func TestCassandraStoreRoles(t *testing.T) {
 		t.Errorf("the grant took %v to apply, over the 2 s validity", took)
 	}
 	noPasswords(t, n.Logs())
+}
+
+// superSession logs in to the auth cluster at points as its superuser
+// (waiting for a fresh node to make it) and, when the test ends, drops the
+// keyspaces thriftd made under prefix (testenv.DropPrefix cannot log in to
+// this cluster). Register it before the thriftd node, so that its cleanup
+// runs once thriftd has stopped.
+func superSession(t *testing.T, points, prefix string) *gocql.Session {
+	t.Helper()
+	c := gocql.NewCluster(strings.Split(points, ",")...)
+	c.Authenticator = gocql.PasswordAuthenticator{Username: "cassandra", Password: "cassandra"}
+	c.Timeout = 60 * time.Second
+	var s *gocql.Session
+	var err error
+	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(time.Second) {
+		// A fresh node makes its superuser about 10 s after it starts.
+		if s, err = c.CreateSession(); err == nil || time.Now().After(deadline) {
+			break
+		}
+	}
+	if err != nil {
+		t.Fatalf("logging in to the auth cluster as cassandra: %v", err)
+	}
+	t.Cleanup(s.Close)
+	t.Cleanup(func() {
+		iter := s.Query("SELECT keyspace_name FROM system_schema.keyspaces").Iter()
+		var name string
+		var drop []string
+		for iter.Scan(&name) {
+			if strings.HasPrefix(name, prefix) {
+				drop = append(drop, name)
+			}
+		}
+		if err := iter.Close(); err != nil {
+			t.Logf("listing the test's keyspaces: %v", err)
+		}
+		for _, ks := range drop {
+			if err := s.Query(`DROP KEYSPACE "` + ks + `"`).Exec(); err != nil {
+				t.Logf("dropping %s: %v", ks, err)
+			}
+		}
+	})
+	return s
 }

@@ -236,39 +236,7 @@ func cql(t *testing.T, c *testenv.Client19, q string) {
 func cassandraStore(t *testing.T, sfx string) (*testenv.Node, clusterRoles) {
 	points := testenv.CassandraCluster(t, "auth")
 	prefix := "d" + sfx + "_"
-	c := gocql.NewCluster(strings.Split(points, ",")...)
-	c.Authenticator = gocql.PasswordAuthenticator{Username: "cassandra", Password: "cassandra"}
-	c.Timeout = 60 * time.Second
-	var s *gocql.Session
-	var err error
-	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(time.Second) {
-		// A fresh node makes its superuser about 10 s after it starts.
-		if s, err = c.CreateSession(); err == nil || time.Now().After(deadline) {
-			break
-		}
-	}
-	if err != nil {
-		t.Fatalf("logging in to the auth cluster as cassandra: %v", err)
-	}
-	t.Cleanup(s.Close)
-	// Registered before the node, so that it runs once thriftd has
-	// stopped: the keyspaces thriftd made under the prefix go.
-	t.Cleanup(func() {
-		iter := s.Query("SELECT keyspace_name FROM system_schema.keyspaces").Iter()
-		var name string
-		var drop []string
-		for iter.Scan(&name) {
-			if strings.HasPrefix(name, prefix) {
-				drop = append(drop, name)
-			}
-		}
-		iter.Close()
-		for _, ks := range drop {
-			if err := s.Query(`DROP KEYSPACE "` + ks + `"`).Exec(); err != nil {
-				t.Logf("dropping %s: %v", ks, err)
-			}
-		}
-	})
+	s := superSession(t, points, prefix)
 	pwFile := filepath.Join(t.TempDir(), "cassandra.password")
 	if err := os.WriteFile(pwFile, []byte("cassandra\n"), 0o600); err != nil {
 		t.Fatal(err)
