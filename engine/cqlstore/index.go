@@ -549,40 +549,43 @@ func (st *Store) IndexedKeys(ctx context.Context, keyspace, columnFamily string,
 		stmt += ` AND row_token >= ?`
 		args = append(args, raw(b.Start))
 	}
-	qctx, cancel := st.bound(ctx)
-	defer cancel()
-	iter := st.readQuery(qctx, stmt, args...).PageSize(min(2*max+16, pageSize)).Iter()
 	var (
 		keys []string
 		cand []indexEntry
-		tok  raw
-		key  raw
-		ts   int64
 	)
 	flush := func() error {
-		live, err := st.liveEntries(qctx, f, column, value, cand)
+		live, err := st.liveEntries(ctx, f, column, value, cand)
 		keys = append(keys, live...)
 		cand = cand[:0]
 		return err
 	}
-	for len(keys) < max && iter.Scan(&tok, &key, &ts) {
-		if len(b.End) > 0 && bytes.Compare(tok, b.End) > 0 {
-			break
-		}
-		if !b.StartInclusive && bytes.Equal(tok, b.Start) {
-			continue
-		}
-		cand = append(cand, indexEntry{token: tok, key: string(key), ts: ts})
-		tok, key = nil, nil
-		if len(cand) >= max-len(keys) {
-			if err := flush(); err != nil {
-				iter.Close()
-				return nil, false, err
+	// Each page of entries, and each read of their cells, is a request
+	// of its own under Cluster.Timeout (st.pages), as 2.1 bounded each of
+	// an index query's requests and not the query.
+	err = st.pages(ctx, "read the index of "+f.table, stmt, args, min(2*max+16, pageSize), func(iter *gocql.Iter) (bool, error) {
+		var (
+			tok, key raw
+			ts       int64
+		)
+		for len(keys) < max && iter.Scan(&tok, &key, &ts) {
+			if len(b.End) > 0 && bytes.Compare(tok, b.End) > 0 {
+				return false, nil
+			}
+			if !b.StartInclusive && bytes.Equal(tok, b.Start) {
+				continue
+			}
+			cand = append(cand, indexEntry{token: tok, key: string(key), ts: ts})
+			tok, key = nil, nil
+			if len(cand) >= max-len(keys) {
+				if err := flush(); err != nil {
+					return false, err
+				}
 			}
 		}
-	}
-	if err := iter.Close(); err != nil {
-		return nil, false, clusterError(qctx, "read the index of "+f.table, err)
+		return len(keys) < max, nil
+	})
+	if err != nil {
+		return nil, false, err
 	}
 	if len(cand) > 0 {
 		if err := flush(); err != nil {
@@ -601,49 +604,78 @@ type indexEntry struct {
 }
 
 // liveEntries reads the cell of each entry and returns, in order, the keys
-// of the rows that hold value in column. An entry whose cell holds
-// another value written after it is deleted (see the comment at the top
-// of this file); a failure to delete it is only logged at debug level,
-// as a later query deletes it again.
+// of the rows that hold value in column: one statement per manyKeys rows
+// (key IN ?), not one per entry. An entry whose cell holds another value
+// written after it is deleted (see the comment at the top of this file);
+// a failure to delete it is only logged at debug level, as a later query
+// deletes it again.
 func (st *Store) liveEntries(ctx context.Context, f *family, column, value []byte, entries []indexEntry) ([]string, error) {
+	type cell struct {
+		value raw
+		ts    int64
+	}
 	name := f.encode(f.def.Comparator, column)
-	live := make([]bool, len(entries))
-	err := st.each(ctx, len(entries), func(ctx context.Context, i int) error {
-		e := entries[i]
-		var got raw
-		var ts int64
-		var ttl *int32
+	uniq := make([]raw, 0, len(entries))
+	held := make(map[string]*cell, len(entries))
+	for _, e := range entries {
+		kb := st.keyOf(f, e.key)
+		if _, ok := held[string(kb)]; !ok {
+			held[string(kb)] = nil
+			uniq = append(uniq, kb)
+		}
+	}
+	var mu sync.Mutex
+	chunks := (len(uniq) + manyKeys - 1) / manyKeys
+	err := st.each(ctx, chunks, func(ctx context.Context, n int) error {
+		part := uniq[n*manyKeys : min((n+1)*manyKeys, len(uniq))]
 		cells := valueCells{on: f.valueType != ""}
-		err := st.readQuery(ctx, `SELECT value, WRITETIME(value), TTL(value)`+cells.selects()+` FROM `+f.table+` WHERE key = ? AND column1 = ?`, st.keyOf(f, e.key), name).
-			Scan(cells.dest([]any{&got, &ts, &ttl})...)
-		held := false
-		if err == nil {
-			got, ts, _, held = cells.merge(got, ts, ttl)
-		}
-		switch {
-		case errors.Is(err, gocql.ErrNotFound), err == nil && !held:
-			return nil
-		case err != nil:
-			return clusterError(ctx, "read "+f.table, err)
-		case bytes.Equal(got, value):
-			live[i] = true
-		case ts > e.ts:
-			derr := st.session.Query(f.index.delete, e.ts, f.def.Name, raw(column), entryValue(value), raw(e.token), raw(e.key)).
-				WithContext(ctx).Consistency(gocql.One).Exec()
-			if derr != nil {
-				st.logger().Debug("deleting a stale index entry failed", "table", f.table, "err", derr)
+		stmt := `SELECT key, value, WRITETIME(value), TTL(value)` + cells.selects() + ` FROM ` + f.table + ` WHERE key IN ? AND column1 = ?`
+		var (
+			kb, got raw
+			ts      int64
+			ttl     *int32
+		)
+		dest := cells.dest([]any{&kb, &got, &ts, &ttl})
+		return st.pages(ctx, "read "+f.table, stmt, []any{part, name}, pageSize, func(iter *gocql.Iter) (bool, error) {
+			for iter.Scan(dest...) {
+				v, t, _, ok := cells.merge(got, ts, ttl)
+				mu.Lock()
+				if c, seen := held[string(kb)]; ok && seen && c == nil {
+					held[string(kb)] = &cell{value: v, ts: t}
+				}
+				mu.Unlock()
+				kb, got, ttl = nil, nil, nil
 			}
-		}
-		return nil
+			return true, nil
+		})
 	})
 	if err != nil {
 		return nil, err
 	}
-	var keys []string
-	for i, ok := range live {
-		if ok {
-			keys = append(keys, entries[i].key)
+	var (
+		keys  []string
+		stale []indexEntry
+	)
+	for _, e := range entries {
+		c := held[string(st.keyOf(f, e.key))]
+		switch {
+		case c == nil:
+		case bytes.Equal(c.value, value):
+			keys = append(keys, e.key)
+		case c.ts > e.ts:
+			stale = append(stale, e)
 		}
 	}
+	_ = st.each(ctx, len(stale), func(ctx context.Context, i int) error {
+		e := stale[i]
+		dctx, cancel := st.bound(ctx)
+		defer cancel()
+		err := st.session.Query(f.index.delete, e.ts, f.def.Name, raw(column), entryValue(value), raw(e.token), raw(e.key)).
+			WithContext(dctx).Consistency(gocql.One).Exec()
+		if err != nil {
+			st.logger().Debug("deleting a stale index entry failed", "table", f.table, "err", err)
+		}
+		return nil
+	})
 	return keys, nil
 }

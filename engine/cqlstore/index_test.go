@@ -204,3 +204,64 @@ func TestIndexBuildOfDroppedFamilyStops(t *testing.T) {
 		t.Error("the build of a dropped family still runs 30 s after it started; want it stopped after its failed walk")
 	}
 }
+
+// An indexed query reads a page of its entries and then the cells of up to
+// 100 of their rows with one statement (key IN ?), not one read per entry,
+// and still answers exactly the rows holding the value. The first query
+// meets 250 entries, 150 of them stale, and deletes those; the second
+// meets the 100 left: one request for the entries, one for the cells.
+func TestIndexedKeysStatements(t *testing.T) {
+	s := storetest.TestSchema(t, "Murmur3Partitioner")
+	st, _ := openFresh(t, s, 864000)
+	next := storetest.Clone(s, "v2")
+	next.Keyspaces[storetest.Keyspace].ColumnFamilies["Standard1"].Columns = []schema.ColumnDef{
+		{Name: []byte("state"), Index: &schema.IndexDef{Type: schema.IndexKeys, Name: "Standard1_state_idx"}}}
+	if err := st.ChangeSchema(ctx, next, []byte("v2")); err != nil {
+		t.Fatal(err)
+	}
+	put := func(key, value string, ts int64) engine.RowMutation {
+		return engine.RowMutation{Key: key, Mutations: []engine.Mutation{{ColumnFamily: "Standard1", Name: []byte("state"), Value: []byte(value), Timestamp: ts}}}
+	}
+	var load, moved []engine.RowMutation
+	var want []string
+	for i := range 250 {
+		key := fmt.Sprintf("k%03d", i)
+		load = append(load, put(key, "CA", 1))
+		if i%5 < 3 {
+			moved = append(moved, put(key, "NY", 2))
+		} else {
+			want = append(want, key)
+		}
+	}
+	storetest.Apply(t, st, load...)
+	storetest.Apply(t, st, moved...)
+	query := func(t *testing.T) []string {
+		t.Helper()
+		var keys []string
+		ready := false
+		var err error
+		for deadline := time.Now().Add(30 * time.Second); !ready && err == nil && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			keys, ready, err = st.IndexedKeys(ctx, storetest.Keyspace, "Standard1", []byte("state"), []byte("CA"), engine.Bounds{StartInclusive: true}, 1000)
+		}
+		if err != nil || !ready {
+			t.Fatalf("IndexedKeys: ready %v, %v", ready, err)
+		}
+		sort.Strings(keys)
+		return keys
+	}
+	query(t) // the index is ready, and the stale entries are gone
+	before := figures(t, st)
+	got := query(t)
+	d := delta(before, figures(t, st))
+	var requests, statements float64
+	for k := range kinds {
+		requests += d[`thriftd_cassandra_requests_total{kind="`+kindNames[k]+`",outcome="ok"}`]
+		statements += d[`thriftd_cassandra_statements_total{kind="`+kindNames[k]+`"}`]
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("state = CA: %d keys %v, want the %d rows holding it %v", len(got), got, len(want), want)
+	}
+	if requests != 2 || statements != 2 {
+		t.Errorf("an indexed query of 100 live entries: %v requests of %v statements, want 2 of 2", requests, statements)
+	}
+}
