@@ -100,7 +100,7 @@ func (c *compareOptions) register(fs *flag.FlagSet) (columns, conns *string) {
 	})
 	c.versions = []string{"1.2"}
 	fs.StringVar(&c.script, "reference-script", "test/cassandra/reference", "the script that starts the real nodes for -reference start and production")
-	fs.StringVar(&c.cassandra, "cassandra-store", "start", "the Cassandra cluster of the cql column: start (start or reuse the Cassandra 5 node of -cluster-script whose partitioner matches thriftd's) or HOST:PORT[,...] contact points")
+	fs.StringVar(&c.cassandra, "cassandra-store", "start", "the Cassandra cluster of the cql column: start (start or reuse the Cassandra 5 node of -cluster-script whose partitioner matches thriftd's; with -reference production and Murmur3Partitioner, its production node) or HOST:PORT[,...] contact points")
 	fs.StringVar(&c.clusterScript, "cluster-script", "test/cassandra/cluster", "the script that starts the Cassandra node of the cql column")
 	fs.StringVar(&c.partitioner, "partitioner", "", "thriftd's partitioner in the comparison (a class name); default: the real servers' (OrderPreservingPartitioner for ByteOrderedPartitioner), else Murmur3Partitioner with a cql column, else OrderPreservingPartitioner")
 	fs.DurationVar(&c.duration, "compare-duration", 10*time.Second, "measured time of each figure of the comparison")
@@ -239,11 +239,16 @@ func (c *compareOptions) thriftdPartitioner(real string) string {
 }
 
 // clusterFor is the node of the cluster script whose partitioner keeps
-// thriftd's order.
-func clusterFor(partitioner string) string {
+// thriftd's order. Beside production reference nodes (reference
+// "production", Murmur3Partitioner) it is the cluster script's production
+// node, a Cassandra 5 node configured as production runs it, so that
+// neither side of the comparison runs handicapped.
+func clusterFor(partitioner, reference string) string {
 	switch {
 	case strings.HasSuffix(partitioner, "RandomPartitioner"):
 		return "random"
+	case strings.HasSuffix(partitioner, "Murmur3Partitioner") && reference == "production":
+		return "production"
 	case strings.HasSuffix(partitioner, "Murmur3Partitioner"):
 		return "murmur3"
 	}

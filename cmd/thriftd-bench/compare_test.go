@@ -128,9 +128,15 @@ func TestThriftdPartitioner(t *testing.T) {
 			t.Errorf("-partitioner %q, real %q, columns %v: %s, want %s", tc.flag, tc.real, tc.columns, got, tc.want)
 		}
 	}
-	for part, node := range map[string]string{pkg + "Murmur3Partitioner": "murmur3", pkg + "RandomPartitioner": "random", pkg + "OrderPreservingPartitioner": "byteordered"} {
-		if got := clusterFor(part); got != node {
-			t.Errorf("clusterFor(%s) = %s, want %s", part, got, node)
+	for _, tc := range []struct{ part, reference, node string }{
+		{pkg + "Murmur3Partitioner", "start", "murmur3"},
+		{pkg + "Murmur3Partitioner", "production", "production"},
+		{pkg + "RandomPartitioner", "production", "random"},
+		{pkg + "OrderPreservingPartitioner", "start", "byteordered"},
+		{pkg + "Murmur3Partitioner", "127.0.0.1:9160", "murmur3"},
+	} {
+		if got := clusterFor(tc.part, tc.reference); got != tc.node {
+			t.Errorf("clusterFor(%s, -reference %s) = %s, want %s", tc.part, tc.reference, got, tc.node)
 		}
 	}
 }

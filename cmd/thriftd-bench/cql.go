@@ -263,7 +263,7 @@ func startCQLThriftd(o *options, tmp, partitioner string) (p *process, stop func
 	c := &o.compare
 	points := c.cassandra
 	if points == "start" {
-		if points, err = runScript(c.clusterScript, "start", clusterFor(partitioner)); err != nil {
+		if points, err = runScript(c.clusterScript, "start", clusterFor(partitioner, c.reference)); err != nil {
 			return nil, nil, err
 		}
 	}
