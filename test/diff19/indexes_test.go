@@ -158,14 +158,23 @@ func (d *diff) indexes(t *testing.T) {
 		old := int64(1)
 		return void(c.Insert(ctx, []byte("bob"), parent("Idx"), &c19.Column{Name: []byte("state"), Value: []byte("CA"), Timestamp: &old}, one))
 	})
+	// The expiring value must still be live on both servers when they
+	// are queried next, however busy the machine: its TTL leaves several
+	// seconds for the two queries, and the wait for its expiry counts
+	// from the later write.
+	const ttl = 6
 	d.call("write an expiring indexed value", nil, func(c *client) (any, error) {
 		c1 := col("state", "CA")
-		c1.TTL = thrift.Int32Ptr(1)
+		c1.TTL = thrift.Int32Ptr(ttl)
 		return void(c.Insert(ctx, []byte("gus"), parent("Idx"), c1, one))
 	})
+	written := time.Now()
 	q("EQ after changes", clause("", 100, expr("state", c19.IndexOperator_EQ, []byte("CA"))), all)
 	q("EQ NY after changes", clause("", 100, expr("state", c19.IndexOperator_EQ, []byte("NY"))), names("state"))
-	time.Sleep(2100 * time.Millisecond)
+	if late := time.Since(written); late >= ttl*time.Second {
+		t.Errorf("the queries of the expiring value took %v, longer than its TTL of %d s: their answers cannot be compared", late, ttl)
+	}
+	time.Sleep(time.Until(written.Add(ttl*time.Second + 1100*time.Millisecond)))
 	q("EQ after expiry", clause("", 100, expr("state", c19.IndexOperator_EQ, []byte("CA"))), names("state"))
 	r("EQ after expiry", keyRange("", "", 100), expr("state", c19.IndexOperator_EQ, []byte("CA")))
 	d.call("truncate an indexed family", nil, func(c *client) (any, error) { return void(c.Truncate(ctx, "Idx")) })
