@@ -249,17 +249,26 @@ func TestIndexedKeysStatements(t *testing.T) {
 		sort.Strings(keys)
 		return keys
 	}
-	query(t) // the index is ready, and the stale entries are gone
-	before := figures(t, st)
-	got := query(t)
-	d := delta(before, figures(t, st))
-	var requests, statements float64
-	for k := range kinds {
-		requests += d[`thriftd_cassandra_requests_total{kind="`+kindNames[k]+`",outcome="ok"}`]
-		statements += d[`thriftd_cassandra_statements_total{kind="`+kindNames[k]+`"}`]
-	}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
+	if got := query(t); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("state = CA: %d keys %v, want the %d rows holding it %v", len(got), got, len(want), want)
+	}
+	// A stale entry's deletion may fail on a busy node (it is only
+	// logged, and the next query that meets the entry deletes it again),
+	// so the query is counted until the 150 stale entries are gone, a few
+	// times at most.
+	var requests, statements float64
+	for try := 0; try < 5 && (try == 0 || requests != 2 || statements != 2); try++ {
+		before := figures(t, st)
+		got := query(t)
+		d := delta(before, figures(t, st))
+		requests, statements = 0, 0
+		for k := range kinds {
+			requests += d[`thriftd_cassandra_requests_total{kind="`+kindNames[k]+`",outcome="ok"}`]
+			statements += d[`thriftd_cassandra_statements_total{kind="`+kindNames[k]+`"}`]
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("state = CA: %d keys %v, want the %d rows holding it %v", len(got), got, len(want), want)
+		}
 	}
 	if requests != 2 || statements != 2 {
 		t.Errorf("an indexed query of 100 live entries: %v requests of %v statements, want 2 of 2", requests, statements)
