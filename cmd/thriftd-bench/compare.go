@@ -154,6 +154,13 @@ func (c *compareOptions) parse(columns, conns string, explicit bool) error {
 		}
 		c.conns = append(c.conns, n)
 	}
+	// Made now, so that a directory that cannot be made stops the run
+	// before any figure rather than failing every profiled one.
+	if c.profiles != "" {
+		if err := os.MkdirAll(c.profiles, 0o755); err != nil {
+			return fmt.Errorf("-profile: %w", err)
+		}
+	}
 	return nil
 }
 

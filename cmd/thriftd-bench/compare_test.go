@@ -38,6 +38,27 @@ func TestCompareColumns(t *testing.T) {
 	}
 }
 
+// -profile's directory is made when the flags are read, and one that
+// cannot be made stops the run there.
+func TestProfileDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "prof", "run1")
+	c := compareOptions{reference: "start", profiles: dir}
+	if err := c.parse("19", "32", true); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		t.Fatalf("-profile %s: not made (%v)", dir, err)
+	}
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c = compareOptions{reference: "start", profiles: filepath.Join(file, "prof")}
+	if err := c.parse("19", "32", true); err == nil || !strings.Contains(err.Error(), "-profile") {
+		t.Fatalf("-profile under a file: %v, want an error naming -profile", err)
+	}
+}
+
 // thriftd serves the comparison with OrderPreservingPartitioner, the
 // repository's configuration otherwise unchanged.
 func TestOrderPreservingConfig(t *testing.T) {
