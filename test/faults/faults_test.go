@@ -99,12 +99,19 @@ func TestFaults(t *testing.T) {
 			t.Logf("keyspaces of prefix %s kept on ring3 for a look at what was lost", prefix)
 			return
 		}
-		// A schema change that failed during a pause may leave a node
-		// behind on the schema for a while, and a DROP it coordinates
-		// fails ("Unknown CF <id>") until it catches up: try again.
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		// The hints the faults left are delivered first: one landing on
+		// a node while it drops the keyspace leaves that node unable to
+		// change its schema ("Unknown CF <id>"; see
+		// testenv.AwaitHintsDelivered). A drop that fails for a node
+		// still catching up after a pause is tried again.
+		ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 		defer cancel()
-		var err error
+		took, err := testenv.AwaitHintsDelivered(ctx, points)
+		if err != nil {
+			t.Errorf("before dropping prefix %s: %v", prefix, err)
+			return
+		}
+		t.Logf("the nodes' hints were delivered %.1f s after the workloads ended", took.Seconds())
 		for attempt := 0; attempt < 4; attempt++ {
 			if _, err = testenv.DropPrefix(ctx, points, prefix); err == nil || ctx.Err() != nil {
 				break
