@@ -2,10 +2,15 @@ package testenv
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
+	"os/exec"
 	"sort"
+	"strconv"
 	"strings"
+	"sync"
+	"testing"
 	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
@@ -92,4 +97,69 @@ func hostSession(hostPort string) (*gocql.Session, error) {
 		return nil, fmt.Errorf("connect to Cassandra at %s: %w", hostPort, err)
 	}
 	return s, nil
+}
+
+// SettleHints makes sure that no hint lands on a node of the test cluster
+// name (contact points points) while the test's keyspaces are dropped, and
+// returns the function that resumes hint delivery once they are. Hints are
+// given wait to be delivered; on a busy machine delivery can crawl (a page
+// whose answers come back late is sent again from its start), so hints
+// still held then are discarded instead: every node pauses its delivery
+// (nodetool pausehandoff) and deletes its hints (truncatehints), and after
+// a hint's time to live in flight (write_request_timeout, 2 s on the test
+// nodes) none can land. The hints are the test's own, for the keyspaces
+// about to be dropped.
+func SettleHints(t testing.TB, name, points string, wait time.Duration) (resume func()) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	took, err := AwaitHintsDelivered(ctx, points)
+	cancel()
+	if err == nil {
+		if took > time.Second {
+			t.Logf("the nodes' hints were delivered %.1f s after the test ended", took.Seconds())
+		}
+		return func() {}
+	}
+	t.Logf("%v; pausing hint delivery and deleting the hints", err)
+	nodes := len(strings.Split(points, ","))
+	nodetoolAll(t, name, nodes, "pausehandoff")
+	resume = func() { nodetoolAll(t, name, nodes, "resumehandoff") }
+	for attempt := 0; ; attempt++ {
+		nodetoolAll(t, name, nodes, "truncatehints")
+		time.Sleep(5 * time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		_, err := AwaitHintsDelivered(ctx, points)
+		cancel()
+		if err == nil {
+			return resume
+		}
+		if attempt == 2 {
+			resume()
+			t.Fatalf("hints left after pausing delivery and deleting them three times: %v", err)
+		}
+	}
+}
+
+// nodetoolAll runs nodetool with args against nodes 1 to nodes of the test
+// cluster name at once (each is a JVM that takes seconds to start).
+func nodetoolAll(t testing.TB, name string, nodes int, args ...string) {
+	t.Helper()
+	errs := make([]error, nodes)
+	var wg sync.WaitGroup
+	for i := range nodes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			defer cancel()
+			argv := append([]string{"nodetool", name, strconv.Itoa(i + 1)}, args...)
+			if out, err := exec.CommandContext(ctx, ClusterScript(), argv...).CombinedOutput(); err != nil {
+				errs[i] = fmt.Errorf("%s %s: %v\n%s", ClusterScript(), strings.Join(argv, " "), err, out)
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
 }
