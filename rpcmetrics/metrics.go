@@ -100,14 +100,90 @@ func (m *Metrics) Wrap(name string, fn thrift.TProcessorFunction) thrift.TProces
 func (f *meteredFunction) Process(ctx context.Context, seq int32, in, out thrift.TProtocol) (bool, thrift.TException) {
 	f.active.Inc()
 	start := time.Now()
-	ok, err := f.fn.Process(ctx, seq, in, out)
-	f.duration.Observe(time.Since(start).Seconds())
-	f.active.Dec()
-	f.calls.Inc()
-	if err != nil {
-		f.errors.WithLabelValues(f.name, ExceptionName(err)).Inc()
+	recorded := false
+	record := func(exception string) {
+		recorded = true
+		f.duration.Observe(time.Since(start).Seconds())
+		f.active.Dec()
+		f.calls.Inc()
+		if exception != "" {
+			f.errors.WithLabelValues(f.name, exception).Inc()
+		}
+	}
+	ok, err := f.fn.Process(ctx, seq, in, &replyWatch{TProtocol: out, flushing: record})
+	if !recorded {
+		// No answer was sent: the request could not be read, was
+		// abandoned, or its answer could not be written.
+		exception := ""
+		if err != nil {
+			exception = ExceptionName(err)
+		}
+		record(exception)
 	}
 	return ok, err
+}
+
+// replyWatch stands between a processor function and its output protocol
+// and records the call's figures just before its answer is flushed, so that
+// a client holding its answer finds the call counted (a scrape right after
+// a call sees it). It learns from the answer itself which exception it
+// carries: a TApplicationException is an EXCEPTION message; an exception
+// the IDL declares is a field of the REPLY's result struct other than
+// success (field 0).
+type replyWatch struct {
+	thrift.TProtocol
+	flushing  func(exception string)
+	depth     int
+	exception string
+	flushed   bool
+}
+
+// resultExceptions names the exception each result field of the two IDLs
+// carries.
+var resultExceptions = map[string]string{
+	"ire":    "InvalidRequestException",
+	"nfe":    "NotFoundException",
+	"ue":     "UnavailableException",
+	"te":     "TimedOutException",
+	"sde":    "SchemaDisagreementException",
+	"authnx": "AuthenticationException",
+	"authzx": "AuthorizationException",
+}
+
+func (w *replyWatch) WriteMessageBegin(ctx context.Context, name string, typeID thrift.TMessageType, seq int32) error {
+	if typeID == thrift.EXCEPTION {
+		w.exception = "TApplicationException"
+	}
+	return w.TProtocol.WriteMessageBegin(ctx, name, typeID, seq)
+}
+
+func (w *replyWatch) WriteStructBegin(ctx context.Context, name string) error {
+	w.depth++
+	return w.TProtocol.WriteStructBegin(ctx, name)
+}
+
+func (w *replyWatch) WriteStructEnd(ctx context.Context) error {
+	w.depth--
+	return w.TProtocol.WriteStructEnd(ctx)
+}
+
+func (w *replyWatch) WriteFieldBegin(ctx context.Context, name string, typeID thrift.TType, id int16) error {
+	if w.depth == 1 && id != 0 && w.exception == "" {
+		if e, ok := resultExceptions[name]; ok {
+			w.exception = e
+		} else {
+			w.exception = name
+		}
+	}
+	return w.TProtocol.WriteFieldBegin(ctx, name, typeID, id)
+}
+
+func (w *replyWatch) Flush(ctx context.Context) error {
+	if !w.flushed {
+		w.flushed = true
+		w.flushing(w.exception)
+	}
+	return w.TProtocol.Flush(ctx)
 }
 
 // ExceptionName is the IDL name of the exception a call's client
