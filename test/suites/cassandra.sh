@@ -24,14 +24,14 @@ done
 echo "cassandra.sh: single nodes ready after $((SECONDS - t0)) s"
 
 t=$SECONDS
-THRIFTD_TEST_BACKEND=cassandra go test -race -count=1 ./test/e2e ./test/e2e19 ./test/diff19
+THRIFTD_TEST_BACKEND=cassandra go test -race -count=1 -timeout 30m ./test/e2e ./test/e2e19 ./test/diff19
 echo "cassandra.sh: test/e2e, test/e2e19 and test/diff19 on Cassandra took $((SECONDS - t)) s"
 
 # TLS on the Thrift port with thriftd on the Cassandra store: thriftd-tool's
 # export, import and copy over TLS, and the TLS ports of a storage-conf.xml
 # (test/python19/test_tls19.py and test/suites/java.sh cover the clients).
 t=$SECONDS
-THRIFTD_TEST_BACKEND=cassandra go test -race -count=1 -run '^(TestTransferOverTLS|TestTLSFromStorageConf)$' ./cmd/thriftd-tool ./cmd/thriftd
+THRIFTD_TEST_BACKEND=cassandra go test -race -count=1 -timeout 30m -run '^(TestTransferOverTLS|TestTLSFromStorageConf)$' ./cmd/thriftd-tool ./cmd/thriftd
 echo "cassandra.sh: the TLS tests of thriftd-tool and thriftd on Cassandra took $((SECONDS - t)) s"
 
 t=$SECONDS
