@@ -279,7 +279,9 @@ func (st *Store) record(ctx context.Context, encoded []byte) (author bool, err e
 				return true, nil
 			}
 			if st.catalog.version != next-1 {
-				break
+				// Another process recorded its change first: this one
+				// was not applied, and the caller reads that record.
+				return false, fmt.Errorf("cqlstore: %w (now version %d) since this one read it; read it again and retry", ErrSchemaChanged, st.catalog.version)
 			}
 		}
 		select {

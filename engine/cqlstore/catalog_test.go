@@ -207,6 +207,46 @@ func TestUnknownRecordOutcomeIsSettled(t *testing.T) {
 	}
 }
 
+// TestUnknownRecordOutcomeLostToAnotherProcess answers the schema
+// record's transaction "CAS operation result is unknown" after another
+// process has recorded a change of its own at the same version, as two
+// thriftd processes starting at once on a new prefix can contend: the
+// serial read finds the other record, and the change fails with
+// ErrSchemaChanged (the caller reads that record and serves it), not with
+// the unknown outcome.
+func TestUnknownRecordOutcomeLostToAnotherProcess(t *testing.T) {
+	base := storetest.TestSchema(t, "RandomPartitioner")
+	st, _ := openFresh(t, base, 864000)
+	unknown := &gocql.RequestErrCASWriteUnknown{Received: 1, BlockFor: 2}
+	before := st.catalog.version
+	st.recordHook = func(ctx context.Context, q *gocql.Query, attempt int) (bool, bool, error) {
+		if attempt > 1 {
+			t.Errorf("the transaction was sent again (attempt %d) after another process's record was read", attempt)
+			return false, false, nil
+		}
+		var other *gocql.Query
+		if before == 0 {
+			other = st.schemaQuery(`INSERT INTO `+st.catalogName(catalogTable)+` (id, version, encoded) VALUES (?, ?, ?) IF NOT EXISTS`, recordID, before+1, []byte("other"))
+		} else {
+			other = st.schemaQuery(`UPDATE `+st.catalogName(catalogTable)+` SET version = ?, encoded = ? WHERE id = ? IF version = ?`, before+1, []byte("other"), recordID, before)
+		}
+		if applied, err := other.WithContext(ctx).Consistency(gocql.Quorum).SerialConsistency(gocql.Serial).MapScanCAS(map[string]any{}); err != nil || !applied {
+			return false, true, fmt.Errorf("the other process's record: applied %v, %v", applied, err)
+		}
+		return false, true, unknown
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	err := st.ChangeSchema(ctx, with19(base, "KS_lost", dynamic(t, "Dyn", "UTF8Type", "UTF8Type", "LongType")), []byte("mine"))
+	st.recordHook = nil
+	if !errors.Is(err, ErrSchemaChanged) {
+		t.Fatalf("ChangeSchema = %v, want an error wrapping ErrSchemaChanged", err)
+	}
+	if got := stored(t, st); got != "other" {
+		t.Errorf("recorded %q, want the other process's %q", got, "other")
+	}
+}
+
 // TestNameTooLongOncePrefixedIsRefused adds a keyspace whose name fits
 // Cassandra's 48 characters but not once the store's prefix is put
 // before it: the change is refused as the client's (engine.RefusedError,
