@@ -12,8 +12,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/thriftd/thriftd/dht"
 	"github.com/thriftd/thriftd/engine/ldbstore"
-	"github.com/thriftd/thriftd/engine/partitioner"
 	"github.com/thriftd/thriftd/schema"
 )
 
@@ -48,7 +48,7 @@ func TestIsLoopback(t *testing.T) {
 // serve runs an endpoint over a real LevelDB store on a loopback port.
 func serve(t *testing.T, token string, drain func(context.Context) error) (*Server, *Client) {
 	t.Helper()
-	p, err := partitioner.Lookup("RandomPartitioner")
+	p, err := dht.Lookup("RandomPartitioner")
 	if err != nil {
 		t.Fatal(err)
 	}

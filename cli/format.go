@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/thriftd/thriftd/engine/comparator"
+	"github.com/thriftd/thriftd/marshal"
 )
 
 // formatName shows a column name as its comparator reads it: a number
@@ -17,13 +17,13 @@ import (
 // text when it is printable UTF-8. Anything else (a name of the wrong
 // length, bytes that are not printable) is 0x and lowercase hex, which
 // the parser reads back as the same bytes.
-func formatName(c comparator.Comparator, b []byte) string {
+func formatName(c marshal.Comparator, b []byte) string {
 	switch c.(type) {
-	case comparator.LongType:
+	case marshal.LongType:
 		if len(b) == 8 {
 			return strconv.FormatInt(int64(binary.BigEndian.Uint64(b)), 10)
 		}
-	case comparator.LexicalUUIDType, comparator.TimeUUIDType:
+	case marshal.LexicalUUIDType, marshal.TimeUUIDType:
 		if len(b) == 16 {
 			return uuid.UUID(b).String()
 		}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/thriftd/thriftd/engine/comparator"
+	"github.com/thriftd/thriftd/marshal"
 )
 
 // encodeName turns a literal into the bytes of a column name sorted by c,
@@ -21,7 +21,7 @@ import (
 //   - A bare UUID is its 16 bytes, under BytesType and the UUID types.
 //   - 0xHEX, long(N), timeuuid() and lexicaluuid() mean the same bytes
 //     under every comparator.
-func encodeName(l Literal, c comparator.Comparator) ([]byte, error) {
+func encodeName(l Literal, c marshal.Comparator) ([]byte, error) {
 	b, err := encodeTyped(l, c)
 	if err != nil {
 		return nil, err
@@ -32,17 +32,17 @@ func encodeName(l Literal, c comparator.Comparator) ([]byte, error) {
 	return b, nil
 }
 
-func encodeTyped(l Literal, c comparator.Comparator) ([]byte, error) {
+func encodeTyped(l Literal, c marshal.Comparator) ([]byte, error) {
 	switch l.Kind {
 	case LitString:
 		switch c.(type) {
-		case comparator.LongType:
+		case marshal.LongType:
 			n, err := strconv.ParseInt(strings.TrimSpace(l.Text), 10, 64)
 			if err != nil {
 				return nil, fmt.Errorf("%s is not a number, and names sorted by LongType are 64-bit integers", l)
 			}
 			return longBytes(n), nil
-		case comparator.LexicalUUIDType, comparator.TimeUUIDType:
+		case marshal.LexicalUUIDType, marshal.TimeUUIDType:
 			u, err := uuid.Parse(l.Text)
 			if err != nil {
 				return nil, fmt.Errorf("%s is not a UUID, and names sorted by %s are UUIDs", l, shortName(c))
@@ -51,7 +51,7 @@ func encodeTyped(l Literal, c comparator.Comparator) ([]byte, error) {
 		}
 		return []byte(l.Text), nil
 	case LitNumber:
-		if _, ok := c.(comparator.LongType); !ok {
+		if _, ok := c.(marshal.LongType); !ok {
 			return nil, fmt.Errorf("a bare number names a column sorted by LongType, not %s: write '%s' for text or long(%s) for 8 bytes", shortName(c), l.Text, l.Text)
 		}
 		n, err := strconv.ParseInt(l.Text, 10, 64)
@@ -61,7 +61,7 @@ func encodeTyped(l Literal, c comparator.Comparator) ([]byte, error) {
 		return longBytes(n), nil
 	case LitUUID:
 		switch c.(type) {
-		case comparator.UTF8Type, comparator.AsciiType:
+		case marshal.UTF8Type, marshal.AsciiType:
 			return nil, fmt.Errorf("a bare UUID is 16 bytes, not %s text: quote it ('%s') for text", shortName(c), l.Text)
 		}
 	}
@@ -130,7 +130,7 @@ func (l Literal) String() string {
 }
 
 // shortName is a comparator's class name without its Java package.
-func shortName(c comparator.Comparator) string {
+func shortName(c marshal.Comparator) string {
 	n := c.Name()
 	return n[strings.LastIndexByte(n, '.')+1:]
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/thriftd/thriftd/engine/comparator"
+	"github.com/thriftd/thriftd/marshal"
 )
 
 func TestEncodeName(t *testing.T) {
@@ -18,30 +18,30 @@ func TestEncodeName(t *testing.T) {
 	long := func(n int64) []byte { return longBytes(n) }
 	tests := []struct {
 		lit  Literal
-		cmp  comparator.Comparator
+		cmp  marshal.Comparator
 		want []byte
 		err  string
 	}{
-		{Literal{Kind: LitString, Text: "first"}, comparator.BytesType{}, []byte("first"), ""},
-		{Literal{Kind: LitString, Text: "naïve"}, comparator.UTF8Type{}, []byte("naïve"), ""},
-		{Literal{Kind: LitString, Text: "42"}, comparator.LongType{}, long(42), ""},
-		{Literal{Kind: LitString, Text: "-9223372036854775808"}, comparator.LongType{}, long(-1 << 63), ""},
-		{Literal{Kind: LitNumber, Text: "42"}, comparator.LongType{}, long(42), ""},
-		{Literal{Kind: LitNumber, Text: "-1"}, comparator.LongType{}, []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, ""},
-		{Literal{Kind: LitString, Text: "abc"}, comparator.LongType{}, nil, "'abc' is not a number"},
-		{Literal{Kind: LitNumber, Text: "42"}, comparator.BytesType{}, nil, "write '42' for text or long(42)"},
-		{Literal{Kind: LitFunc, Text: "long", Arg: &Literal{Kind: LitNumber, Text: "7"}}, comparator.BytesType{}, long(7), ""},
-		{Literal{Kind: LitString, Text: u}, comparator.LexicalUUIDType{}, uBytes[:], ""},
-		{Literal{Kind: LitUUID, Text: u}, comparator.LexicalUUIDType{}, uBytes[:], ""},
-		{Literal{Kind: LitUUID, Text: u}, comparator.BytesType{}, uBytes[:], ""},
-		{Literal{Kind: LitUUID, Text: u}, comparator.UTF8Type{}, nil, "quote it"},
-		{Literal{Kind: LitUUID, Text: tu}, comparator.TimeUUIDType{}, tuBytes[:], ""},
-		{Literal{Kind: LitUUID, Text: u}, comparator.TimeUUIDType{}, nil, "Invalid version for TimeUUID type."},
-		{Literal{Kind: LitString, Text: "nope"}, comparator.TimeUUIDType{}, nil, "'nope' is not a UUID"},
-		{Literal{Kind: LitHex, Text: "00ff"}, comparator.BytesType{}, []byte{0, 0xff}, ""},
-		{Literal{Kind: LitHex, Text: "00ff"}, comparator.LongType{}, nil, "A long is exactly 8 bytes"},
-		{Literal{Kind: LitHex, Text: "c328"}, comparator.UTF8Type{}, nil, "invalid UTF8 bytes [-61, 40]"},
-		{Literal{Kind: LitHex, Text: ""}, comparator.LongType{}, []byte{}, ""},
+		{Literal{Kind: LitString, Text: "first"}, marshal.BytesType{}, []byte("first"), ""},
+		{Literal{Kind: LitString, Text: "naïve"}, marshal.UTF8Type{}, []byte("naïve"), ""},
+		{Literal{Kind: LitString, Text: "42"}, marshal.LongType{}, long(42), ""},
+		{Literal{Kind: LitString, Text: "-9223372036854775808"}, marshal.LongType{}, long(-1 << 63), ""},
+		{Literal{Kind: LitNumber, Text: "42"}, marshal.LongType{}, long(42), ""},
+		{Literal{Kind: LitNumber, Text: "-1"}, marshal.LongType{}, []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, ""},
+		{Literal{Kind: LitString, Text: "abc"}, marshal.LongType{}, nil, "'abc' is not a number"},
+		{Literal{Kind: LitNumber, Text: "42"}, marshal.BytesType{}, nil, "write '42' for text or long(42)"},
+		{Literal{Kind: LitFunc, Text: "long", Arg: &Literal{Kind: LitNumber, Text: "7"}}, marshal.BytesType{}, long(7), ""},
+		{Literal{Kind: LitString, Text: u}, marshal.LexicalUUIDType{}, uBytes[:], ""},
+		{Literal{Kind: LitUUID, Text: u}, marshal.LexicalUUIDType{}, uBytes[:], ""},
+		{Literal{Kind: LitUUID, Text: u}, marshal.BytesType{}, uBytes[:], ""},
+		{Literal{Kind: LitUUID, Text: u}, marshal.UTF8Type{}, nil, "quote it"},
+		{Literal{Kind: LitUUID, Text: tu}, marshal.TimeUUIDType{}, tuBytes[:], ""},
+		{Literal{Kind: LitUUID, Text: u}, marshal.TimeUUIDType{}, nil, "Invalid version for TimeUUID type."},
+		{Literal{Kind: LitString, Text: "nope"}, marshal.TimeUUIDType{}, nil, "'nope' is not a UUID"},
+		{Literal{Kind: LitHex, Text: "00ff"}, marshal.BytesType{}, []byte{0, 0xff}, ""},
+		{Literal{Kind: LitHex, Text: "00ff"}, marshal.LongType{}, nil, "A long is exactly 8 bytes"},
+		{Literal{Kind: LitHex, Text: "c328"}, marshal.UTF8Type{}, nil, "invalid UTF8 bytes [-61, 40]"},
+		{Literal{Kind: LitHex, Text: ""}, marshal.LongType{}, []byte{}, ""},
 	}
 	for _, tt := range tests {
 		got, err := encodeName(tt.lit, tt.cmp)
@@ -58,19 +58,19 @@ func TestEncodeName(t *testing.T) {
 }
 
 func TestEncodeGeneratedUUIDs(t *testing.T) {
-	tu, err := encodeName(Literal{Kind: LitFunc, Text: "timeuuid"}, comparator.TimeUUIDType{})
+	tu, err := encodeName(Literal{Kind: LitFunc, Text: "timeuuid"}, marshal.TimeUUIDType{})
 	if err != nil || len(tu) != 16 || tu[6]>>4 != 1 {
 		t.Fatalf("timeuuid() = %x, %v; want a version 1 UUID", tu, err)
 	}
-	tu2, _ := encodeName(Literal{Kind: LitFunc, Text: "timeuuid"}, comparator.TimeUUIDType{})
-	if (comparator.TimeUUIDType{}).Compare(tu, tu2) >= 0 {
+	tu2, _ := encodeName(Literal{Kind: LitFunc, Text: "timeuuid"}, marshal.TimeUUIDType{})
+	if (marshal.TimeUUIDType{}).Compare(tu, tu2) >= 0 {
 		t.Errorf("a second timeuuid() %x does not sort after the first %x", tu2, tu)
 	}
-	lu, err := encodeName(Literal{Kind: LitFunc, Text: "lexicaluuid"}, comparator.LexicalUUIDType{})
+	lu, err := encodeName(Literal{Kind: LitFunc, Text: "lexicaluuid"}, marshal.LexicalUUIDType{})
 	if err != nil || len(lu) != 16 || lu[6]>>4 != 4 {
 		t.Fatalf("lexicaluuid() = %x, %v; want a version 4 UUID", lu, err)
 	}
-	if _, err := encodeName(Literal{Kind: LitFunc, Text: "lexicaluuid"}, comparator.TimeUUIDType{}); err == nil {
+	if _, err := encodeName(Literal{Kind: LitFunc, Text: "lexicaluuid"}, marshal.TimeUUIDType{}); err == nil {
 		t.Errorf("lexicaluuid() was accepted as a TimeUUIDType name")
 	}
 }
@@ -100,23 +100,23 @@ func TestEncodeValue(t *testing.T) {
 func TestFormat(t *testing.T) {
 	u := uuid.MustParse("550e8400-e29b-41d4-a716-446655440000")
 	tests := []struct {
-		cmp  comparator.Comparator
+		cmp  marshal.Comparator
 		in   []byte
 		want string
 	}{
-		{comparator.BytesType{}, []byte("first"), "first"},
-		{comparator.BytesType{}, []byte{}, ""},
-		{comparator.BytesType{}, []byte{0, 1, 0xff}, "0x0001ff"},
-		{comparator.BytesType{}, []byte("two\nlines"), "0x74776f0a6c696e6573"},
-		{comparator.UTF8Type{}, []byte("naïve ☃"), "naïve ☃"},
-		{comparator.UTF8Type{}, []byte{0xc3, 0x28}, "0xc328"},
-		{comparator.AsciiType{}, []byte("plain text"), "plain text"},
-		{comparator.LongType{}, longBytes(42), "42"},
-		{comparator.LongType{}, longBytes(-7), "-7"},
-		{comparator.LongType{}, []byte{1, 2}, "0x0102"},
-		{comparator.LexicalUUIDType{}, u[:], "550e8400-e29b-41d4-a716-446655440000"},
-		{comparator.TimeUUIDType{}, u[:], "550e8400-e29b-41d4-a716-446655440000"},
-		{comparator.TimeUUIDType{}, []byte("short"), "short"},
+		{marshal.BytesType{}, []byte("first"), "first"},
+		{marshal.BytesType{}, []byte{}, ""},
+		{marshal.BytesType{}, []byte{0, 1, 0xff}, "0x0001ff"},
+		{marshal.BytesType{}, []byte("two\nlines"), "0x74776f0a6c696e6573"},
+		{marshal.UTF8Type{}, []byte("naïve ☃"), "naïve ☃"},
+		{marshal.UTF8Type{}, []byte{0xc3, 0x28}, "0xc328"},
+		{marshal.AsciiType{}, []byte("plain text"), "plain text"},
+		{marshal.LongType{}, longBytes(42), "42"},
+		{marshal.LongType{}, longBytes(-7), "-7"},
+		{marshal.LongType{}, []byte{1, 2}, "0x0102"},
+		{marshal.LexicalUUIDType{}, u[:], "550e8400-e29b-41d4-a716-446655440000"},
+		{marshal.TimeUUIDType{}, u[:], "550e8400-e29b-41d4-a716-446655440000"},
+		{marshal.TimeUUIDType{}, []byte("short"), "short"},
 	}
 	for _, tt := range tests {
 		if got := formatName(tt.cmp, tt.in); got != tt.want {
@@ -134,15 +134,15 @@ func TestFormat(t *testing.T) {
 // be typed back as a literal meaning the same bytes.
 func TestFormatParsesBack(t *testing.T) {
 	names := []struct {
-		cmp comparator.Comparator
+		cmp marshal.Comparator
 		b   []byte
 	}{
-		{comparator.BytesType{}, []byte{0, 1, 0xff}},
-		{comparator.LongType{}, longBytes(-123456789)},
-		{comparator.TimeUUIDType{}, uuidBytes("27809078-e760-11f1-801a-12b19a3d7b43")},
-		{comparator.LexicalUUIDType{}, uuidBytes("f47ac10b-58cc-4372-a567-0e02b2c3d479")},
-		{comparator.UTF8Type{}, []byte("it's")},
-		{comparator.LongType{}, []byte{}},
+		{marshal.BytesType{}, []byte{0, 1, 0xff}},
+		{marshal.LongType{}, longBytes(-123456789)},
+		{marshal.TimeUUIDType{}, uuidBytes("27809078-e760-11f1-801a-12b19a3d7b43")},
+		{marshal.LexicalUUIDType{}, uuidBytes("f47ac10b-58cc-4372-a567-0e02b2c3d479")},
+		{marshal.UTF8Type{}, []byte("it's")},
+		{marshal.LongType{}, []byte{}},
 	}
 	for _, n := range names {
 		shown := formatName(n.cmp, n.b)
@@ -150,7 +150,7 @@ func TestFormatParsesBack(t *testing.T) {
 		switch {
 		case shown == "":
 			lit = "0x"
-		case n.cmp == comparator.Comparator(comparator.UTF8Type{}):
+		case n.cmp == marshal.Comparator(marshal.UTF8Type{}):
 			lit = "'" + escapeString(shown) + "'"
 		}
 		stmts, err := Parse("get K.C['k'][" + lit + "]")

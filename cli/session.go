@@ -19,8 +19,8 @@ import (
 
 	"github.com/apache/thrift/lib/go/thrift"
 
-	"github.com/thriftd/thriftd/engine/comparator"
 	"github.com/thriftd/thriftd/gen-go/cassandra"
+	"github.com/thriftd/thriftd/marshal"
 )
 
 // Config is what a Session needs to connect, with its defaults.
@@ -75,8 +75,8 @@ type conn struct {
 type cfMeta struct {
 	info  ColumnFamilyInfo
 	super bool
-	cmp   comparator.Comparator // names (of super columns, for a Super CF)
-	sub   comparator.Comparator // sub-column names of a Super CF
+	cmp   marshal.Comparator // names (of super columns, for a Super CF)
+	sub   marshal.Comparator // sub-column names of a Super CF
 }
 
 // NewSession returns a session that prints to out. It connects lazily:
@@ -404,11 +404,11 @@ func newCFMeta(ks, name string, props map[string]string) *cfMeta {
 	return m
 }
 
-func lookup(class string) comparator.Comparator {
-	if c, err := comparator.Lookup(class); err == nil {
+func lookup(class string) marshal.Comparator {
+	if c, err := marshal.Lookup(class); err == nil {
 		return c
 	}
-	return comparator.BytesType{}
+	return marshal.BytesType{}
 }
 
 // target is a path resolved against the schema.
@@ -486,7 +486,7 @@ func (s *Session) get(ctx context.Context, g Get) error {
 
 // columnPath builds the path of a column (standard) or sub-column
 // (super) and returns the comparator of its last name.
-func columnPath(t target, names []Literal) (*cassandra.ColumnPath, comparator.Comparator, error) {
+func columnPath(t target, names []Literal) (*cassandra.ColumnPath, marshal.Comparator, error) {
 	p := &cassandra.ColumnPath{ColumnFamily: t.cf}
 	if t.meta.super {
 		sc, err := encodeName(names[0], t.meta.cmp)
@@ -510,7 +510,7 @@ func columnPath(t target, names []Literal) (*cassandra.ColumnPath, comparator.Co
 
 // slice prints the columns under parent, page by page, and then
 // "Returned N results.". cmp sorts the names being sliced.
-func (s *Session) slice(ctx context.Context, t target, g Get, parent *cassandra.ColumnParent, cmp comparator.Comparator) error {
+func (s *Session) slice(ctx context.Context, t target, g Get, parent *cassandra.ColumnParent, cmp marshal.Comparator) error {
 	var start, finish []byte
 	if g.Range != nil {
 		var err error
@@ -595,7 +595,7 @@ func resultName(r *cassandra.ColumnOrSuperColumn) []byte {
 	return nil
 }
 
-func showColumn(c *cassandra.Column, cmp comparator.Comparator) Column {
+func showColumn(c *cassandra.Column, cmp marshal.Comparator) Column {
 	return Column{Name: formatName(cmp, c.Name), Value: formatValue(c.Value), Timestamp: c.Timestamp}
 }
 

@@ -30,7 +30,7 @@
 // made absolute (relative ones resolve against the working directory, as in
 // 0.6). Comparator, authenticator, replica placement and snitch class names
 // are kept as written; the packages that implement them validate them
-// (the schema package resolves comparators with engine/comparator.Lookup).
+// (the schema package resolves comparators with marshal.Lookup).
 // The partitioner is the one class name completed here: a name without a
 // '.' gets the org.apache.cassandra.dht. prefix, as 0.6 did.
 //

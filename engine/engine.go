@@ -17,7 +17,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/thriftd/thriftd/engine/partitioner"
+	"github.com/thriftd/thriftd/dht"
 	"github.com/thriftd/thriftd/schema"
 )
 
@@ -93,12 +93,12 @@ type Row struct {
 type Bounds struct {
 	// Start is the lowest token; the empty (minimum) token means the
 	// beginning of the ring.
-	Start partitioner.Token
+	Start dht.Token
 	// StartInclusive includes rows whose token equals Start.
 	StartInclusive bool
 	// End is the highest token, inclusive. The empty token means the end
 	// of the ring: no upper bound.
-	End partitioner.Token
+	End dht.Token
 }
 
 // RingRange splits the ring range (left, right] into non-wrapping Bounds,
@@ -106,13 +106,13 @@ type Bounds struct {
 // Thrift APIs' token ranges are. An empty right is the end of the ring; a
 // range whose right is not after its left wraps through the minimum token,
 // and left == right is the whole ring, beginning just after left.
-func RingRange(left, right partitioner.Token) []Bounds {
+func RingRange(left, right dht.Token) []Bounds {
 	if len(right) == 0 || bytes.Compare(left, right) < 0 {
 		return []Bounds{{Start: left, End: right}}
 	}
 	return []Bounds{
 		{Start: left},
-		{Start: partitioner.Token{}, StartInclusive: true, End: right},
+		{Start: dht.Token{}, StartInclusive: true, End: right},
 	}
 }
 
@@ -207,7 +207,7 @@ type Store interface {
 
 	// Splits returns tokens strictly inside b that cut the rows of every
 	// column family into runs of about keysPerSplit rows, in ring order.
-	Splits(ctx context.Context, b Bounds, keysPerSplit int) ([]partitioner.Token, error)
+	Splits(ctx context.Context, b Bounds, keysPerSplit int) ([]dht.Token, error)
 
 	// Close waits for calls in flight and releases the store.
 	Close() error

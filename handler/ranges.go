@@ -3,8 +3,8 @@ package handler
 import (
 	"context"
 
+	"github.com/thriftd/thriftd/dht"
 	"github.com/thriftd/thriftd/engine"
-	"github.com/thriftd/thriftd/engine/partitioner"
 	"github.com/thriftd/thriftd/gen-go/cassandra"
 )
 
@@ -109,7 +109,7 @@ func (s *Service) rangeBounds(kr *cassandra.KeyRange) ([]engine.Bounds, error) {
 // parseToken reads a token string. 0.6 did not validate tokens and failed
 // with an internal error on a bad one (spec 16.3); thriftd refuses it with
 // the partitioner's message.
-func parseToken(p partitioner.Partitioner, s string) (partitioner.Token, error) {
+func parseToken(p dht.Partitioner, s string) (dht.Token, error) {
 	t, err := p.ParseToken(s)
 	if err != nil {
 		return nil, invalid("%s", err.Error())

@@ -7,17 +7,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/thriftd/thriftd/dht"
 	"github.com/thriftd/thriftd/engine"
-	"github.com/thriftd/thriftd/engine/partitioner"
 	"github.com/thriftd/thriftd/gen-go/cassandra"
 )
 
 func TestRingRange(t *testing.T) {
-	tok := func(s string) partitioner.Token { return partitioner.Token(s) }
-	minTok := partitioner.Token{}
+	tok := func(s string) dht.Token { return dht.Token(s) }
+	minTok := dht.Token{}
 	tests := []struct {
 		name        string
-		left, right partitioner.Token
+		left, right dht.Token
 		want        []engine.Bounds
 	}{
 		{"ordered", tok("b"), tok("d"), []engine.Bounds{{Start: tok("b"), End: tok("d")}}},
@@ -39,7 +39,7 @@ func TestRingRange(t *testing.T) {
 
 // ringOrder sorts keys as the partitioner places them on the ring: by
 // token, then by key. It is the order every range read must return.
-func ringOrder(p partitioner.Partitioner, keys []string) []string {
+func ringOrder(p dht.Partitioner, keys []string) []string {
 	out := slices.Clone(keys)
 	slices.SortFunc(out, func(a, b string) int {
 		if c := bytes.Compare(p.Token(a), p.Token(b)); c != 0 {
@@ -76,7 +76,7 @@ func (e *testEnv) rangeSlice(t *testing.T, ks string, cp *cassandra.ColumnParent
 	return r
 }
 
-func tokenRange(p partitioner.Partitioner, start, end partitioner.Token, count int32) *cassandra.KeyRange {
+func tokenRange(p dht.Partitioner, start, end dht.Token, count int32) *cassandra.KeyRange {
 	s, f := p.TokenString(start), p.TokenString(end)
 	return &cassandra.KeyRange{StartToken: &s, EndToken: &f, Count: count}
 }
@@ -288,10 +288,10 @@ func TestWrappedRangeSlices(t *testing.T) {
 	after := func(i int) []string { return append(slices.Clone(ring[i+1:]), ring[:i+1]...) }
 	cp, pred := parent("Standard1", nil), names("col1", "col3")
 	tok := p.Token
-	minTok := partitioner.Token{}
+	minTok := dht.Token{}
 	for _, tt := range []struct {
 		name       string
-		start, end partitioner.Token
+		start, end dht.Token
 		count      int32
 		want       []string
 	}{

@@ -19,8 +19,8 @@ import (
 
 	"github.com/thriftd/thriftd/auth"
 	"github.com/thriftd/thriftd/config"
+	"github.com/thriftd/thriftd/dht"
 	"github.com/thriftd/thriftd/engine"
-	"github.com/thriftd/thriftd/engine/partitioner"
 	"github.com/thriftd/thriftd/gen-go/cassandra"
 	"github.com/thriftd/thriftd/rpcmetrics"
 	"github.com/thriftd/thriftd/schema"
@@ -50,7 +50,7 @@ type Options struct {
 	// describe_ring and the token map.
 	NodeAddress string
 	// NodeToken is this node's ring token.
-	NodeToken partitioner.Token
+	NodeToken dht.Token
 	// Logger receives internal errors; nil means slog.Default().
 	Logger *slog.Logger
 	// Metrics receives the service's figures, shared with the 19.x
@@ -71,7 +71,7 @@ type Service struct {
 	clusterName string
 	configText  string
 	nodeAddress string
-	nodeToken   partitioner.Token
+	nodeToken   dht.Token
 	// timeout bounds each data call, as 0.6's RpcTimeoutInMillis bounded
 	// the coordinator's wait; 0 means none.
 	timeout time.Duration

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/thriftd/thriftd/engine/comparator"
 	"github.com/thriftd/thriftd/gen-go/cassandra"
+	"github.com/thriftd/thriftd/marshal"
 	"github.com/thriftd/thriftd/schema"
 )
 
@@ -144,7 +144,7 @@ func (v validator) validateColumnPathOrParent(keyspace string, path *cassandra.C
 
 // nameComparator is ColumnFamily.getComparatorFor: subcolumn names are
 // ordered by the subcomparator, everything else by the CF comparator.
-func nameComparator(cf *schema.ColumnFamily, superColumn []byte) comparator.Comparator {
+func nameComparator(cf *schema.ColumnFamily, superColumn []byte) marshal.Comparator {
 	if superColumn != nil {
 		return cf.SubComparator
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/thriftd/thriftd/engine/partitioner"
+	"github.com/thriftd/thriftd/dht"
 	"github.com/thriftd/thriftd/gen-go/cassandra"
 	"github.com/thriftd/thriftd/schema"
 )
@@ -431,7 +431,7 @@ func TestValidRequestsPass(t *testing.T) {
 // TestRandomPartitionerKeyOrderMessage checks validateKeyRange's message
 // under RandomPartitioner, whose key order is MD5 order.
 func TestRandomPartitionerKeyOrderMessage(t *testing.T) {
-	rp, err := partitioner.Lookup("RandomPartitioner")
+	rp, err := dht.Lookup("RandomPartitioner")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/thriftd/thriftd/engine/partitioner"
+	"github.com/thriftd/thriftd/dht"
 	"github.com/thriftd/thriftd/gen-go/cassandra19"
 	"github.com/thriftd/thriftd/schema"
 	"github.com/thriftd/thriftd/schema/catalog"
@@ -36,7 +36,7 @@ func (m *memSchemaStore) SchemaVersions(context.Context) (map[string][]string, e
 // InvalidRequestException, its wording unchanged.
 func TestCatalogRefusalIsInvalidRequest(t *testing.T) {
 	ctx := context.Background()
-	p, err := partitioner.Lookup("RandomPartitioner")
+	p, err := dht.Lookup("RandomPartitioner")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/thriftd/thriftd/engine/comparator"
+	"github.com/thriftd/thriftd/marshal"
 	"github.com/thriftd/thriftd/schema"
 )
 
@@ -13,7 +13,7 @@ import (
 // the same fourteen columns, enough to grow 1.2's HashMap from 16 buckets
 // to 32; and, for three columns, the order of 16 buckets.
 func TestColumnMetadataInHashMapOrder(t *testing.T) {
-	utf8, err := comparator.Lookup("UTF8Type")
+	utf8, err := marshal.Lookup("UTF8Type")
 	if err != nil {
 		t.Fatal(err)
 	}

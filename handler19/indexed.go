@@ -8,10 +8,10 @@ import (
 	"math"
 
 	"github.com/thriftd/thriftd/auth"
+	"github.com/thriftd/thriftd/dht"
 	"github.com/thriftd/thriftd/engine"
-	"github.com/thriftd/thriftd/engine/comparator"
-	"github.com/thriftd/thriftd/engine/partitioner"
 	"github.com/thriftd/thriftd/gen-go/cassandra19"
+	"github.com/thriftd/thriftd/marshal"
 	"github.com/thriftd/thriftd/schema"
 )
 
@@ -107,7 +107,7 @@ func (s *Service) validateFilterClauses(f *family, exprs []*cassandra19.IndexExp
 }
 
 func marshalMessage(err error) string {
-	var me comparator.MarshalError
+	var me marshal.MarshalError
 	if errors.As(err, &me) {
 		return string(me)
 	}
@@ -142,8 +142,8 @@ func indexOf(f *family, name []byte) *schema.IndexDef {
 // rowFilter is a validated list of expressions, ready to test rows.
 type rowFilter struct {
 	exprs []*cassandra19.IndexExpression
-	types []comparator.Comparator // each expression's value type; nil is BytesType
-	names [][]byte                // the distinct columns the expressions read
+	types []marshal.Comparator // each expression's value type; nil is BytesType
+	names [][]byte             // the distinct columns the expressions read
 }
 
 func (s *Service) newRowFilter(f *family, exprs []*cassandra19.IndexExpression) *rowFilter {
@@ -245,7 +245,7 @@ func (x *rowFilter) primary(f *family) *cassandra19.IndexExpression {
 
 // searchIndexed answers up to want rows of pieces, in order, that satisfy
 // every expression, each with what q selects.
-func (c *conn) searchIndexed(ctx context.Context, ks string, p partitioner.Partitioner, f *family, exprs []*cassandra19.IndexExpression, pieces []engine.Bounds, q engine.Query, want int) ([]*cassandra19.KeySlice, error) {
+func (c *conn) searchIndexed(ctx context.Context, ks string, p dht.Partitioner, f *family, exprs []*cassandra19.IndexExpression, pieces []engine.Bounds, q engine.Query, want int) ([]*cassandra19.KeySlice, error) {
 	if want <= 0 {
 		return []*cassandra19.KeySlice{}, nil
 	}
@@ -331,7 +331,7 @@ func (c *conn) searchIndexed(ctx context.Context, ks string, p partitioner.Parti
 // and rows are returned until their live columns reach range.count. A
 // filter naming no indexed column went to the paging range scan, which
 // failed inside 1.2.19 and answered TimedOutException; so does this.
-func (c *conn) pagedIndexed(ctx context.Context, ks string, p partitioner.Partitioner, f *family, kr *cassandra19.KeyRange, pieces []engine.Bounds, startColumn []byte) ([]*cassandra19.KeySlice, error) {
+func (c *conn) pagedIndexed(ctx context.Context, ks string, p dht.Partitioner, f *family, kr *cassandra19.KeyRange, pieces []engine.Bounds, startColumn []byte) ([]*cassandra19.KeySlice, error) {
 	indexed := false
 	for _, e := range kr.RowFilter {
 		if indexOf(f, e.ColumnName) != nil {

@@ -7,10 +7,10 @@ import (
 	"math/big"
 
 	"github.com/thriftd/thriftd/auth"
+	"github.com/thriftd/thriftd/dht"
 	"github.com/thriftd/thriftd/engine"
-	"github.com/thriftd/thriftd/engine/comparator"
-	"github.com/thriftd/thriftd/engine/partitioner"
 	"github.com/thriftd/thriftd/gen-go/cassandra19"
+	"github.com/thriftd/thriftd/marshal"
 )
 
 // getRangeSlices is CassandraServer.get_range_slices: up to range.count
@@ -118,7 +118,7 @@ func (c *conn) getPagedSlice(ctx context.Context, cfName string, kr *cassandra19
 	// 1.2 did not validate start_column: one its comparator could not
 	// compare threw inside the read of the first row, if that row held
 	// any column, and the call timed out.
-	uncomparable := !comparator.Comparable12(f.cmp, startColumn)
+	uncomparable := !marshal.Comparable12(f.cmp, startColumn)
 	for _, b := range pieces {
 		// Each piece of a range that wraps around the ring is read with
 		// the whole count, as 1.2 sent each piece its own command with the
@@ -183,7 +183,7 @@ func (c *conn) getPagedSlice(ctx context.Context, cfName string, kr *cassandra19
 }
 
 // validateKeyRange is ThriftValidation.validateKeyRange.
-func (s *Service) validateKeyRange(p partitioner.Partitioner, f *family, superColumn []byte, kr *cassandra19.KeyRange) error {
+func (s *Service) validateKeyRange(p dht.Partitioner, f *family, superColumn []byte, kr *cassandra19.KeyRange) error {
 	if (kr.StartKey == nil) == (kr.StartToken == nil) || (kr.EndKey == nil) == (kr.EndToken == nil) {
 		return invalid("exactly one each of {start key, start token} and {end key, end token} must be specified")
 	}
@@ -224,7 +224,7 @@ func (s *Service) validateKeyRange(p partitioner.Partitioner, f *family, superCo
 var randomMax = new(big.Int).Lsh(big.NewInt(1), 127)
 
 // preservesOrder is IPartitioner.preservesOrder.
-func preservesOrder(p partitioner.Partitioner) bool {
+func preservesOrder(p dht.Partitioner) bool {
 	switch p.Name() {
 	case "org.apache.cassandra.dht.RandomPartitioner", "org.apache.cassandra.dht.Murmur3Partitioner":
 		return false
@@ -237,7 +237,7 @@ func preservesOrder(p partitioner.Partitioner) bool {
 // ring's start or end; a start key with an end token runs through that
 // token; tokens give (start, end], wrapping around the ring when end is
 // not after start.
-func rangeBounds(p partitioner.Partitioner, kr *cassandra19.KeyRange) ([]engine.Bounds, error) {
+func rangeBounds(p dht.Partitioner, kr *cassandra19.KeyRange) ([]engine.Bounds, error) {
 	if kr.StartKey != nil {
 		b := engine.Bounds{Start: p.Token(string(kr.StartKey)), StartInclusive: true}
 		if kr.EndKey != nil {
@@ -266,7 +266,7 @@ func rangeBounds(p partitioner.Partitioner, kr *cassandra19.KeyRange) ([]engine.
 // error on a malformed one, thriftd refuses it with the partitioner's
 // message. RandomPartitioner's tokens were any BigInteger there: one below
 // its minimum (-1) or above 2^127 bounds a range as those do.
-func parseToken(p partitioner.Partitioner, s string) (partitioner.Token, error) {
+func parseToken(p dht.Partitioner, s string) (dht.Token, error) {
 	if p.Name() == "org.apache.cassandra.dht.RandomPartitioner" {
 		if n, ok := new(big.Int).SetString(s, 10); ok {
 			switch {

@@ -13,8 +13,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/thriftd/thriftd/auth"
-	"github.com/thriftd/thriftd/engine/comparator"
 	"github.com/thriftd/thriftd/gen-go/cassandra19"
+	"github.com/thriftd/thriftd/marshal"
 	"github.com/thriftd/thriftd/schema"
 )
 
@@ -461,7 +461,7 @@ func (s *Service) familyFromThrift(def *cassandra19.CfDef) (*schema.ColumnFamily
 	// fails there, with the type's own message, before validate() runs.
 	if !cf.Super {
 		for _, col := range cf.Columns {
-			if err := comparator.StringError(cf.Comparator, col.Name); err != nil {
+			if err := marshal.StringError(cf.Comparator, col.Name); err != nil {
 				return nil, invalid("%s", err.Error())
 			}
 		}
@@ -574,7 +574,7 @@ func validateFamily(sch *schema.Schema, cf *schema.ColumnFamily) error {
 
 var indexNameRE = regexp.MustCompile(`^\w+$`)
 
-func isCounter(t comparator.Comparator) bool {
+func isCounter(t marshal.Comparator) bool {
 	return t != nil && strings.HasSuffix(t.Name(), ".CounterColumnType")
 }
 
@@ -621,7 +621,7 @@ func addDefaultIndexNames(sch *schema.Schema, cf *schema.ColumnFamily) error {
 		// getString validates first: a name the comparator refuses is
 		// refused here with the type's own message, before validate()'s
 		// "Column name ... is not valid for comparator ...".
-		if err := comparator.StringError(names, col.Name); err != nil {
+		if err := marshal.StringError(names, col.Name); err != nil {
 			return invalid("%s", err.Error())
 		}
 		base := nonWord.ReplaceAllString(cf.Name+"_"+nameString(names, col.Name)+"_idx", "")
@@ -646,8 +646,8 @@ var compressors = map[string]bool{
 // nameString is AbstractType.getString of a column name: the type's own
 // String where it has one (1.2's types), else for 0.6's types by name;
 // other types print hex, as BytesType does.
-func nameString(t comparator.Comparator, name []byte) string {
-	// Cassandra 1.2's types print themselves (comparator.Parse's).
+func nameString(t marshal.Comparator, name []byte) string {
+	// Cassandra 1.2's types print themselves (marshal.Parse's).
 	if p, ok := t.(interface{ String([]byte) string }); ok {
 		return p.String(name)
 	}
@@ -683,7 +683,7 @@ func copyInt32(p *int32) *int32 {
 }
 
 // parse resolves a type name sent by a client.
-func (s *Service) parse(name string) (comparator.Comparator, error) {
+func (s *Service) parse(name string) (marshal.Comparator, error) {
 	if s.parseType != nil {
 		t, err := s.parseType(name)
 		if err != nil {
@@ -691,7 +691,7 @@ func (s *Service) parse(name string) (comparator.Comparator, error) {
 		}
 		return t, nil
 	}
-	t, err := comparator.Lookup(name)
+	t, err := marshal.Lookup(name)
 	if err != nil {
 		return nil, invalid("%s", err.Error())
 	}

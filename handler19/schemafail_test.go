@@ -9,8 +9,8 @@ import (
 	"github.com/apache/thrift/lib/go/thrift"
 
 	"github.com/thriftd/thriftd/engine"
-	"github.com/thriftd/thriftd/engine/comparator"
 	"github.com/thriftd/thriftd/gen-go/cassandra19"
+	"github.com/thriftd/thriftd/marshal"
 	"github.com/thriftd/thriftd/schema"
 	"github.com/thriftd/thriftd/schema/catalog"
 )
@@ -38,12 +38,12 @@ func TestUnconfirmedSchemaChangeIsSchemaDisagreement(t *testing.T) {
 	ctx := context.Background()
 	s, st := emptyStore(t)
 	store := &unconfirmedSchemaStore{}
-	cat, err := catalog.New(ctx, store, &catalog.Start{Schema: s}, catalog.Options{ParseType: comparator.Parse})
+	cat, err := catalog.New(ctx, store, &catalog.Start{Schema: s}, catalog.Options{ParseType: marshal.Parse})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cat.Close()
-	svc := New(Options{Schema: cat.Current, Store: st, Changer: cat, ParseType: comparator.Parse})
+	svc := New(Options{Schema: cat.Current, Store: st, Changer: cat, ParseType: marshal.Parse})
 	c := svc.Connection()
 	ksDef := func(name string) *cassandra19.KsDef {
 		return &cassandra19.KsDef{Name: name, StrategyClass: "SimpleStrategy", DurableWrites: true,

@@ -22,10 +22,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/thriftd/thriftd/auth"
+	"github.com/thriftd/thriftd/dht"
 	"github.com/thriftd/thriftd/engine"
-	"github.com/thriftd/thriftd/engine/comparator"
-	"github.com/thriftd/thriftd/engine/partitioner"
 	"github.com/thriftd/thriftd/gen-go/cassandra19"
+	"github.com/thriftd/thriftd/marshal"
 	"github.com/thriftd/thriftd/rpcmetrics"
 	"github.com/thriftd/thriftd/schema"
 )
@@ -45,7 +45,7 @@ type Options struct {
 	// storage-conf.xml hold 0.6's comparators, which validate with 0.6's
 	// messages; the 19.x service validates through the type of the same
 	// name that ParseType returns. Nil keeps the schema's types.
-	ParseType func(name string) (comparator.Comparator, error)
+	ParseType func(name string) (marshal.Comparator, error)
 	// Guard decides logins and permissions (package auth's Guard); nil
 	// lets every client in without one and checks no permission.
 	Guard Guard
@@ -57,7 +57,7 @@ type Options struct {
 	// NodeAddress is the address clients dial, reported by describe_ring
 	// and describe_token_map; NodeToken is this node's ring token.
 	NodeAddress string
-	NodeToken   partitioner.Token
+	NodeToken   dht.Token
 	// Timeout bounds the calls that read many rows, as the real server's
 	// rpc timeouts did; 0 means none. A store that bounds each of its
 	// requests itself (engine.RequestBounder) gets none.
@@ -93,13 +93,13 @@ type Service struct {
 	store       engine.Store
 	cas         engine.CASStore // the store's compare-and-set, nil without one (cas.go)
 	clusterName string
-	parseType   func(string) (comparator.Comparator, error)
+	parseType   func(string) (marshal.Comparator, error)
 	guard       Guard
 	changer     SchemaChanger
 	// schemaVersions is Options.SchemaVersions.
 	schemaVersions func(ctx context.Context) (map[string][]string, error)
 	nodeAddress    string
-	nodeToken      partitioner.Token
+	nodeToken      dht.Token
 	timeout        time.Duration
 	// errCQL refuses the CQL not served over Thrift.
 	errCQL  error
@@ -107,7 +107,7 @@ type Service struct {
 	metrics *rpcmetrics.Metrics
 
 	// types caches ParseType by type name.
-	types sync.Map // string -> comparator.Comparator
+	types sync.Map // string -> marshal.Comparator
 }
 
 // New returns a Service. It panics if o.Schema or o.Store is nil, a wiring
@@ -199,13 +199,13 @@ func (s *Service) withTimeout(ctx context.Context) (context.Context, context.Can
 
 // typ is the 1.2 type of a comparator or validator: ParseType of its name,
 // or c itself. nil (no validator) stays nil.
-func (s *Service) typ(c comparator.Comparator) comparator.Comparator {
+func (s *Service) typ(c marshal.Comparator) marshal.Comparator {
 	if c == nil || s.parseType == nil {
 		return c
 	}
 	name := c.Name()
 	if t, ok := s.types.Load(name); ok {
-		return t.(comparator.Comparator)
+		return t.(marshal.Comparator)
 	}
 	t, err := s.parseType(name)
 	if err != nil {

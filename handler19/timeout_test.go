@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/thriftd/thriftd/dht"
 	"github.com/thriftd/thriftd/engine"
-	"github.com/thriftd/thriftd/engine/comparator"
 	"github.com/thriftd/thriftd/engine/ldbstore"
-	"github.com/thriftd/thriftd/engine/partitioner"
 	"github.com/thriftd/thriftd/gen-go/cassandra19"
+	"github.com/thriftd/thriftd/marshal"
 	"github.com/thriftd/thriftd/schema"
 	"github.com/thriftd/thriftd/schema/catalog"
 )
@@ -58,13 +58,13 @@ func timeoutService(t *testing.T, st *timeoutStore, timeout time.Duration) (*Ser
 	ctx := context.Background()
 	s, ldb := emptyStore(t)
 	st.Store = ldb
-	cat, err := catalog.New(ctx, ldb, &catalog.Start{Schema: s}, catalog.Options{ParseType: comparator.Parse})
+	cat, err := catalog.New(ctx, ldb, &catalog.Start{Schema: s}, catalog.Options{ParseType: marshal.Parse})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(cat.Close)
 	var log bytes.Buffer
-	svc := New(Options{Schema: cat.Current, Store: st, Changer: cat, ParseType: comparator.Parse, Timeout: timeout,
+	svc := New(Options{Schema: cat.Current, Store: st, Changer: cat, ParseType: marshal.Parse, Timeout: timeout,
 		Logger: slog.New(slog.NewJSONHandler(&log, nil))})
 	c := svc.Connection()
 	ks := &cassandra19.KsDef{Name: "K", StrategyClass: "SimpleStrategy", DurableWrites: true,
@@ -168,7 +168,7 @@ func TestRequestBoundingStoreHasNoCallDeadline(t *testing.T) {
 // temporary directory, closed when the test ends, and its schema.
 func emptyStore(t *testing.T) (*schema.Schema, *ldbstore.Store) {
 	t.Helper()
-	p, err := partitioner.Lookup("RandomPartitioner")
+	p, err := dht.Lookup("RandomPartitioner")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,8 +10,8 @@ import (
 
 	"github.com/thriftd/thriftd/auth"
 	"github.com/thriftd/thriftd/engine"
-	"github.com/thriftd/thriftd/engine/comparator"
 	"github.com/thriftd/thriftd/gen-go/cassandra19"
+	"github.com/thriftd/thriftd/marshal"
 	"github.com/thriftd/thriftd/schema"
 )
 
@@ -32,9 +32,9 @@ const counterType = "org.apache.cassandra.db.marshal.CounterColumnType"
 // against.
 type family struct {
 	*schema.ColumnFamily
-	cmp, subCmp   comparator.Comparator
-	keyValidator  comparator.Comparator // nil: BytesType
-	defaultValues comparator.Comparator // nil: BytesType
+	cmp, subCmp   marshal.Comparator
+	keyValidator  marshal.Comparator // nil: BytesType
+	defaultValues marshal.Comparator // nil: BytesType
 }
 
 // commutative reports a counter column family.
@@ -44,7 +44,7 @@ func (f *family) commutative() bool {
 
 // comparatorFor is CFMetaData.getComparatorFor: names inside a super
 // column are subcolumns.
-func (f *family) comparatorFor(superColumn []byte) comparator.Comparator {
+func (f *family) comparatorFor(superColumn []byte) marshal.Comparator {
 	if f.Super && superColumn != nil {
 		return f.subCmp
 	}
@@ -53,7 +53,7 @@ func (f *family) comparatorFor(superColumn []byte) comparator.Comparator {
 
 // valueValidator is the type a column's value must have: its declared
 // column's validator, else the default validator. nil accepts anything.
-func (f *family) valueValidator(s *Service, name []byte) comparator.Comparator {
+func (f *family) valueValidator(s *Service, name []byte) marshal.Comparator {
 	if d := f.Column(name); d != nil && d.Validator != nil {
 		return s.typ(d.Validator)
 	}
@@ -155,7 +155,7 @@ func validateKey(f *family, key []byte) error {
 
 // validateWith runs a type's validation, its MarshalException message
 // becoming the request's.
-func validateWith(t comparator.Comparator, b []byte) error {
+func validateWith(t marshal.Comparator, b []byte) error {
 	if t == nil {
 		return nil
 	}
@@ -166,7 +166,7 @@ func validateWith(t comparator.Comparator, b []byte) error {
 }
 
 func marshalError(err error) error {
-	var me comparator.MarshalError
+	var me marshal.MarshalError
 	if errors.As(err, &me) {
 		return invalid("%s", string(me))
 	}
@@ -364,7 +364,7 @@ func (s *Service) validateColumnData(f *family, c *cassandra19.Column, subColumn
 const maxIndexedValue = 65535
 
 // typeString is AbstractType.getString: a value as its type prints it.
-func typeString(t comparator.Comparator, b []byte) string {
+func typeString(t marshal.Comparator, b []byte) string {
 	if p, ok := t.(interface{ String([]byte) string }); ok {
 		return p.String(b)
 	}

@@ -8,8 +8,8 @@ import (
 
 	"github.com/thriftd/thriftd/auth"
 	"github.com/thriftd/thriftd/engine"
-	"github.com/thriftd/thriftd/engine/comparator"
 	"github.com/thriftd/thriftd/gen-go/cassandra19"
+	"github.com/thriftd/thriftd/marshal"
 )
 
 // insert is CassandraServer.internal_insert.
@@ -332,7 +332,7 @@ func (c *conn) appendCounterRange(ctx context.Context, ks, key string, f *family
 
 // composite reports whether c is a CompositeType, whose names end with an
 // end-of-component byte.
-func composite(c comparator.Comparator) bool {
+func composite(c marshal.Comparator) bool {
 	return strings.HasPrefix(c.Name(), "org.apache.cassandra.db.marshal.CompositeType(")
 }
 

@@ -14,8 +14,8 @@ import (
 	"github.com/apache/thrift/lib/go/thrift"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/thriftd/thriftd/dht"
 	"github.com/thriftd/thriftd/engine"
-	"github.com/thriftd/thriftd/engine/partitioner"
 )
 
 // Metric names of this package, for readers of the registry such as the
@@ -296,7 +296,7 @@ func (s meteredStore) Range(ctx context.Context, keyspace string, b engine.Bound
 	return r, err
 }
 
-func (s meteredStore) Splits(ctx context.Context, b engine.Bounds, keysPerSplit int) ([]partitioner.Token, error) {
+func (s meteredStore) Splits(ctx context.Context, b engine.Bounds, keysPerSplit int) ([]dht.Token, error) {
 	return s.Store.Splits(ctx, b, keysPerSplit)
 }
 

@@ -4,14 +4,14 @@ import (
 	"fmt"
 
 	"github.com/thriftd/thriftd/config"
-	"github.com/thriftd/thriftd/engine/comparator"
-	"github.com/thriftd/thriftd/engine/partitioner"
+	"github.com/thriftd/thriftd/dht"
+	"github.com/thriftd/thriftd/marshal"
 )
 
 // FromConfig builds the schema a configuration declares, adding the
 // built-in system keyspace. Errors name the file and the element at fault.
 func FromConfig(cfg *config.Config) (*Schema, error) {
-	p, err := partitioner.Lookup(cfg.Partitioner)
+	p, err := dht.Lookup(cfg.Partitioner)
 	if err != nil {
 		return nil, fmt.Errorf("%s: /Storage/Partitioner: %v", cfg.Path, err)
 	}
@@ -45,13 +45,13 @@ func FromConfig(cfg *config.Config) (*Schema, error) {
 	return s, nil
 }
 
-func lookup(class string) (comparator.Comparator, error) {
-	return comparator.Lookup(class)
+func lookup(class string) (marshal.Comparator, error) {
+	return marshal.Lookup(class)
 }
 
 // systemKeyspace is 0.6's built-in keyspace (0.6.6 and later).
 func systemKeyspace() *Keyspace {
-	bytesType, err := comparator.Lookup("BytesType")
+	bytesType, err := marshal.Lookup("BytesType")
 	if err != nil {
 		panic("BytesType must always resolve: " + err.Error())
 	}

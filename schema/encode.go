@@ -6,8 +6,8 @@ import (
 	"math"
 	"sort"
 
-	"github.com/thriftd/thriftd/engine/comparator"
-	"github.com/thriftd/thriftd/engine/partitioner"
+	"github.com/thriftd/thriftd/dht"
+	"github.com/thriftd/thriftd/marshal"
 )
 
 // EncodingFormat is the format Marshal writes. Unmarshal reads every
@@ -137,7 +137,7 @@ func Marshal(r Record) ([]byte, error) {
 	return json.Marshal(e)
 }
 
-func typeName(t comparator.Comparator) string {
+func typeName(t marshal.Comparator) string {
 	if t == nil {
 		return ""
 	}
@@ -178,7 +178,7 @@ func encodeFamily(cf *ColumnFamily) encFamily {
 // parseType, or with parseType12 in a family whose Types12 is set, and
 // adds the built-in system keyspace. An error says what is wrong with the
 // bytes; the caller adds where they came from.
-func Unmarshal(data []byte, parseType, parseType12 func(string) (comparator.Comparator, error)) (Record, error) {
+func Unmarshal(data []byte, parseType, parseType12 func(string) (marshal.Comparator, error)) (Record, error) {
 	var e encSchema
 	if err := json.Unmarshal(data, &e); err != nil {
 		return Record{}, fmt.Errorf("recorded schema is unreadable: %w", err)
@@ -186,13 +186,13 @@ func Unmarshal(data []byte, parseType, parseType12 func(string) (comparator.Comp
 	if e.Format < 1 || e.Format > EncodingFormat {
 		return Record{}, fmt.Errorf("recorded schema is in format %d, which this thriftd (format %d) cannot read; use the thriftd that wrote it", e.Format, EncodingFormat)
 	}
-	p, err := partitioner.Lookup(e.Partitioner)
+	p, err := dht.Lookup(e.Partitioner)
 	if err != nil {
 		return Record{}, fmt.Errorf("recorded schema: %v", err)
 	}
 	s := &Schema{ClusterName: e.ClusterName, Partitioner: p, Version: e.Version, Keyspaces: map[string]*Keyspace{}}
-	resolve := func(types12 bool) func(string) (comparator.Comparator, error) {
-		return func(name string) (comparator.Comparator, error) {
+	resolve := func(types12 bool) func(string) (marshal.Comparator, error) {
+		return func(name string) (marshal.Comparator, error) {
 			if name == "" {
 				return nil, nil
 			}
@@ -226,7 +226,7 @@ func Unmarshal(data []byte, parseType, parseType12 func(string) (comparator.Comp
 	return Record{Schema: s, FromFile: e.FromFile}, nil
 }
 
-func decodeFamily(keyspace string, f encFamily, parse func(string) (comparator.Comparator, error)) (*ColumnFamily, error) {
+func decodeFamily(keyspace string, f encFamily, parse func(string) (marshal.Comparator, error)) (*ColumnFamily, error) {
 	cf := &ColumnFamily{
 		Keyspace: keyspace, Name: f.Name, Super: f.Super, Comment: f.Comment, HasComment: f.HasComment,
 		GCGraceSeconds: f.GCGraceSeconds, DefaultTTL: f.DefaultTTL, ID: f.ID, Types12: f.Types12,

@@ -7,13 +7,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/thriftd/thriftd/engine/comparator"
-	"github.com/thriftd/thriftd/engine/partitioner"
+	"github.com/thriftd/thriftd/dht"
+	"github.com/thriftd/thriftd/marshal"
 )
 
-func mustType(t *testing.T, name string) comparator.Comparator {
+func mustType(t *testing.T, name string) marshal.Comparator {
 	t.Helper()
-	c, err := comparator.Lookup(name)
+	c, err := marshal.Lookup(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,7 +23,7 @@ func mustType(t *testing.T, name string) comparator.Comparator {
 // fullSchema sets every field the encoding carries to a value other than
 // its zero, so a field the encoding forgets fails the round trip.
 func fullSchema(t *testing.T) *Schema {
-	p, err := partitioner.Lookup("org.apache.cassandra.dht.RandomPartitioner")
+	p, err := dht.Lookup("org.apache.cassandra.dht.RandomPartitioner")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestMarshalRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Unmarshal(data, comparator.Lookup, comparator.Lookup)
+	r, err := Unmarshal(data, marshal.Lookup, marshal.Lookup)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestMarshalLeavesUnsetPropertiesUnset(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Unmarshal(data, comparator.Lookup, comparator.Lookup)
+	r, err := Unmarshal(data, marshal.Lookup, marshal.Lookup)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,11 +124,11 @@ func TestUnmarshalRefusesALaterFormat(t *testing.T) {
 		t.Fatal(err)
 	}
 	later := bytes.Replace(data, []byte(`"format":1`), []byte(`"format":2`), 1)
-	_, err = Unmarshal(later, comparator.Lookup, comparator.Lookup)
+	_, err = Unmarshal(later, marshal.Lookup, marshal.Lookup)
 	if err == nil || !strings.Contains(err.Error(), "format 2") {
 		t.Fatalf("a later format: err = %v", err)
 	}
-	if _, err := Unmarshal([]byte("{not json"), comparator.Lookup, comparator.Lookup); err == nil {
+	if _, err := Unmarshal([]byte("{not json"), marshal.Lookup, marshal.Lookup); err == nil {
 		t.Fatal("garbage decoded without an error")
 	}
 }
@@ -139,7 +139,7 @@ func TestUnmarshalNamesAnUnknownType(t *testing.T) {
 		t.Fatal(err)
 	}
 	bad := bytes.Replace(data, []byte("TimeUUIDType"), []byte("NoSuchType"), 1)
-	_, err = Unmarshal(bad, comparator.Lookup, comparator.Lookup)
+	_, err = Unmarshal(bad, marshal.Lookup, marshal.Lookup)
 	if err == nil || !strings.Contains(err.Error(), "Blog.Comments") || !strings.Contains(err.Error(), "NoSuchType") {
 		t.Fatalf("err = %v", err)
 	}
@@ -154,7 +154,7 @@ func TestMarshalKeepsNaNAndInfinities(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Unmarshal(data, comparator.Lookup, comparator.Lookup)
+	r, err := Unmarshal(data, marshal.Lookup, marshal.Lookup)
 	if err != nil {
 		t.Fatal(err)
 	}

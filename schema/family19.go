@@ -3,7 +3,7 @@ package schema
 import (
 	"strconv"
 
-	"github.com/thriftd/thriftd/engine/comparator"
+	"github.com/thriftd/thriftd/marshal"
 )
 
 // The parts of a definition that the 19.x API (Cassandra 0.7-2.1) added.
@@ -26,7 +26,7 @@ const (
 // the type its values must have, and an index on it.
 type ColumnDef struct {
 	Name      []byte
-	Validator comparator.Comparator
+	Validator marshal.Comparator
 	// Index is nil when the column is not indexed.
 	Index *IndexDef
 }

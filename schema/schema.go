@@ -7,8 +7,8 @@ package schema
 import (
 	"sort"
 
-	"github.com/thriftd/thriftd/engine/comparator"
-	"github.com/thriftd/thriftd/engine/partitioner"
+	"github.com/thriftd/thriftd/dht"
+	"github.com/thriftd/thriftd/marshal"
 )
 
 // SystemKeyspace is the name of the built-in keyspace.
@@ -21,17 +21,17 @@ type ColumnFamily struct {
 	Super    bool
 	// Comparator orders top-level names: columns of a Standard column
 	// family, super columns of a Super one.
-	Comparator comparator.Comparator
+	Comparator marshal.Comparator
 	// SubComparator orders subcolumns; nil for a Standard column family.
-	SubComparator comparator.Comparator
+	SubComparator marshal.Comparator
 	Comment       string
 	HasComment    bool
 
 	// The 19.x API's properties (family19.go). KeyValidator checks row
 	// keys and DefaultValidator the values of columns that Columns does
 	// not declare; nil means BytesType, which accepts anything.
-	KeyValidator     comparator.Comparator
-	DefaultValidator comparator.Comparator
+	KeyValidator     marshal.Comparator
+	DefaultValidator marshal.Comparator
 	Columns          []ColumnDef
 	// GCGraceSeconds is how long a tombstone outlives its deletion; 0
 	// means the store's setting (GCGraceSeconds of storage-conf.xml).
@@ -86,7 +86,7 @@ type Keyspace struct {
 // Schema is every keyspace of a node and the partitioner that places rows.
 type Schema struct {
 	ClusterName string
-	Partitioner partitioner.Partitioner
+	Partitioner dht.Partitioner
 	Keyspaces   map[string]*Keyspace
 	// Version identifies this schema (a UUID as the 19.x API reports it);
 	// every change gives a new one.

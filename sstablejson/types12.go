@@ -13,7 +13,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/thriftd/thriftd/engine/comparator"
+	"github.com/thriftd/thriftd/marshal"
 )
 
 // The JSON of Cassandra 1.x's sstable2json (SSTableExport) writes each
@@ -27,11 +27,11 @@ import (
 // their values are written as milliseconds since the epoch, which 1.2's
 // fromString reads as well.
 func TypeString(class string, b []byte) (string, error) {
-	t, err := comparator.Parse(class)
+	t, err := marshal.Parse(class)
 	if err != nil {
 		return "", err
 	}
-	switch strings.TrimPrefix(t.Name(), marshal) {
+	switch strings.TrimPrefix(t.Name(), marshalPrefix) {
 	case "DateType", "TimestampType":
 		if len(b) == 8 {
 			return strconv.FormatInt(int64(binary.BigEndian.Uint64(b)), 10), nil
@@ -43,16 +43,16 @@ func TypeString(class string, b []byte) (string, error) {
 	return hex.EncodeToString(b), nil
 }
 
-const marshal = "org.apache.cassandra.db.marshal."
+const marshalPrefix = "org.apache.cassandra.db.marshal."
 
 // TypeFromString is 1.2's fromString: the bytes that s stands for under
 // the type named class. The result is checked with the type's Validate.
 func TypeFromString(class, s string) ([]byte, error) {
-	t, err := comparator.Parse(class)
+	t, err := marshal.Parse(class)
 	if err != nil {
 		return nil, err
 	}
-	b, err := fromString(strings.TrimPrefix(t.Name(), marshal), s)
+	b, err := fromString(strings.TrimPrefix(t.Name(), marshalPrefix), s)
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +64,7 @@ func TypeFromString(class, s string) ([]byte, error) {
 
 func fromString(name, s string) ([]byte, error) {
 	if inner, ok := strings.CutPrefix(name, "ReversedType("); ok {
-		return fromString(strings.TrimPrefix(strings.TrimSuffix(inner, ")"), marshal), s)
+		return fromString(strings.TrimPrefix(strings.TrimSuffix(inner, ")"), marshalPrefix), s)
 	}
 	if args, ok := strings.CutPrefix(name, "CompositeType("); ok {
 		return compositeFromString(strings.TrimSuffix(args, ")"), s)
@@ -232,7 +232,7 @@ func compositeFromString(args, s string) ([]byte, error) {
 		if strings.HasSuffix(p, "!") {
 			p = p[:len(p)-1]
 		}
-		c, err := fromString(strings.TrimPrefix(types[i], marshal), p)
+		c, err := fromString(strings.TrimPrefix(types[i], marshalPrefix), p)
 		if err != nil {
 			return nil, err
 		}

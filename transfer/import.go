@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/thriftd/thriftd/engine/comparator"
 	"github.com/thriftd/thriftd/gen-go/cassandra"
+	"github.com/thriftd/thriftd/marshal"
 	"github.com/thriftd/thriftd/sstablejson"
 )
 
@@ -189,7 +189,7 @@ func readFile(stop context.Context, path string, f Family, mode sstablejson.KeyM
 type converter struct {
 	f        Family
 	file     string
-	cmp, sub comparator.Comparator
+	cmp, sub marshal.Comparator
 	key      string
 	super    []byte
 	// live holds the open super column's live subcolumns not yet added.
@@ -201,9 +201,9 @@ func newConverter(f Family, file string) (*converter, error) {
 	c := &converter{f: f, file: file}
 	// A comparator this build does not know (a custom class on a 0.6
 	// cluster) is left to the server to check.
-	c.cmp, _ = comparator.Lookup(f.CompareWith)
+	c.cmp, _ = marshal.Lookup(f.CompareWith)
 	if f.Super {
-		c.sub, _ = comparator.Lookup(f.CompareSubcolumnsWith)
+		c.sub, _ = marshal.Lookup(f.CompareSubcolumnsWith)
 	}
 	return c, nil
 }
@@ -212,7 +212,7 @@ func (c *converter) invalid(ev sstablejson.Event, super, column []byte, why stri
 	return &ValidationError{File: c.file, Line: ev.Line, Col: ev.Col, Key: c.key, Super: super, Column: column, Why: why}
 }
 
-func checkName(cmp comparator.Comparator, name []byte, what string) string {
+func checkName(cmp marshal.Comparator, name []byte, what string) string {
 	switch {
 	case len(name) == 0:
 		return what + " name must not be empty"

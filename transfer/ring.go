@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/thriftd/thriftd/engine/partitioner"
+	"github.com/thriftd/thriftd/dht"
 	"github.com/thriftd/thriftd/gen-go/cassandra"
 )
 
@@ -21,7 +21,7 @@ const ringScale = 1 << 20
 // is the fraction done. Under an order-preserving partitioner nothing
 // says how far the keys go, and ring reports nothing.
 type ring struct {
-	p     partitioner.Partitioner
+	p     dht.Partitioner
 	scale float64
 	stats *Stats
 	mu    sync.Mutex
@@ -45,7 +45,7 @@ func newRing(c *conn, n int, stats *Stats) *ring {
 	default:
 		return nil
 	}
-	p, err := partitioner.Lookup(name)
+	p, err := dht.Lookup(name)
 	if err != nil {
 		return nil
 	}

@@ -75,12 +75,12 @@ func TestFromString(t *testing.T) {
 		{"BooleanType", "true", "01"},
 	}
 	for _, c := range cases {
-		b, err := fromString(marshal+c.class, c.in)
+		b, err := fromString(marshalPrefix+c.class, c.in)
 		if err != nil || hex.EncodeToString(b) != c.hex {
 			t.Errorf("fromString(%s, %q) = %x, %v; want %s", c.class, c.in, b, err, c.hex)
 		}
 		if c.class != "BytesType" && c.class != "BooleanType" {
-			if got := getString(marshal+c.class, b); got != c.in {
+			if got := getString(marshalPrefix+c.class, b); got != c.in {
 				t.Errorf("getString(%s, %x) = %q, want %q", c.class, b, got, c.in)
 			}
 		}
@@ -90,7 +90,7 @@ func TestFromString(t *testing.T) {
 		{"BytesType", "k", "cannot parse 'k' as hex bytes"},
 		{"TimeUUIDType", "550e8400-e29b-41d4-a716-446655440000", "Unsupported UUID version: 4"},
 	} {
-		if _, err := fromString(marshal+bad.class, bad.in); err == nil || !strings.HasSuffix(err.Error(), bad.msg) {
+		if _, err := fromString(marshalPrefix+bad.class, bad.in); err == nil || !strings.HasSuffix(err.Error(), bad.msg) {
 			t.Errorf("fromString(%s, %q) error %v, want ...%s", bad.class, bad.in, err, bad.msg)
 		}
 	}

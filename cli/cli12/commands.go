@@ -203,7 +203,7 @@ func (s *Session) keyType(cf *cassandra19.CfDef) string {
 	}
 	t, err := formatType(str(cf.KeyValidationClass))
 	if err != nil {
-		return marshal + "BytesType"
+		return marshalPrefix + "BytesType"
 	}
 	return t
 }

@@ -13,10 +13,10 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/thriftd/thriftd/engine/comparator"
+	"github.com/thriftd/thriftd/marshal"
 )
 
-const marshal = "org.apache.cassandra.db.marshal."
+const marshalPrefix = "org.apache.cassandra.db.marshal."
 
 // functions are the typed functions of set, get and the key and name
 // positions, in the order 1.2 lists them, with the type each stands for.
@@ -40,7 +40,7 @@ func functionNames() string {
 func functionType(name string) (string, error) {
 	for _, f := range functions {
 		if strings.EqualFold(f.name, name) {
-			return marshal + f.class, nil
+			return marshalPrefix + f.class, nil
 		}
 	}
 	return "", fmt.Errorf("Function '%s' not found. Available functions: %s", name, functionNames())
@@ -51,10 +51,10 @@ func functionType(name string) (string, error) {
 func formatType(name string) (string, error) {
 	for _, f := range functions {
 		if strings.EqualFold(f.name, name) {
-			return marshal + f.class, nil
+			return marshalPrefix + f.class, nil
 		}
 	}
-	c, err := comparator.Parse(name)
+	c, err := marshal.Parse(name)
 	if err != nil {
 		return "", fmt.Errorf("Unknown comparator '%s'. Available functions: %s", name, functionNames())
 	}
@@ -62,7 +62,7 @@ func formatType(name string) (string, error) {
 }
 
 // short is a class name without the marshal package.
-func short(class string) string { return strings.TrimPrefix(class, marshal) }
+func short(class string) string { return strings.TrimPrefix(class, marshalPrefix) }
 
 // marshalError is a MarshalException as a RuntimeException wrapping it
 // prints it.
@@ -73,7 +73,7 @@ func marshalError(format string, args ...any) error {
 // fromString is AbstractType.fromString of the type named by class.
 func fromString(class, s string) ([]byte, error) {
 	if class == "" {
-		class = marshal + "BytesType"
+		class = marshalPrefix + "BytesType"
 	}
 	switch short(class) {
 	case "BytesType":
@@ -191,7 +191,7 @@ func getString(class string, b []byte) string {
 	if short(class) == "CounterColumnType" && len(b) == 8 {
 		return strconv.FormatInt(int64(binary.BigEndian.Uint64(b)), 10)
 	}
-	c, err := comparator.Parse(class)
+	c, err := marshal.Parse(class)
 	if err != nil {
 		return hex.EncodeToString(b)
 	}

@@ -15,8 +15,8 @@ import (
 	"github.com/syndtr/goleveldb/leveldb/iterator"
 	"github.com/syndtr/goleveldb/leveldb/opt"
 
-	"github.com/thriftd/thriftd/engine/comparator"
-	"github.com/thriftd/thriftd/engine/partitioner"
+	"github.com/thriftd/thriftd/dht"
+	"github.com/thriftd/thriftd/marshal"
 )
 
 // rawStore is the storage ceiling: the benchmark's reads and writes done
@@ -26,8 +26,8 @@ import (
 // conversion into engine or Thrift values beyond copying the bytes out.
 type rawStore struct {
 	db   *leveldb.DB
-	part partitioner.Partitioner
-	cmp  comparator.Comparator
+	part dht.Partitioner
+	cmp  marshal.Comparator
 	// value is every column's value; names are C0..C<columns-1>.
 	value   []byte
 	columns int
@@ -50,11 +50,11 @@ func openRaw(dir string, valueSize, columns int) (*rawStore, error) {
 	if err != nil {
 		return nil, err
 	}
-	part, err := partitioner.Lookup("RandomPartitioner")
+	part, err := dht.Lookup("RandomPartitioner")
 	if err != nil {
 		return nil, err
 	}
-	cmp, err := comparator.Lookup("BytesType")
+	cmp, err := marshal.Lookup("BytesType")
 	if err != nil {
 		return nil, err
 	}

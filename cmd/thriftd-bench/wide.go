@@ -12,7 +12,7 @@ import (
 
 	"github.com/apache/thrift/lib/go/thrift"
 
-	"github.com/thriftd/thriftd/engine/partitioner"
+	"github.com/thriftd/thriftd/dht"
 	"github.com/thriftd/thriftd/gen-go/cassandra"
 )
 
@@ -162,7 +162,7 @@ func readBack(srv *process, width, page int) (rows int, cols int64, err error) {
 	if part != "org.apache.cassandra.dht.RandomPartitioner" {
 		return 0, 0, fmt.Errorf("read back needs RandomPartitioner, the configuration has %s", part)
 	}
-	rp, err := partitioner.Lookup(part)
+	rp, err := dht.Lookup(part)
 	if err != nil {
 		return 0, 0, err
 	}

@@ -23,14 +23,14 @@ import (
 	"github.com/thriftd/thriftd/admin"
 	"github.com/thriftd/thriftd/auth"
 	"github.com/thriftd/thriftd/config"
+	"github.com/thriftd/thriftd/dht"
 	"github.com/thriftd/thriftd/dialect"
 	"github.com/thriftd/thriftd/engine"
-	"github.com/thriftd/thriftd/engine/comparator"
 	"github.com/thriftd/thriftd/engine/cqlstore"
 	"github.com/thriftd/thriftd/engine/ldbstore"
-	"github.com/thriftd/thriftd/engine/partitioner"
 	"github.com/thriftd/thriftd/handler"
 	"github.com/thriftd/thriftd/handler19"
+	"github.com/thriftd/thriftd/marshal"
 	"github.com/thriftd/thriftd/rpcmetrics"
 	"github.com/thriftd/thriftd/schema"
 	"github.com/thriftd/thriftd/schema/catalog"
@@ -292,11 +292,11 @@ func run(eff *settings.Effective, log *slog.Logger) error {
 // store is what run needs of either backend.
 type store interface {
 	engine.Store
-	Token() partitioner.Token
+	Token() dht.Token
 }
 
 // parseType resolves the 19.x API's type names: Cassandra 1.2's types.
-var parseType = comparator.Parse
+var parseType = marshal.Parse
 
 // schemaPoll is how often a catalog on a shared store (the Cassandra
 // cluster) reads the recorded schema for other processes' changes.

@@ -9,7 +9,7 @@ import (
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
-	"github.com/thriftd/thriftd/engine/comparator"
+	"github.com/thriftd/thriftd/marshal"
 	"github.com/thriftd/thriftd/schema"
 )
 
@@ -108,7 +108,7 @@ var cqlClasses = func() map[string]string {
 	return m
 }()
 
-// classOf is the marshal class (as comparator.Parse reads it) of a CQL
+// classOf is the marshal class (as marshal.Parse reads it) of a CQL
 // type, or why the 19.x API has none.
 func classOf(cqlType string) (string, error) {
 	t := strings.TrimSpace(cqlType)
@@ -117,7 +117,7 @@ func classOf(cqlType string) (string, error) {
 	}
 	if strings.HasPrefix(t, "'") && strings.HasSuffix(t, "'") && len(t) > 1 {
 		class := strings.ReplaceAll(t[1:len(t)-1], "''", "'")
-		if _, err := comparator.Parse(class); err != nil {
+		if _, err := marshal.Parse(class); err != nil {
 			return "", fmt.Errorf("custom type %s: %v", class, err)
 		}
 		return strings.TrimPrefix(class, marshalPackage), nil
@@ -135,8 +135,8 @@ func classOf(cqlType string) (string, error) {
 	return "", fmt.Errorf("type %s is a user-defined or unknown type, which a Thrift column cannot hold", t)
 }
 
-// parseClass is comparator.Parse of a class name built here.
-func parseClass(class string) (comparator.Comparator, error) { return comparator.Parse(class) }
+// parseClass is marshal.Parse of a class name built here.
+func parseClass(class string) (marshal.Comparator, error) { return marshal.Parse(class) }
 
 // classifyTable derives the column family of table ks.name from its
 // columns, or why it cannot be served.

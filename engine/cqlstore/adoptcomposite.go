@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/thriftd/thriftd/engine"
-	"github.com/thriftd/thriftd/engine/comparator"
+	"github.com/thriftd/thriftd/marshal"
 )
 
 // The composite shape of an adopted table: a 1.2 column family whose
@@ -221,12 +221,12 @@ func (st *Store) readComposite(ctx context.Context, f *family, key string, q eng
 // in the column's own order). The rows read are still compared by the
 // comparator. A first component that is empty (the ends of a ReversedType
 // column are not CQL's) or that the column's type refuses is left out.
-func (a *adoptedLayout) firstBounds(c comparator.Comparator, p engine.Predicate) (string, []any) {
-	comps := comparator.Components(c)
+func (a *adoptedLayout) firstBounds(c marshal.Comparator, p engine.Predicate) (string, []any) {
+	comps := marshal.Components(c)
 	if len(comps) == 0 {
 		return "", nil
 	}
-	base, rev := comparator.Unreversed(comps[0])
+	base, rev := marshal.Unreversed(comps[0])
 	lo, hi := p.Start, p.Finish
 	if p.Reversed {
 		lo, hi = hi, lo
@@ -250,7 +250,7 @@ func (a *adoptedLayout) firstBounds(c comparator.Comparator, p engine.Predicate)
 
 // selects tells whether q selects name, compared by c, the names coming
 // in q's order, and whether name is past q's run (so every later one is).
-func selects(c comparator.Comparator, q engine.Query, name []byte) (keep, past bool) {
+func selects(c marshal.Comparator, q engine.Query, name []byte) (keep, past bool) {
 	switch {
 	case q.Names != nil:
 		for _, n := range q.Names {
@@ -371,7 +371,7 @@ func (a *adoptedLayout) components(name []byte, del bool) [][]byte {
 
 // rowOf is the row of name, compared by c, in f: its clustering columns
 // and their values.
-func (f *family) rowOf(c comparator.Comparator, name []byte) ([]string, []any) {
+func (f *family) rowOf(c marshal.Comparator, name []byte) ([]string, []any) {
 	if a := f.adopt; a != nil && len(a.clustering) > 0 {
 		comps := a.components(name, false)
 		vals := make([]any, len(comps))

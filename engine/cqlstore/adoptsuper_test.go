@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/thriftd/thriftd/dht"
 	"github.com/thriftd/thriftd/engine"
-	"github.com/thriftd/thriftd/engine/partitioner"
 	"github.com/thriftd/thriftd/gen-go/cassandra19"
 	"github.com/thriftd/thriftd/internal/testenv"
 	"github.com/thriftd/thriftd/schema"
@@ -201,7 +201,7 @@ func TestAdoptedSuperShape(t *testing.T) {
 	schemaBefore := columnTypes(t, s, ks, "Super1")
 
 	// thriftd's store in front of the node, adopting the keyspace.
-	p, err := partitioner.Lookup("RandomPartitioner")
+	p, err := dht.Lookup("RandomPartitioner")
 	if err != nil {
 		t.Fatal(err)
 	}

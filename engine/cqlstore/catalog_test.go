@@ -12,8 +12,8 @@ import (
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
 	"github.com/thriftd/thriftd/engine"
-	"github.com/thriftd/thriftd/engine/comparator"
 	"github.com/thriftd/thriftd/engine/storetest"
+	"github.com/thriftd/thriftd/marshal"
 	"github.com/thriftd/thriftd/schema"
 )
 
@@ -39,9 +39,9 @@ func without(base *schema.Schema, ks string) *schema.Schema {
 	return &next
 }
 
-func cmp(t testing.TB, class string) comparator.Comparator {
+func cmp(t testing.TB, class string) marshal.Comparator {
 	t.Helper()
-	c, err := comparator.Lookup(class)
+	c, err := marshal.Lookup(class)
 	if err != nil {
 		t.Fatal(err)
 	}

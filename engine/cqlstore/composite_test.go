@@ -10,17 +10,17 @@ import (
 	"testing"
 
 	"github.com/thriftd/thriftd/engine"
-	"github.com/thriftd/thriftd/engine/comparator"
 	"github.com/thriftd/thriftd/engine/storetest"
+	"github.com/thriftd/thriftd/marshal"
 	"github.com/thriftd/thriftd/schema"
 )
 
 // family12 is a 19.x Standard column family whose comparator is a 1.2
-// type (comparator.Parse), as the catalog resolves a family created
+// type (marshal.Parse), as the catalog resolves a family created
 // through the 19.x API.
 func family12(t testing.TB, name, comparatorClass string) *schema.ColumnFamily {
 	t.Helper()
-	c, err := comparator.Parse(comparatorClass)
+	c, err := marshal.Parse(comparatorClass)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -348,7 +348,7 @@ func TestFirstBounds(t *testing.T) {
 		{"CompositeType(UTF8Type,LongType)", engine.Predicate{Start: compositeName(0, []byte("")), Finish: compositeName(0, []byte{0xff})}, ` []`},
 		{"CompositeType(UTF8Type,LongType)", engine.Predicate{Start: []byte{0, 5, 'a'}}, ` []`},
 	} {
-		c, err := comparator.Parse(tc.typ)
+		c, err := marshal.Parse(tc.typ)
 		if err != nil {
 			t.Fatal(err)
 		}

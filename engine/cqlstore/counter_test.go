@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/thriftd/thriftd/engine"
-	"github.com/thriftd/thriftd/engine/comparator"
 	"github.com/thriftd/thriftd/engine/storetest"
+	"github.com/thriftd/thriftd/marshal"
 )
 
 // counterTotals renders a row of counters as name=total, super columns as
@@ -48,7 +48,7 @@ func counterTotals(t *testing.T, row engine.Row) string {
 func TestCounterTables(t *testing.T) {
 	base := storetest.TestSchema(t, "RandomPartitioner")
 	st, o := openFresh(t, base, 864000)
-	counter, err := comparator.Parse("CounterColumnType")
+	counter, err := marshal.Parse("CounterColumnType")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/thriftd/thriftd/engine"
-	"github.com/thriftd/thriftd/engine/comparator"
 	"github.com/thriftd/thriftd/engine/storetest"
+	"github.com/thriftd/thriftd/marshal"
 	"github.com/thriftd/thriftd/schema"
 )
 
@@ -87,7 +87,7 @@ func TestIndexOnTypedTables(t *testing.T) {
 	long := dynamic(t, "Long", "BytesType", "AsciiType", "LongType")
 	long.Columns = keys("n")
 	ctr := dynamic(t, "Ctr", "BytesType", "AsciiType", "BytesType")
-	if ctr.DefaultValidator, err = comparator.Parse("CounterColumnType"); err != nil {
+	if ctr.DefaultValidator, err = marshal.Parse("CounterColumnType"); err != nil {
 		t.Fatal(err)
 	}
 	ctr.Columns = keys("c")

@@ -7,8 +7,8 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/thriftd/thriftd/engine/comparator"
-	"github.com/thriftd/thriftd/engine/partitioner"
+	"github.com/thriftd/thriftd/dht"
+	"github.com/thriftd/thriftd/marshal"
 	"github.com/thriftd/thriftd/schema"
 )
 
@@ -22,7 +22,7 @@ import (
 //
 // column1 and super_column hold the name itself for the comparators that
 // order as unsigned bytes (BytesType, AsciiType, UTF8Type), and the
-// comparator's order-preserving encoding (engine/comparator) for LongType,
+// comparator's order-preserving encoding (marshal) for LongType,
 // LexicalUUIDType and TimeUUIDType, so CQL's unsigned blob order is the
 // 0.6 comparator's order for every comparator. (The escaped encodings of
 // the byte-ordered types would also keep the order, but add bytes that a
@@ -34,7 +34,7 @@ import (
 // are 0.6's, and on a ByteOrdered cluster for ByteOrderedPartitioner, whose
 // token order is the keys' byte order; for OrderPreservingPartitioner it is
 // the key's bytes mapped into Java's String order
-// (partitioner.JavaOrderBytes, as long as the key); for
+// (dht.JavaOrderBytes, as long as the key); for
 // CollatingOrderPreservingPartitioner it is the partitioner's RowKey
 // (collation token then key). So the cluster's byte order of key blobs is
 // the 0.6 token order.
@@ -145,7 +145,7 @@ func familyOf(def *schema.ColumnFamily, table string, cols tableColumns) *family
 }
 
 // encode is the stored form of a name compared by c.
-func (f *family) encode(c comparator.Comparator, name []byte) raw {
+func (f *family) encode(c marshal.Comparator, name []byte) raw {
 	if f.rawNames {
 		return name
 	}
@@ -153,7 +153,7 @@ func (f *family) encode(c comparator.Comparator, name []byte) raw {
 }
 
 // decode reads a stored name back.
-func (f *family) decode(c comparator.Comparator, stored []byte) ([]byte, error) {
+func (f *family) decode(c marshal.Comparator, stored []byte) ([]byte, error) {
 	if f.rawNames {
 		return append(make([]byte, 0, len(stored)), stored...), nil
 	}
@@ -250,13 +250,13 @@ const (
 
 // clusterPartitionerFor names the cluster partitioner that keeps rows in
 // the order p promises.
-func clusterPartitionerFor(p partitioner.Partitioner) (string, error) {
+func clusterPartitionerFor(p dht.Partitioner) (string, error) {
 	switch p.(type) {
-	case partitioner.RandomPartitioner:
+	case dht.RandomPartitioner:
 		return randomCluster, nil
-	case partitioner.Murmur3Partitioner:
+	case dht.Murmur3Partitioner:
 		return murmur3Cluster, nil
-	case partitioner.OrderPreservingPartitioner, partitioner.ByteOrderedPartitioner, *partitioner.CollatingOrderPreservingPartitioner:
+	case dht.OrderPreservingPartitioner, dht.ByteOrderedPartitioner, *dht.CollatingOrderPreservingPartitioner:
 		return byteOrderedCluster, nil
 	}
 	return "", fmt.Errorf("the Cassandra backend has no cluster partitioner for %s", p.Name())
@@ -264,16 +264,16 @@ func clusterPartitionerFor(p partitioner.Partitioner) (string, error) {
 
 // byteOrdered reports whether c orders names as unsigned bytes, so that
 // a name is stored as it is.
-func byteOrdered(c comparator.Comparator) bool {
+func byteOrdered(c marshal.Comparator) bool {
 	switch c.(type) {
-	case comparator.BytesType, comparator.AsciiType, comparator.UTF8Type:
+	case marshal.BytesType, marshal.AsciiType, marshal.UTF8Type:
 		return true
 	}
 	return false
 }
 
 // encodeName is the stored form of a column or super column name.
-func encodeName(c comparator.Comparator, name []byte) []byte {
+func encodeName(c marshal.Comparator, name []byte) []byte {
 	if byteOrdered(c) {
 		return name
 	}
@@ -281,7 +281,7 @@ func encodeName(c comparator.Comparator, name []byte) []byte {
 }
 
 // decodeName reads a stored name back.
-func decodeName(c comparator.Comparator, blob []byte) ([]byte, error) {
+func decodeName(c marshal.Comparator, blob []byte) ([]byte, error) {
 	if byteOrdered(c) {
 		return append(make([]byte, 0, len(blob)), blob...), nil
 	}
@@ -290,7 +290,7 @@ func decodeName(c comparator.Comparator, blob []byte) ([]byte, error) {
 		return nil, err
 	}
 	if len(rest) != 0 {
-		return nil, fmt.Errorf("%w: %d bytes after the name", comparator.ErrMalformed, len(rest))
+		return nil, fmt.Errorf("%w: %d bytes after the name", marshal.ErrMalformed, len(rest))
 	}
 	return append(make([]byte, 0, len(name)), name...), nil
 }
@@ -301,15 +301,15 @@ func (st *Store) keyBlob(key string) []byte {
 		return st.part.RowKey(nil, key)
 	}
 	if st.javaOrder() {
-		return partitioner.JavaOrderBytes(key)
+		return dht.JavaOrderBytes(key)
 	}
 	return []byte(key)
 }
 
-// javaOrder reports whether key blobs are partitioner.JavaOrderBytes
+// javaOrder reports whether key blobs are dht.JavaOrderBytes
 // (OrderPreservingPartitioner, which orders keys as Java's Strings).
 func (st *Store) javaOrder() bool {
-	_, ok := st.part.(partitioner.OrderPreservingPartitioner)
+	_, ok := st.part.(dht.OrderPreservingPartitioner)
 	return ok
 }
 
@@ -319,38 +319,38 @@ func (st *Store) javaOrder() bool {
 // fit.
 func (st *Store) rawKeyOrder() bool {
 	switch st.part.(type) {
-	case partitioner.OrderPreservingPartitioner, partitioner.ByteOrderedPartitioner:
+	case dht.OrderPreservingPartitioner, dht.ByteOrderedPartitioner:
 		return true
 	}
 	return false
 }
 
 // decodeKey reads a stored key back into the row key and its 0.6 token.
-func (st *Store) decodeKey(blob []byte) (string, partitioner.Token, error) {
+func (st *Store) decodeKey(blob []byte) (string, dht.Token, error) {
 	if st.ordered && !st.rawKeyOrder() {
 		key, tok, rest, err := st.part.DecodeRowKey(blob)
 		if err != nil {
 			return "", nil, err
 		}
 		if len(rest) != 0 {
-			return "", nil, fmt.Errorf("%w: %d bytes after the key", partitioner.ErrMalformed, len(rest))
+			return "", nil, fmt.Errorf("%w: %d bytes after the key", dht.ErrMalformed, len(rest))
 		}
 		return key, tok, nil
 	}
 	key := string(blob)
 	if st.javaOrder() {
-		key = partitioner.KeyOfJavaOrderBytes(blob)
+		key = dht.KeyOfJavaOrderBytes(blob)
 	}
 	return key, st.part.Token(key), nil
 }
 
 // tokenValue is a non-minimum 0.6 token as the cluster's token()
 // function returns it, to bind in "token(key) >= ?".
-func (st *Store) tokenValue(f *family, t partitioner.Token) any {
+func (st *Store) tokenValue(f *family, t dht.Token) any {
 	switch st.part.(type) {
-	case partitioner.RandomPartitioner:
+	case dht.RandomPartitioner:
 		return new(big.Int).SetBytes(t)
-	case partitioner.Murmur3Partitioner:
+	case dht.Murmur3Partitioner:
 		// 0.6-style tokens of Murmur3 are the int64 with its sign bit flipped.
 		var b [8]byte
 		copy(b[:], t)

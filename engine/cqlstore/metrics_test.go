@@ -12,8 +12,8 @@ import (
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/thriftd/thriftd/dht"
 	"github.com/thriftd/thriftd/engine"
-	"github.com/thriftd/thriftd/engine/partitioner"
 	"github.com/thriftd/thriftd/engine/storetest"
 )
 
@@ -312,7 +312,7 @@ func TestStatementsPerCall(t *testing.T) {
 		// row (whose token starts the bounds, not included): one page,
 		// though the first row of it is skipped.
 		{"get_paged_slice's batch of 4 rows", func() error {
-			b := engine.Bounds{Start: partitioner.Murmur3Partitioner{}.Token(keys[3])}
+			b := engine.Bounds{Start: dht.Murmur3Partitioner{}.Token(keys[3])}
 			r, err := st.Range(ctx, storetest.Keyspace, b, engine.Query{ColumnFamily: "Standard1", Predicate: storetest.All(100)}, 4)
 			if err == nil && len(r) != 4 {
 				err = fmt.Errorf("get_paged_slice read %d rows", len(r))

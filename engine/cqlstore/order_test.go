@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/thriftd/thriftd/engine/comparator"
 	"github.com/thriftd/thriftd/engine/storetest"
+	"github.com/thriftd/thriftd/marshal"
 )
 
 // orderClasses are the marshal classes whose CQL types are measured.
@@ -24,7 +24,7 @@ var orderClasses = []string{
 
 // orderSamples are names c accepts, chosen to tell orders apart: signs,
 // high bits, prefixes, equal timestamps.
-func orderSamples(class string, c comparator.Comparator, r *rand.Rand) [][]byte {
+func orderSamples(class string, c marshal.Comparator, r *rand.Rand) [][]byte {
 	var out [][]byte
 	add := func(b []byte) {
 		if len(b) > 0 && c.Validate(b) == nil {
@@ -168,7 +168,7 @@ type orderResult struct {
 
 // measureOrder inserts samples as clustering values of a column of
 // cqlType and compares the cluster's order with c's.
-func measureOrder(t *testing.T, st *Store, cqlKS, class, cqlType string, c comparator.Comparator, samples [][]byte) orderResult {
+func measureOrder(t *testing.T, st *Store, cqlKS, class, cqlType string, c marshal.Comparator, samples [][]byte) orderResult {
 	ctx := context.Background()
 	res := orderResult{class: class, cqlType: cqlType}
 	table := quote(cqlKS) + "." + quote("order_"+strings.ToLower(class))
@@ -221,7 +221,7 @@ func measureOrder(t *testing.T, st *Store, cqlKS, class, cqlType string, c compa
 
 // TestComparatorOrderOnTheCluster measures, on a real Cassandra 5 node,
 // whether the CQL type of each marshal class orders names as the
-// comparator does (comparator.Parse: Cassandra 1.2's types) and
+// comparator does (marshal.Parse: Cassandra 1.2's types) and
 // accepts every name it accepts; the 19.x layout may store names in that
 // type only then (nameTypes). The figures are logged (go test -v) and
 // recorded in docs/cassandra.md.
@@ -231,8 +231,8 @@ func TestComparatorOrderOnTheCluster(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	t.Logf("%-16s %-52s %-9s %-9s %s", "class", "CQL type", "accepted", "order", "stored as (nameType)")
 	for _, class := range orderClasses {
-		// The 19.x API's types are 1.2's (comparator.Parse).
-		c, err := comparator.Parse(class)
+		// The 19.x API's types are 1.2's (marshal.Parse).
+		c, err := marshal.Parse(class)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/thriftd/thriftd/dht"
 	"github.com/thriftd/thriftd/engine"
-	"github.com/thriftd/thriftd/engine/partitioner"
 )
 
 // Range implements engine.Store: a read of whole rows up to a count
@@ -34,7 +34,7 @@ func (st *Store) Range(ctx context.Context, keyspace string, b engine.Bounds, q 
 		return st.scanRows(ctx, f, b, q, maxRows)
 	}
 	var keys []string
-	err = st.walkKeys(ctx, f, b, maxRows, func(key string, _ partitioner.Token) bool {
+	err = st.walkKeys(ctx, f, b, maxRows, func(key string, _ dht.Token) bool {
 		keys = append(keys, key)
 		return len(keys) < maxRows
 	})
@@ -54,7 +54,7 @@ func (st *Store) Range(ctx context.Context, keyspace string, b engine.Bounds, q 
 // walk as a whole: a walk of many keys on a busy cluster may rightly take
 // longer than one request, and only a page the cluster does not answer in
 // time is a timeout. ctx bounds the whole walk.
-func (st *Store) walkKeys(ctx context.Context, f *family, b engine.Bounds, want int, visit func(string, partitioner.Token) bool) error {
+func (st *Store) walkKeys(ctx context.Context, f *family, b engine.Bounds, want int, visit func(string, dht.Token) bool) error {
 	stmt, args := `SELECT DISTINCT key FROM `+f.table, []any(nil)
 	if len(b.Start) > 0 {
 		// The minimum token needs no bound (and ByteOrdered's, the empty
@@ -90,7 +90,7 @@ func (st *Store) walkKeys(ctx context.Context, f *family, b engine.Bounds, want 
 // the first), and returns whether visit wants more and the next page's
 // state (empty after the last).
 func (st *Store) walkPage(ctx context.Context, f *family, b engine.Bounds, stmt string, args []any, size int, state []byte,
-	visit func(string, partitioner.Token) bool) (more bool, next []byte, err error) {
+	visit func(string, dht.Token) bool) (more bool, next []byte, err error) {
 	pctx, cancel := st.bound(ctx)
 	defer cancel()
 	iter := st.readQuery(pctx, stmt, args...).PageSize(size).PageState(state).Iter()
@@ -128,7 +128,7 @@ func (st *Store) walkPage(ctx context.Context, f *family, b engine.Bounds, stmt 
 // column family in b, as the LevelDB store does: exact, and as costly as
 // reading every key in b once. It is bounded by ctx and, per page, by
 // Cluster.Timeout (walkKeys).
-func (st *Store) Splits(ctx context.Context, b engine.Bounds, keysPerSplit int) ([]partitioner.Token, error) {
+func (st *Store) Splits(ctx context.Context, b engine.Bounds, keysPerSplit int) ([]dht.Token, error) {
 	if err := st.enter(); err != nil {
 		return nil, err
 	}
@@ -137,15 +137,15 @@ func (st *Store) Splits(ctx context.Context, b engine.Bounds, keysPerSplit int) 
 		keysPerSplit = 1
 	}
 	seen := map[string]bool{}
-	var tokens []partitioner.Token
+	var tokens []dht.Token
 	for _, f := range *st.cfs.Load() {
 		if f.system {
 			continue
 		}
-		err := st.walkKeys(ctx, f, b, 0, func(_ string, tok partitioner.Token) bool {
+		err := st.walkKeys(ctx, f, b, 0, func(_ string, tok dht.Token) bool {
 			if !seen[string(tok)] {
 				seen[string(tok)] = true
-				tokens = append(tokens, append(partitioner.Token(nil), tok...))
+				tokens = append(tokens, append(dht.Token(nil), tok...))
 			}
 			return ctx.Err() == nil
 		})
@@ -157,7 +157,7 @@ func (st *Store) Splits(ctx context.Context, b engine.Bounds, keysPerSplit int) 
 		}
 	}
 	sort.Slice(tokens, func(i, j int) bool { return bytes.Compare(tokens[i], tokens[j]) < 0 })
-	var out []partitioner.Token
+	var out []dht.Token
 	for i := keysPerSplit; i < len(tokens); i += keysPerSplit {
 		if len(b.End) > 0 && bytes.Equal(tokens[i-1], b.End) {
 			break

@@ -13,7 +13,7 @@ import (
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
 	"github.com/thriftd/thriftd/engine"
-	"github.com/thriftd/thriftd/engine/comparator"
+	"github.com/thriftd/thriftd/marshal"
 )
 
 // pageSize is how many CQL rows a scan fetches per round trip.
@@ -192,7 +192,7 @@ func (st *Store) readRow(ctx context.Context, f *family, key string, q engine.Qu
 
 // uniqueEncoded returns the stored forms of names in ascending byte
 // order, once each.
-func uniqueEncoded(f *family, c comparator.Comparator, names [][]byte) []raw {
+func uniqueEncoded(f *family, c marshal.Comparator, names [][]byte) []raw {
 	out := make([]raw, 0, len(names))
 	for _, n := range names {
 		out = append(out, f.encode(c, n))
@@ -211,7 +211,7 @@ func uniqueEncoded(f *family, c comparator.Comparator, names [][]byte) []raw {
 // by c, for a predicate: the IN list of Names, or the bounds of a run. A
 // bound the column cannot hold is left out and returned as a filter the
 // names read must pass (nil when there is none).
-func where(f *family, col string, c comparator.Comparator, p engine.Predicate) (string, []any, *boundFilter) {
+func where(f *family, col string, c marshal.Comparator, p engine.Predicate) (string, []any, *boundFilter) {
 	if p.Names != nil {
 		return ` AND ` + col + ` IN ?`, []any{uniqueEncoded(f, c, p.Names)}, nil
 	}
@@ -226,7 +226,7 @@ func where(f *family, col string, c comparator.Comparator, p engine.Predicate) (
 		b = f.bound(c, b)
 		if f.rawNames && !valid12(c, b) {
 			if filter == nil {
-				base, _ := comparator.Unreversed(c)
+				base, _ := marshal.Unreversed(c)
 				filter = &boundFilter{c: base}
 			}
 			if op == ">=" {
@@ -253,7 +253,7 @@ func where(f *family, col string, c comparator.Comparator, p engine.Predicate) (
 // validate, of another type than the column's), in the column's own
 // order: c is the comparator without its ReversedType.
 type boundFilter struct {
-	c      comparator.Comparator
+	c      marshal.Comparator
 	lo, hi []byte
 }
 
@@ -267,8 +267,8 @@ func (b *boundFilter) outside(name []byte) bool {
 
 // valid12 reports whether 1.2's type of c's name accepts name, as the
 // clustering column of its CQL type does (nameTypes).
-func valid12(c comparator.Comparator, name []byte) bool {
-	if t, err := comparator.Parse(c.Name()); err == nil {
+func valid12(c marshal.Comparator, name []byte) bool {
+	if t, err := marshal.Parse(c.Name()); err == nil {
 		c = t
 	}
 	return c.Validate(name) == nil
@@ -280,7 +280,7 @@ func valid12(c comparator.Comparator, name []byte) bool {
 // the LevelDB store, and as 1.2 compared it); a column of the comparator's
 // own CQL type would refuse it, so it is bound as the valid name of the
 // same encoding where there is one (where returns a filter for the rest).
-func (f *family) bound(c comparator.Comparator, b []byte) []byte {
+func (f *family) bound(c marshal.Comparator, b []byte) []byte {
 	if !f.rawNames || valid12(c, b) {
 		return b
 	}
@@ -407,7 +407,7 @@ func (st *Store) readSupers(ctx context.Context, f *family, key string, p engine
 		col := expiring(engine.Column{Name: name, Value: nonNil(value), Timestamp: ts}, ttl, now)
 		if subSpelled {
 			// One subcolumn of a name's spellings (spellings.go).
-			prefix, _ := comparator.SpellingsOf(f.def.SubComparator, enc)
+			prefix, _ := marshal.SpellingsOf(f.def.SubComparator, enc)
 			if n := len(sc.Columns); n > 0 && bytes.Equal(prefix, lastSub) {
 				if newerSpelling(col, sc.Columns[n-1], col.Name, sc.Columns[n-1].Name) {
 					sc.Columns[n-1] = col

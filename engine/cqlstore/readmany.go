@@ -10,7 +10,7 @@ import (
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
 	"github.com/thriftd/thriftd/engine"
-	"github.com/thriftd/thriftd/engine/comparator"
+	"github.com/thriftd/thriftd/marshal"
 )
 
 // columnsSelect is the SELECT of readColumns's own path (a row of a
@@ -21,7 +21,7 @@ import (
 type columnsSelect struct {
 	stmt   string
 	args   []any
-	c      comparator.Comparator
+	c      marshal.Comparator
 	filter *boundFilter
 	cells  valueCells
 }

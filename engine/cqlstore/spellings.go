@@ -9,13 +9,13 @@ import (
 	"time"
 
 	"github.com/thriftd/thriftd/engine"
-	"github.com/thriftd/thriftd/engine/comparator"
+	"github.com/thriftd/thriftd/marshal"
 )
 
 // Spellings. A DynamicCompositeType component names its type by alias, by
 // short or by full class name, and Cassandra 1.2 held the spellings of one
 // name as one column: the version that won, with the name it was written
-// with (comparator.Spellings). Each spelling is stored at its own
+// with (marshal.Spellings). Each spelling is stored at its own
 // encoding, as before, and the encodings of one name's spellings lie side
 // by side, under one prefix. A write or deletion of one spelling at
 // timestamp T also deletes every other spelling under that prefix (two
@@ -30,16 +30,16 @@ import (
 
 // spelled reports whether names compared by c are stored with their
 // spellings side by side (an encoded column1, not the CQL type's own).
-func spelled(f *family, c comparator.Comparator) bool {
-	return !f.rawNames && comparator.HasSpellings(c)
+func spelled(f *family, c marshal.Comparator) bool {
+	return !f.rawNames && marshal.HasSpellings(c)
 }
 
 // otherSpellings appends the deletions, at ts, of every spelling of the
 // name stored at enc but enc itself (all of them when deleteOwn), in the
 // row key (and super column sc, when not nil).
-func (f *family) otherSpellings(out []statement, c comparator.Comparator, key, sc raw, name []byte, enc raw, ts int64, deleteOwn bool) []statement {
-	prefix, _ := comparator.Spellings(c, nil, name)
-	end := comparator.PrefixEnd(prefix)
+func (f *family) otherSpellings(out []statement, c marshal.Comparator, key, sc raw, name []byte, enc raw, ts int64, deleteOwn bool) []statement {
+	prefix, _ := marshal.Spellings(c, nil, name)
+	end := marshal.PrefixEnd(prefix)
 	where := ` WHERE key = ?`
 	args := []any{ts, key}
 	if sc != nil {
@@ -64,7 +64,7 @@ func (f *family) otherSpellings(out []statement, c comparator.Comparator, key, s
 
 // readSpelled is readColumns for names with spellings: each name's
 // spellings read as one column.
-func (st *Store) readSpelled(ctx context.Context, f *family, key string, q engine.Query, c comparator.Comparator) ([]engine.Column, error) {
+func (st *Store) readSpelled(ctx context.Context, f *family, key string, q engine.Query, c marshal.Comparator) ([]engine.Column, error) {
 	sel := `SELECT column1, value, writetime(value), ttl(value)`
 	if f.writtenTTL {
 		sel += `, written_ttl`
@@ -84,8 +84,8 @@ func (st *Store) readSpelled(ctx context.Context, f *family, key string, q engin
 			if i > 0 && c.Compare(n, names[i-1]) == 0 {
 				continue
 			}
-			prefix, _ := comparator.Spellings(c, nil, n)
-			cols, _, err := st.scanSpelled(ctx, f, c, stmt+` AND column1 >= ? AND column1 < ?`, with(raw(prefix), raw(comparator.PrefixEnd(prefix))))
+			prefix, _ := marshal.Spellings(c, nil, n)
+			cols, _, err := st.scanSpelled(ctx, f, c, stmt+` AND column1 >= ? AND column1 < ?`, with(raw(prefix), raw(marshal.PrefixEnd(prefix))))
 			if err != nil {
 				return nil, err
 			}
@@ -99,14 +99,14 @@ func (st *Store) readSpelled(ctx context.Context, f *family, key string, q engin
 	}
 	var bounds []any
 	if len(lo) > 0 {
-		prefix, _ := comparator.Spellings(c, nil, lo)
+		prefix, _ := marshal.Spellings(c, nil, lo)
 		stmt += ` AND column1 >= ?`
 		bounds = append(bounds, raw(prefix))
 	}
 	if len(hi) > 0 {
-		prefix, _ := comparator.Spellings(c, nil, hi)
+		prefix, _ := marshal.Spellings(c, nil, hi)
 		stmt += ` AND column1 < ?`
-		bounds = append(bounds, raw(comparator.PrefixEnd(prefix)))
+		bounds = append(bounds, raw(marshal.PrefixEnd(prefix)))
 	}
 	if q.Reversed {
 		if f.def.Super {
@@ -138,7 +138,7 @@ func (st *Store) readSpelled(ctx context.Context, f *family, key string, q engin
 // scanSpelled runs a read of columns in column1 order (either way) and
 // returns them with each name's spellings reconciled, and the number of
 // CQL rows read.
-func (st *Store) scanSpelled(ctx context.Context, f *family, c comparator.Comparator, stmt string, args []any) ([]engine.Column, int, error) {
+func (st *Store) scanSpelled(ctx context.Context, f *family, c marshal.Comparator, stmt string, args []any) ([]engine.Column, int, error) {
 	iter := st.readQuery(ctx, stmt, args...).PageSize(pageSize).Iter()
 	var (
 		out     []engine.Column
@@ -167,7 +167,7 @@ func (st *Store) scanSpelled(ctx context.Context, f *family, c comparator.Compar
 			return nil, rows, fmt.Errorf("%s: stored column name: %w", f.table, err)
 		}
 		col := asWritten(expiring(engine.Column{Name: name, Value: nonNil(value), Timestamp: ts}, ttl, now), wrote)
-		prefix, _ := comparator.SpellingsOf(c, enc)
+		prefix, _ := marshal.SpellingsOf(c, enc)
 		switch {
 		case len(out) > 0 && bytes.Equal(prefix, run):
 			if newerSpelling(col, out[len(out)-1], enc, bestEnc) {

@@ -22,8 +22,8 @@ import (
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
+	"github.com/thriftd/thriftd/dht"
 	"github.com/thriftd/thriftd/engine"
-	"github.com/thriftd/thriftd/engine/partitioner"
 	"github.com/thriftd/thriftd/schema"
 )
 
@@ -246,10 +246,10 @@ type Options struct {
 type Store struct {
 	session *gocql.Session
 	opts    Options
-	part    partitioner.Partitioner
+	part    dht.Partitioner
 	ordered bool // the cluster is ByteOrdered: key blobs are RowKeys
 	cfs     atomic.Pointer[map[cfName]*family]
-	token   partitioner.Token
+	token   dht.Token
 	metrics *metrics // nil when the store only drops a prefix
 	// rowsPerPage is the page size of a key walk (walkKeys) and of a
 	// paged read (pages); 0 is pageSize. Tests make it small to read many
@@ -362,9 +362,9 @@ func (st *Store) open(ctx context.Context, s *schema.Schema) error {
 // Token is a ring token for describe_ring: the contacted node's first
 // token where the cluster's tokens are 0.6 tokens (Random, Murmur3), else
 // a random token.
-func (st *Store) Token() partitioner.Token { return st.token }
+func (st *Store) Token() dht.Token { return st.token }
 
-func (st *Store) nodeToken(tokens []string) partitioner.Token {
+func (st *Store) nodeToken(tokens []string) dht.Token {
 	if !st.ordered && len(tokens) > 0 {
 		if t, err := st.part.ParseToken(tokens[0]); err == nil && len(t) > 0 {
 			return t

@@ -13,9 +13,9 @@ import (
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
 	"github.com/thriftd/thriftd/engine"
-	"github.com/thriftd/thriftd/engine/comparator"
 	"github.com/thriftd/thriftd/engine/storetest"
 	"github.com/thriftd/thriftd/internal/testenv"
+	"github.com/thriftd/thriftd/marshal"
 	"github.com/thriftd/thriftd/schema"
 )
 
@@ -162,9 +162,9 @@ func TestSchemaDrift(t *testing.T) {
 	storetest.Expect(t, storetest.Get(t, st, "New1", "k", nil, storetest.All(10)), "a=v@1")
 }
 
-func mustComparator(t testing.TB, name string) comparator.Comparator {
+func mustComparator(t testing.TB, name string) marshal.Comparator {
 	t.Helper()
-	c, err := comparator.Lookup(name)
+	c, err := marshal.Lookup(name)
 	if err != nil {
 		t.Fatal(err)
 	}

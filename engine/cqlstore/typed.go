@@ -8,7 +8,7 @@ import (
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
 	"github.com/thriftd/thriftd/engine"
-	"github.com/thriftd/thriftd/engine/comparator"
+	"github.com/thriftd/thriftd/marshal"
 	"github.com/thriftd/thriftd/schema"
 )
 
@@ -97,7 +97,7 @@ var nameTypes = map[string]bool{
 var valueRefused = map[string]bool{"DecimalType": true}
 
 // cqlType is the CQL type holding c's values: its native type, or blob.
-func cqlType(c comparator.Comparator) string {
+func cqlType(c marshal.Comparator) string {
 	if c == nil {
 		return "blob"
 	}
@@ -109,9 +109,9 @@ func cqlType(c comparator.Comparator) string {
 }
 
 // nameType is the CQL type of column1 for comparator c.
-func nameType(c comparator.Comparator) string {
+func nameType(c marshal.Comparator) string {
 	// 0.6's TimeUUIDType breaks ties of equal timestamps by unsigned
-	// bytes; 1.2's (comparator.Parse) and CQL's timeuuid by signed ones.
+	// bytes; 1.2's (marshal.Parse) and CQL's timeuuid by signed ones.
 	if t, ok := componentType(c); ok {
 		return t
 	}
@@ -224,19 +224,19 @@ func clusteringOf(def *schema.ColumnFamily) []clusterColumn {
 	if valueType(def) == "counter" {
 		return plain
 	}
-	if base, rev := comparator.Unreversed(def.Comparator); rev {
+	if base, rev := marshal.Unreversed(def.Comparator); rev {
 		if t, ok := componentType(base); ok {
 			return []clusterColumn{{typ: t, desc: true}}
 		}
 		return plain
 	}
-	comps := comparator.Components(def.Comparator)
+	comps := marshal.Components(def.Comparator)
 	if len(comps) < 2 {
 		return plain
 	}
 	out := make([]clusterColumn, len(comps))
 	for i, c := range comps {
-		base, rev := comparator.Unreversed(c)
+		base, rev := marshal.Unreversed(c)
 		t, ok := componentType(base)
 		if !ok {
 			return plain
@@ -248,8 +248,8 @@ func clusteringOf(def *schema.ColumnFamily) []clusterColumn {
 
 // componentType is the CQL type of a clustering column holding names of t
 // as they are, when t's CQL type orders and accepts them as 1.2 does.
-func componentType(t comparator.Comparator) (string, bool) {
-	if _, old := t.(comparator.TimeUUIDType); old {
+func componentType(t marshal.Comparator) (string, bool) {
+	if _, old := t.(marshal.TimeUUIDType); old {
 		return "", false
 	}
 	if !nameTypes[strings.TrimPrefix(t.Name(), marshalPackage)] {

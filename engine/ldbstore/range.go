@@ -10,8 +10,8 @@ import (
 	"github.com/syndtr/goleveldb/leveldb/iterator"
 	"github.com/syndtr/goleveldb/leveldb/util"
 
+	"github.com/thriftd/thriftd/dht"
 	"github.com/thriftd/thriftd/engine"
-	"github.com/thriftd/thriftd/engine/partitioner"
 )
 
 // Range implements engine.Store: one ordered walk over the column
@@ -272,7 +272,7 @@ func (st *Store) walkRows(it iterator.Iterator, f *family, b engine.Bounds, visi
 
 // Splits implements engine.Store by walking the row tokens of every column
 // family in b.
-func (st *Store) Splits(ctx context.Context, b engine.Bounds, keysPerSplit int) ([]partitioner.Token, error) {
+func (st *Store) Splits(ctx context.Context, b engine.Bounds, keysPerSplit int) ([]dht.Token, error) {
 	if err := st.enter(); err != nil {
 		return nil, err
 	}
@@ -283,7 +283,7 @@ func (st *Store) Splits(ctx context.Context, b engine.Bounds, keysPerSplit int) 
 	it := newCursor(st.db.NewIterator(nil, nil))
 	defer it.Release()
 	seen := map[string]bool{}
-	var tokens []partitioner.Token
+	var tokens []dht.Token
 	for _, f := range st.cfs {
 		err := st.walkRows(it, f, b, func(_ string, row []byte) error {
 			_, tok, _, err := st.part.DecodeRowKey(row[len(f.prefix):])
@@ -301,7 +301,7 @@ func (st *Store) Splits(ctx context.Context, b engine.Bounds, keysPerSplit int) 
 		}
 	}
 	sort.Slice(tokens, func(i, j int) bool { return bytes.Compare(tokens[i], tokens[j]) < 0 })
-	var out []partitioner.Token
+	var out []dht.Token
 	for i := keysPerSplit; i < len(tokens); i += keysPerSplit {
 		if len(b.End) > 0 && bytes.Equal(tokens[i-1], b.End) {
 			break

@@ -9,7 +9,7 @@ import (
 	"github.com/syndtr/goleveldb/leveldb/iterator"
 
 	"github.com/thriftd/thriftd/engine"
-	"github.com/thriftd/thriftd/engine/comparator"
+	"github.com/thriftd/thriftd/marshal"
 	"github.com/thriftd/thriftd/schema"
 )
 
@@ -171,7 +171,7 @@ func readTombstone(it iterator.Iterator, key []byte) (tombstone, error) {
 }
 
 // sortedNames returns names in comparator order without repeats.
-func sortedNames(c comparator.Comparator, names [][]byte) [][]byte {
+func sortedNames(c marshal.Comparator, names [][]byte) [][]byte {
 	out := append([][]byte(nil), names...)
 	sort.SliceStable(out, func(i, j int) bool { return c.Compare(out[i], out[j]) < 0 })
 	uniq := out[:0]
@@ -186,7 +186,7 @@ func sortedNames(c comparator.Comparator, names [][]byte) [][]byte {
 // walkColumns visits the live columns under prefix p (each stored at p
 // followed by the name's encoding) that pred selects, their names and
 // values copied into a.
-func walkColumns(it iterator.Iterator, c comparator.Comparator, p []byte, shadow tombstone, pred engine.Predicate, a *arena, now int64, visit func(engine.Column)) error {
+func walkColumns(it iterator.Iterator, c marshal.Comparator, p []byte, shadow tombstone, pred engine.Predicate, a *arena, now int64, visit func(engine.Column)) error {
 	// emit visits the column at the iterator and reports whether it was live.
 	emit := func() (bool, error) {
 		cl, err := decodeCell(it.Value())
@@ -203,7 +203,7 @@ func walkColumns(it iterator.Iterator, c comparator.Comparator, p []byte, shadow
 		visit(engine.Column{Name: a.copy(name), Value: a.copy(cl.value), Timestamp: cl.ts, TTL: cl.ttl, ExpiresAt: int64(cl.expiresAt)})
 		return true, nil
 	}
-	if comparator.HasSpellings(c) {
+	if marshal.HasSpellings(c) {
 		return walkSpelled(it, c, p, shadow, pred, a, now, visit)
 	}
 	if pred.Names != nil {
@@ -288,12 +288,12 @@ func (a *arena) copy(b []byte) []byte {
 }
 
 // startScan positions it at the first entry of a range scan under p.
-func startScan(it iterator.Iterator, c comparator.Comparator, p []byte, pred engine.Predicate) bool {
+func startScan(it iterator.Iterator, c marshal.Comparator, p []byte, pred engine.Predicate) bool {
 	if !pred.Reversed {
 		if len(pred.Start) == 0 {
 			return it.Seek(p)
 		}
-		if run, ok := comparator.Spellings(c, append([]byte(nil), p...), pred.Start); ok {
+		if run, ok := marshal.Spellings(c, append([]byte(nil), p...), pred.Start); ok {
 			return it.Seek(run) // every spelling of Start
 		}
 		return it.Seek(c.Encode(append([]byte(nil), p...), pred.Start))
@@ -303,8 +303,8 @@ func startScan(it iterator.Iterator, c comparator.Comparator, p []byte, pred eng
 	var target []byte
 	if len(pred.Start) == 0 {
 		target = after(p[:len(p)-1])
-	} else if run, ok := comparator.Spellings(c, append([]byte(nil), p...), pred.Start); ok {
-		target = comparator.PrefixEnd(run)
+	} else if run, ok := marshal.Spellings(c, append([]byte(nil), p...), pred.Start); ok {
+		target = marshal.PrefixEnd(run)
 	} else {
 		target = after(c.Encode(append([]byte(nil), p...), pred.Start))
 	}
@@ -324,16 +324,16 @@ func step(it iterator.Iterator, reversed bool) bool {
 // bound returns the key that ends a range scan (nil when unbounded): a
 // forward scan stops at keys at or past after(finish), a reversed scan at
 // keys before finish's encoding.
-func bound(c comparator.Comparator, p []byte, pred engine.Predicate) []byte {
+func bound(c marshal.Comparator, p []byte, pred engine.Predicate) []byte {
 	if len(pred.Finish) == 0 {
 		return nil
 	}
-	if run, ok := comparator.Spellings(c, append([]byte(nil), p...), pred.Finish); ok {
+	if run, ok := marshal.Spellings(c, append([]byte(nil), p...), pred.Finish); ok {
 		// Every spelling of Finish is within the bound.
 		if pred.Reversed {
 			return run
 		}
-		return comparator.PrefixEnd(run)
+		return marshal.PrefixEnd(run)
 	}
 	enc := c.Encode(append([]byte(nil), p...), pred.Finish)
 	if pred.Reversed {
@@ -355,12 +355,12 @@ func spellingWins(a, b cell, ea, eb []byte, now int64) bool {
 }
 
 // walkSpelled is walkColumns for a comparator whose names have several
-// spellings (comparator.Spellings): the entries of one name's spellings
+// spellings (marshal.Spellings): the entries of one name's spellings
 // lie side by side, and they are one column, the version that wins with
 // the name it was written with, as in Cassandra 1.2. A deletion of one
 // spelling so deletes the others written before it, and a store written
 // before spellings were one column reads as one too.
-func walkSpelled(it iterator.Iterator, c comparator.Comparator, p []byte, shadow tombstone, pred engine.Predicate, a *arena, now int64, visit func(engine.Column)) error {
+func walkSpelled(it iterator.Iterator, c marshal.Comparator, p []byte, shadow tombstone, pred engine.Predicate, a *arena, now int64, visit func(engine.Column)) error {
 	// run reconciles the entries under p+prefix from the iterator on, in
 	// the scan's direction, leaving the iterator on the first entry after
 	// them; it emits the winner when live.
@@ -394,7 +394,7 @@ func walkSpelled(it iterator.Iterator, c comparator.Comparator, p []byte, shadow
 	if pred.Names != nil {
 		buf := append([]byte(nil), p...)
 		for _, n := range sortedNames(c, pred.Names) {
-			prefix, _ := comparator.Spellings(c, buf[:len(p)], n)
+			prefix, _ := marshal.Spellings(c, buf[:len(p)], n)
 			if !seekForward(it, prefix) {
 				continue
 			}
@@ -411,9 +411,9 @@ func walkSpelled(it iterator.Iterator, c comparator.Comparator, p []byte, shadow
 		if finish != nil && pastFinish(it.Key(), finish, pred.Reversed) {
 			break
 		}
-		prefix, known := comparator.SpellingsOf(c, it.Key()[len(p):])
+		prefix, known := marshal.SpellingsOf(c, it.Key()[len(p):])
 		if !known {
-			return fmt.Errorf("%w: column name", comparator.ErrMalformed)
+			return fmt.Errorf("%w: column name", marshal.ErrMalformed)
 		}
 		prefix = append(append([]byte(nil), p...), prefix...)
 		emitted, more, err := run(prefix, pred.Reversed)
@@ -449,22 +449,22 @@ type superGroup struct {
 
 // live returns the super column with its live subcolumns in ascending
 // order, or false if none is live.
-func (g *superGroup) live(sub comparator.Comparator, p []byte, rowTomb tombstone, reversed bool, now int64) (engine.SuperColumn, bool, error) {
+func (g *superGroup) live(sub marshal.Comparator, p []byte, rowTomb tombstone, reversed bool, now int64) (engine.SuperColumn, bool, error) {
 	shadow := subShadow(rowTomb, g.enc[len(p):], g.tomb)
 	sc := engine.SuperColumn{Name: clone(g.name)}
 	var enc []byte
 	for i, cl := range g.cells {
-		if comparator.HasSpellings(sub) {
+		if marshal.HasSpellings(sub) {
 			// Of a name's spellings, side by side, the version that wins
 			// (walkSpelled).
-			prefix, _ := comparator.Spellings(sub, nil, g.names[i])
+			prefix, _ := marshal.Spellings(sub, nil, g.names[i])
 			if i > 0 {
-				if p, _ := comparator.Spellings(sub, nil, g.names[i-1]); bytes.Equal(p, prefix) {
+				if p, _ := marshal.Spellings(sub, nil, g.names[i-1]); bytes.Equal(p, prefix) {
 					continue // reconciled with the first of the run
 				}
 			}
 			for j := i + 1; j < len(g.cells); j++ {
-				if p, _ := comparator.Spellings(sub, nil, g.names[j]); !bytes.Equal(p, prefix) {
+				if p, _ := marshal.Spellings(sub, nil, g.names[j]); !bytes.Equal(p, prefix) {
 					break
 				}
 				if spellingWins(g.cells[j], cl, g.names[j], g.names[i], now) {
@@ -493,7 +493,7 @@ func (g *superGroup) live(sub comparator.Comparator, p []byte, rowTomb tombstone
 }
 
 // add records the entry at the iterator, which lies under g.enc.
-func (g *superGroup) add(it iterator.Iterator, sub comparator.Comparator) error {
+func (g *superGroup) add(it iterator.Iterator, sub marshal.Comparator) error {
 	rest := it.Key()[len(g.enc):]
 	if len(rest) == 1 && rest[0] == markTombstone {
 		t, err := decodeTombstone(it.Value())

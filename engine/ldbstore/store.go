@@ -20,8 +20,8 @@ import (
 	"github.com/syndtr/goleveldb/leveldb/opt"
 	"github.com/syndtr/goleveldb/leveldb/util"
 
+	"github.com/thriftd/thriftd/dht"
 	"github.com/thriftd/thriftd/engine"
-	"github.com/thriftd/thriftd/engine/partitioner"
 	"github.com/thriftd/thriftd/schema"
 )
 
@@ -94,10 +94,10 @@ type Store struct {
 	db    *leveldb.DB
 	dir   string
 	opts  Options
-	part  partitioner.Partitioner
+	part  dht.Partitioner
 	cfs   map[cfName]*family
 	byID  map[uint32]*family
-	token partitioner.Token
+	token dht.Token
 
 	seed  maphash.Seed
 	locks [lockStripes]sync.Mutex
@@ -241,7 +241,7 @@ func isLockError(err error) bool {
 type storedSchema struct {
 	Partitioner string `json:"partitioner"`
 	// RowKeyVersion is the version of the partitioner's row key encoding
-	// (partitioner.RowKeyVersion); absent means 1.
+	// (dht.RowKeyVersion); absent means 1.
 	RowKeyVersion  int            `json:"row_key_version,omitempty"`
 	ColumnFamilies []storedFamily `json:"column_families"`
 	// Version is the schema version of the last ChangeSchema; NextID the
@@ -285,7 +285,7 @@ func (st *Store) loadSchema(s *schema.Schema) error {
 		}
 		stored.RowHeads = empty
 		changed = true
-		if v := partitioner.RowKeyVersion(s.Partitioner); v > 1 {
+		if v := dht.RowKeyVersion(s.Partitioner); v > 1 {
 			stored.RowKeyVersion = v
 		}
 	case err != nil:
@@ -345,7 +345,7 @@ func (st *Store) loadSchema(s *schema.Schema) error {
 		}
 	}
 	stored.RowKeyVersion = max(stored.RowKeyVersion, 1)
-	switch want := partitioner.RowKeyVersion(s.Partitioner); {
+	switch want := dht.RowKeyVersion(s.Partitioner); {
 	case stored.RowKeyVersion > want:
 		return fmt.Errorf("%s was written with row key version %d of %s, newer than this thriftd's %d; thriftd will not start (use the thriftd that wrote it)",
 			st.dir, stored.RowKeyVersion, stored.Partitioner, want)
@@ -410,7 +410,7 @@ func joinLines(s []string) string {
 func (st *Store) loadToken() error {
 	raw, err := st.db.Get(metaToken, nil)
 	if err == nil {
-		st.token = partitioner.Token(raw)
+		st.token = dht.Token(raw)
 		return nil
 	}
 	if err != leveldb.ErrNotFound {
@@ -422,7 +422,7 @@ func (st *Store) loadToken() error {
 
 // Token is this node's ring token: chosen at random when the store was
 // created and kept since, as 0.6 kept it in system.LocationInfo.
-func (st *Store) Token() partitioner.Token { return st.token }
+func (st *Store) Token() dht.Token { return st.token }
 
 // enter marks a call in flight; it fails once the store is closing, and
 // while a reopen after a write failure has not succeeded.

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/thriftd/thriftd/engine"
-	"github.com/thriftd/thriftd/engine/comparator"
 	"github.com/thriftd/thriftd/engine/storetest"
+	"github.com/thriftd/thriftd/marshal"
 	"github.com/thriftd/thriftd/schema"
 )
 
@@ -68,9 +68,9 @@ func TestSuiteCoversPrefetch(t *testing.T) {
 	}
 }
 
-func mustComparator(t testing.TB, name string) comparator.Comparator {
+func mustComparator(t testing.TB, name string) marshal.Comparator {
 	t.Helper()
-	c, err := comparator.Lookup(name)
+	c, err := marshal.Lookup(name)
 	if err != nil {
 		t.Fatal(err)
 	}

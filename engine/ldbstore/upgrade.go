@@ -9,7 +9,7 @@ import (
 	"github.com/syndtr/goleveldb/leveldb/opt"
 	"github.com/syndtr/goleveldb/leveldb/util"
 
-	"github.com/thriftd/thriftd/engine/partitioner"
+	"github.com/thriftd/thriftd/dht"
 )
 
 // maxUpgradeBatch bounds the bytes of row keys and values rewritten by a
@@ -23,7 +23,7 @@ const maxUpgradeBatch = 1 << 30
 // between version from and the partitioner's current one, then records the
 // new version in stored, all in one batch. It reads the whole store once.
 func (st *Store) upgradeRowKeys(from int, stored storedSchema) error {
-	u, ok := st.part.(partitioner.Upgrader)
+	u, ok := st.part.(dht.Upgrader)
 	if !ok {
 		return fmt.Errorf("%s: row key version %d cannot be upgraded by %s", st.dir, from, st.part.Name())
 	}

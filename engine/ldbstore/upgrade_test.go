@@ -13,8 +13,8 @@ import (
 	"github.com/syndtr/goleveldb/leveldb"
 	"github.com/syndtr/goleveldb/leveldb/util"
 
+	"github.com/thriftd/thriftd/dht"
 	"github.com/thriftd/thriftd/engine"
-	"github.com/thriftd/thriftd/engine/partitioner"
 )
 
 // downgradeToRowKeyVersion1 rewrites a closed OrderPreservingPartitioner
@@ -27,7 +27,7 @@ func downgradeToRowKeyVersion1(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	p := partitioner.OrderPreservingPartitioner{}
+	p := dht.OrderPreservingPartitioner{}
 	batch := new(leveldb.Batch)
 	for _, region := range []struct {
 		prefix byte

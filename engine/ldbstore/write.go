@@ -13,7 +13,7 @@ import (
 	"github.com/syndtr/goleveldb/leveldb/util"
 
 	"github.com/thriftd/thriftd/engine"
-	"github.com/thriftd/thriftd/engine/comparator"
+	"github.com/thriftd/thriftd/marshal"
 )
 
 // Apply implements engine.Store. Every row of the call is written in one
@@ -340,7 +340,7 @@ func (w *writer) deleteRange(key, row []byte, r rangeTomb) error {
 
 // nameRange is the stored form of the range deletion of the names c
 // orders: what a forward slice from rg.Start to rg.Finish reads.
-func nameRange(c comparator.Comparator, rg *engine.NameRange, at int64, now uint32) rangeTomb {
+func nameRange(c marshal.Comparator, rg *engine.NameRange, at int64, now uint32) rangeTomb {
 	r := rangeTomb{lo: []byte{}, at: at, localTime: now}
 	if len(rg.Start) > 0 {
 		r.lo = c.Encode(nil, rg.Start)

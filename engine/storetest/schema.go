@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/thriftd/thriftd/engine"
-	"github.com/thriftd/thriftd/engine/comparator"
+	"github.com/thriftd/thriftd/marshal"
 	"github.com/thriftd/thriftd/schema"
 )
 
@@ -82,7 +82,7 @@ func change(t *testing.T, st engine.Store, next *schema.Schema) []byte {
 func version(n int) string { return fmt.Sprintf("00000000-0000-1000-8000-%012d", n) }
 
 func standard(keyspace, name string) *schema.ColumnFamily {
-	c, err := comparator.Lookup("BytesType")
+	c, err := marshal.Lookup("BytesType")
 	if err != nil {
 		panic(err)
 	}

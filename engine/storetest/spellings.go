@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/thriftd/thriftd/engine"
-	"github.com/thriftd/thriftd/engine/comparator"
+	"github.com/thriftd/thriftd/marshal"
 	"github.com/thriftd/thriftd/schema"
 )
 
@@ -49,7 +49,7 @@ func renderSpelled(cols []engine.Column) string {
 // spelling and counted once.
 func testSpellingsAreOneColumn(t *testing.T, h Harness) {
 	st, s := h.schemaStore(t)
-	c, err := comparator.Parse("DynamicCompositeType(a=>AsciiType,b=>BytesType)")
+	c, err := marshal.Parse("DynamicCompositeType(a=>AsciiType,b=>BytesType)")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func testSpellingsAreOneColumn(t *testing.T, h Harness) {
 	Expect(t, get("u", engine.Predicate{Count: 10, Reversed: true}), "a:x=c@7")
 
 	// Subcolumns too, read by their super column or whole.
-	bytesType, err := comparator.Parse("BytesType")
+	bytesType, err := marshal.Parse("BytesType")
 	if err != nil {
 		t.Fatal(err)
 	}

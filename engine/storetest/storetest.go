@@ -17,9 +17,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/thriftd/thriftd/dht"
 	"github.com/thriftd/thriftd/engine"
-	"github.com/thriftd/thriftd/engine/comparator"
-	"github.com/thriftd/thriftd/engine/partitioner"
+	"github.com/thriftd/thriftd/marshal"
 	"github.com/thriftd/thriftd/schema"
 )
 
@@ -72,7 +72,7 @@ const Keyspace = "Keyspace1"
 // comparator, under the given partitioner (a storage-conf.xml class name).
 func TestSchema(t testing.TB, part string) *schema.Schema {
 	t.Helper()
-	p, err := partitioner.Lookup(part)
+	p, err := dht.Lookup(part)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,9 +93,9 @@ func TestSchema(t testing.TB, part string) *schema.Schema {
 	}}
 }
 
-func mustComparator(t testing.TB, name string) comparator.Comparator {
+func mustComparator(t testing.TB, name string) marshal.Comparator {
 	t.Helper()
-	c, err := comparator.Lookup(name)
+	c, err := marshal.Lookup(name)
 	if err != nil {
 		t.Fatal(err)
 	}

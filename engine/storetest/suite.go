@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/thriftd/thriftd/dht"
 	"github.com/thriftd/thriftd/engine"
-	"github.com/thriftd/thriftd/engine/partitioner"
 )
 
 // Run runs every contract test of engine.Store against the harness's
@@ -408,7 +408,7 @@ func testSplits(t *testing.T, h Harness) {
 	}
 	rows = append(rows, Put("Standard2", "k45", "c", "v", 1))
 	Apply(t, st, rows...)
-	render := func(ts []partitioner.Token) string {
+	render := func(ts []dht.Token) string {
 		var out []string
 		for _, t := range ts {
 			out = append(out, p.TokenString(t))

@@ -6,23 +6,23 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/thriftd/thriftd/engine/comparator"
 	"github.com/thriftd/thriftd/engine/ldbstore"
+	"github.com/thriftd/thriftd/marshal"
 	"github.com/thriftd/thriftd/schema"
 )
 
 // adoptingStore opens a LevelDB store of the test schema, closed at the
 // end, and the options and start of a catalog serving beside it the
 // adopted keyspace "legacy" of one family, "events" (UTF8Type).
-func adoptingStore(t *testing.T) (*ldbstore.Store, *Start, Options, comparator.Comparator) {
+func adoptingStore(t *testing.T) (*ldbstore.Store, *Start, Options, marshal.Comparator) {
 	t.Helper()
 	file := fileSchema(t, "", "")
-	utf8, err := comparator.Parse("UTF8Type")
+	utf8, err := marshal.Parse("UTF8Type")
 	if err != nil {
 		t.Fatal(err)
 	}
 	legacy := newKeyspace("legacy", &schema.ColumnFamily{Keyspace: "legacy", Name: "events", Comparator: utf8, ID: 1 << 30})
-	o := Options{File: "storage-conf.xml", ParseType: comparator.Parse, Adopted: []*schema.Keyspace{legacy}}
+	o := Options{File: "storage-conf.xml", ParseType: marshal.Parse, Adopted: []*schema.Keyspace{legacy}}
 	var start *Start
 	st, err := ldbstore.Open(t.TempDir(), file, ldbstore.Options{PurgeInterval: -1, Schema: func(rec []byte) (*schema.Schema, error) {
 		var err error
@@ -76,7 +76,7 @@ func TestAdoptedKeyspacesAreServedButNeverChanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := schema.Unmarshal(rec, comparator.Parse, comparator.Parse)
+	r, err := schema.Unmarshal(rec, marshal.Parse, marshal.Parse)
 	if err != nil {
 		t.Fatal(err)
 	}

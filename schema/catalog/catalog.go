@@ -35,17 +35,17 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/thriftd/thriftd/engine"
-	"github.com/thriftd/thriftd/engine/comparator"
+	"github.com/thriftd/thriftd/marshal"
 	"github.com/thriftd/thriftd/schema"
 )
 
 // Options configure a Catalog.
 type Options struct {
-	// ParseType resolves a type name of the 19.x API (comparator.Parse).
-	// The six types of 0.6 always resolve through comparator.Lookup, so a
+	// ParseType resolves a type name of the 19.x API (marshal.Parse).
+	// The six types of 0.6 always resolve through marshal.Lookup, so a
 	// column family keeps the very types the 0.6 service has always used;
 	// nil resolves only those.
-	ParseType func(name string) (comparator.Comparator, error)
+	ParseType func(name string) (marshal.Comparator, error)
 	// File names the storage-conf.xml in start-up errors.
 	File string
 	// Poll is how often the recorded schema is read for changes made by
@@ -160,14 +160,14 @@ func (c *Catalog) SchemaVersions(ctx context.Context) (map[string][]string, erro
 }
 
 // resolver is the type lookup of the catalog: 0.6's six types through
-// comparator.Lookup, everything else through ParseType.
-func resolver(o Options) func(string) (comparator.Comparator, error) {
-	return func(name string) (comparator.Comparator, error) {
-		if t, err := comparator.Lookup(name); err == nil {
+// marshal.Lookup, everything else through ParseType.
+func resolver(o Options) func(string) (marshal.Comparator, error) {
+	return func(name string) (marshal.Comparator, error) {
+		if t, err := marshal.Lookup(name); err == nil {
 			return t, nil
 		}
 		if o.ParseType == nil {
-			return comparator.Lookup(name)
+			return marshal.Lookup(name)
 		}
 		return o.ParseType(name)
 	}
@@ -177,11 +177,11 @@ func resolver(o Options) func(string) (comparator.Comparator, error) {
 // resolver, but TimeUUIDType through ParseType, whose ties of equal
 // timestamps are broken by signed bytes, as 1.2 broke them. (0.6's other
 // five types order as 1.2's of the same name.)
-func resolver12(o Options) func(string) (comparator.Comparator, error) {
+func resolver12(o Options) func(string) (marshal.Comparator, error) {
 	resolve := resolver(o)
-	return func(name string) (comparator.Comparator, error) {
+	return func(name string) (marshal.Comparator, error) {
 		t, err := resolve(name)
-		if _, old := t.(comparator.TimeUUIDType); old && o.ParseType != nil {
+		if _, old := t.(marshal.TimeUUIDType); old && o.ParseType != nil {
 			return o.ParseType(name)
 		}
 		return t, err
@@ -305,7 +305,7 @@ func compare(file string, fcf, held *schema.ColumnFamily) []string {
 	return out
 }
 
-func name(t comparator.Comparator) string {
+func name(t marshal.Comparator) string {
 	if t == nil {
 		return ""
 	}

@@ -9,9 +9,9 @@ import (
 
 	"github.com/thriftd/thriftd/config"
 	"github.com/thriftd/thriftd/engine"
-	"github.com/thriftd/thriftd/engine/comparator"
 	"github.com/thriftd/thriftd/engine/ldbstore"
 	"github.com/thriftd/thriftd/engine/storetest"
+	"github.com/thriftd/thriftd/marshal"
 	"github.com/thriftd/thriftd/schema"
 )
 
@@ -66,7 +66,7 @@ type node struct {
 
 func openNode(t testing.TB, dir string, file *schema.Schema) (*node, error) {
 	t.Helper()
-	o := Options{File: "storage-conf.xml", ParseType: comparator.Parse}
+	o := Options{File: "storage-conf.xml", ParseType: marshal.Parse}
 	var start *Start
 	st, err := ldbstore.Open(dir, file, ldbstore.Options{PurgeInterval: -1, Schema: func(rec []byte) (*schema.Schema, error) {
 		var err error
@@ -102,8 +102,8 @@ func (n *node) close() {
 	n.st.Close()
 }
 
-func bytesType(t testing.TB) comparator.Comparator {
-	c, err := comparator.Lookup("BytesType")
+func bytesType(t testing.TB) marshal.Comparator {
+	c, err := marshal.Lookup("BytesType")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,8 +295,8 @@ func TestTypesSurviveARestart(t *testing.T) {
 	dir := t.TempDir()
 	file := fileSchema(t, "", "")
 	n := mustOpen(t, dir, file)
-	parse := func(name string) comparator.Comparator {
-		c, err := comparator.Parse(name)
+	parse := func(name string) marshal.Comparator {
+		c, err := marshal.Parse(name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -313,7 +313,7 @@ func TestTypesSurviveARestart(t *testing.T) {
 	if got == nil || got.Comparator.Name() != cf.Comparator.Name() || got.KeyValidator.Name() != cf.KeyValidator.Name() {
 		t.Fatalf("after a restart: %+v", got)
 	}
-	if _, ok := got.DefaultValidator.(comparator.UTF8Type); !ok {
+	if _, ok := got.DefaultValidator.(marshal.UTF8Type); !ok {
 		t.Errorf("UTF8Type resolved to %T, not 0.6's", got.DefaultValidator)
 	}
 }
@@ -327,7 +327,7 @@ func TestTimeUUIDOrderOf19xFamilies(t *testing.T) {
 	dir := t.TempDir()
 	file := fileSchema(t, `<ColumnFamily Name="Time06" CompareWith="TimeUUIDType"/>`, "")
 	n := mustOpen(t, dir, file)
-	old, err := comparator.Lookup("TimeUUIDType")
+	old, err := marshal.Lookup("TimeUUIDType")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -394,11 +394,11 @@ func TestTimeUUIDOrderOf19xFamilies(t *testing.T) {
 	if strings.Contains(string(rec), "types_1_2") {
 		t.Fatalf("the mark is recorded for a family without it: %s", rec)
 	}
-	start, err := Resolve(file, rec, Options{ParseType: comparator.Parse})
+	start, err := Resolve(file, rec, Options{ParseType: marshal.Parse})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := start.Schema.ColumnFamily("Keyspace1", "Time12").Comparator.(comparator.TimeUUIDType); !ok {
+	if _, ok := start.Schema.ColumnFamily("Keyspace1", "Time12").Comparator.(marshal.TimeUUIDType); !ok {
 		t.Errorf("an unmarked 19.x family resolved %T, not 0.6's TimeUUIDType", start.Schema.ColumnFamily("Keyspace1", "Time12").Comparator)
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/thriftd/thriftd/engine/comparator"
+	"github.com/thriftd/thriftd/marshal"
 	"github.com/thriftd/thriftd/schema"
 )
 
@@ -59,7 +59,7 @@ func (c *Catalog) normalize(s *schema.Schema, cf *schema.ColumnFamily) (*schema.
 		resolve = resolver12(c.opts)
 	}
 	out := *cf
-	again := func(t comparator.Comparator) (comparator.Comparator, error) {
+	again := func(t marshal.Comparator) (marshal.Comparator, error) {
 		if t == nil {
 			return nil, nil
 		}

@@ -20,8 +20,8 @@ import org.apache.cassandra.db.marshal.TypeParser;
  * and for generated values of every type the validate outcome and message
  * and getString, and the compare result of every pair of values that
  * validate. thriftd's
- * engine/comparator checks its types against this file
- * (engine/comparator/testdata/types-1.2.19.json).
+ * marshal checks its types against this file
+ * (marshal/testdata/types-1.2.19.json).
  *
  * The values are generated from a fixed seed, so a run is reproducible.
  */

@@ -1,4 +1,4 @@
-package partitioner
+package dht
 
 import (
 	"crypto/md5"

@@ -1,4 +1,4 @@
-package comparator
+package marshal
 
 import (
 	"encoding/hex"

@@ -1,4 +1,4 @@
-package partitioner
+package dht
 
 import (
 	"bytes"
@@ -19,7 +19,7 @@ import (
 	"golang.org/x/text/collate"
 	"golang.org/x/text/language"
 
-	"github.com/thriftd/thriftd/engine/comparator"
+	"github.com/thriftd/thriftd/marshal"
 )
 
 // checkPartitioner verifies the Partitioner contract for p over keys (all
@@ -484,8 +484,8 @@ func TestOrderPreservingTokens(t *testing.T) {
 		if got := opp.TokenMapString(opp.Token(k)); got != k {
 			t.Errorf("OPP token map string of %q = %q", k, got)
 		}
-		// Row keys share comparator.BytesType's encoding.
-		if got, want := opp.RowKey(nil, k), (comparator.BytesType{}).Encode(nil, []byte(k)); !bytes.Equal(got, want) {
+		// Row keys share marshal.BytesType's encoding.
+		if got, want := opp.RowKey(nil, k), (marshal.BytesType{}).Encode(nil, []byte(k)); !bytes.Equal(got, want) {
 			t.Errorf("OPP row key of %q = %x, BytesType encodes %x", k, got, want)
 		}
 	}

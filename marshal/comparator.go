@@ -22,7 +22,7 @@
 // other, by their bytes, so a store holds two columns where the real
 // server held one; but for a DynamicCompositeType's spellings, which the
 // stores reconcile into one column, as 1.2 did (Spellings).
-package comparator
+package marshal
 
 import (
 	"errors"

@@ -14,7 +14,7 @@
 // itself wherever the token alone does not identify the key, so two keys
 // with the same token (an MD5 or Murmur3 collision, equal collation keys)
 // stay two rows, ordered by key bytes. 0.6 merged them into one row.
-package partitioner
+package dht
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package comparator_test
+package marshal_test
 
 import (
 	"context"
@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/thriftd/thriftd/engine"
-	"github.com/thriftd/thriftd/engine/comparator"
 	"github.com/thriftd/thriftd/engine/ldbstore"
 	"github.com/thriftd/thriftd/engine/storetest"
+	"github.com/thriftd/thriftd/marshal"
 )
 
 func compositeName(eoc byte, parts ...[]byte) []byte {
@@ -34,7 +34,7 @@ func long(v int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(v))
 // Hector and pycassa build them: the slice is the names of one prefix, in
 // the composite's order (its second component reversed).
 func TestStoreSlicesComposite(t *testing.T) {
-	c, err := comparator.Parse("CompositeType(UTF8Type,LongType(reversed=true))")
+	c, err := marshal.Parse("CompositeType(UTF8Type,LongType(reversed=true))")
 	if err != nil {
 		t.Fatal(err)
 	}
