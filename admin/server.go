@@ -69,7 +69,10 @@ type Options struct {
 	// each change (the Guard's Forget, so that it is seen at once).
 	Roles        *auth.Local
 	RolesChanged func()
-	Logger       *slog.Logger
+	// Migration is the migration proxy's settings, which /v1/migration
+	// reports and changes; nil answers that the node proxies no origin.
+	Migration Migration
+	Logger    *slog.Logger
 }
 
 // Server is a running admin endpoint.
@@ -156,6 +159,8 @@ func (s *Server) routes() http.Handler {
 		"GET /v1/roles":          s.listRoles,
 		"POST /v1/roles":         s.changeRoles,
 		"GET /v1/permissions":    s.listPermissions,
+		"GET /v1/migration":      s.migration,
+		"POST /v1/migration":     s.setMigration,
 	}
 	for pattern, fn := range api {
 		mux.Handle(pattern, s.auth(s.jsonHandler(pattern, fn)))

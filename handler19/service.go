@@ -229,6 +229,13 @@ func (s *Service) ProcessorFrom(peer, host string) thrift.TProcessor {
 	return s.processor(s.ConnectionFrom(peer, host))
 }
 
+// ProcessorOf is Processor over h, a connection of this service that the
+// caller wrapped (package migrate's proxy wraps it to serve an origin
+// cluster beside the store).
+func (s *Service) ProcessorOf(h cassandra19.Cassandra) thrift.TProcessor {
+	return s.processor(h)
+}
+
 func (s *Service) processor(h cassandra19.Cassandra) thrift.TProcessor {
 	p := cassandra19.NewCassandraProcessor(h)
 	p.AddToProcessorMap("batch_mutate", &mutateFunction{name: "batch_mutate", call: h.BatchMutate, result: batchMutateResult})

@@ -46,6 +46,7 @@ type Settings struct {
 	Log              Log              `yaml:"log"`
 	Cassandra        Cassandra        `yaml:"cassandra"`
 	Admin            Admin            `yaml:"admin"`
+	Migration        Migration        `yaml:"migration"`
 }
 
 // ClientEncryption is TLS on the Thrift port, under the name and with the
@@ -143,6 +144,24 @@ type Admin struct {
 	// Pprof is a deprecated alias of Listen: the profiles are served by the
 	// admin endpoint under /debug/pprof/. When set, it wins over Listen.
 	Pprof string `yaml:"pprof" flag:"pprof" help:"deprecated: the same as -admin {HOST:PORT}; the runtime profiles are served by the admin endpoint under /debug/pprof/"`
+}
+
+// Migration makes thriftd the proxy of a move off a running Cassandra
+// 0.7-3.11 cluster, the origin (package migrate; docs/migration.md): the
+// 19.x API's writes go to the origin and to thriftd's store, reads come
+// from the cluster Reads names. With Origin empty thriftd serves its store
+// alone and the other fields are unused. Reads and Writes are read again
+// from thriftd.yaml at SIGHUP (a flag, which wins over the file, pins them).
+type Migration struct {
+	Origin           string        `yaml:"origin" flag:"origin" help:"proxy the 19.x API to the running Cassandra 0.7-3.11 cluster whose Thrift port is {HOST:PORT} (the origin), writing to it and to thriftd's store (default: off)"`
+	OriginUsername   string        `yaml:"origin_username" flag:"origin-username" help:"{USER} every origin connection logs in as (default: no login; clients' own logins are checked by thriftd)"`
+	OriginPassword   string        `yaml:"origin_password_file" path:"" flag:"origin-password-file" help:"{FILE} whose first line is the origin password"`
+	OriginTLSCA      string        `yaml:"origin_tls_ca" path:"" flag:"origin-tls-ca" help:"PEM {FILE} of the authorities the origin's certificate is checked against; set, the origin is spoken to over TLS"`
+	OriginServerName string        `yaml:"origin_tls_server_name" flag:"origin-tls-server-name" help:"{NAME} the origin's certificate must carry (default: the host dialled)"`
+	OriginTimeout    time.Duration `yaml:"origin_timeout" flag:"origin-timeout" default:"30s" help:"{DURATION} one origin call may take; beyond it the client gets TimedOutException"`
+	Reads            string        `yaml:"reads" flag:"migration-reads" default:"origin" help:"who answers reads, {FROM} origin, both (the origin answers, the target's answer is compared and each difference counted and logged) or target (the cutover)"`
+	Writes           string        `yaml:"writes" flag:"migration-writes" default:"both" help:"who takes writes, {TO} both (the origin, then thriftd's store) or target (origin writes off: the last step, after which going back needs a copy)"`
+	PendingLog       string        `yaml:"pending_log" path:"" flag:"migration-pending-log" help:"{FILE} of the durable log of target writes that failed, replayed until the target takes them (default: migration-pending.log in the data directory)"`
 }
 
 // Defaults returns every setting at its default (its default tag).

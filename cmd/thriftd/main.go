@@ -28,6 +28,7 @@ import (
 	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/engine/cqlstore"
 	"github.com/thriftd/thriftd/engine/ldbstore"
+	"github.com/thriftd/thriftd/gen-go/cassandra19"
 	"github.com/thriftd/thriftd/handler"
 	"github.com/thriftd/thriftd/handler19"
 	"github.com/thriftd/thriftd/marshal"
@@ -103,7 +104,7 @@ func main() {
 	case c.drop:
 		err = dropPrefix(eff.Cassandra, log)
 	default:
-		err = run(eff, log)
+		err = run(eff, log, func() (*settings.Effective, error) { return settings.Resolve(c.config, c.settings) })
 	}
 	if err != nil {
 		log.Error("thriftd stopped", "err", err)
@@ -123,7 +124,9 @@ func newLogger(s settings.Log) *slog.Logger {
 	return slog.New(slog.NewTextHandler(os.Stderr, o))
 }
 
-func run(eff *settings.Effective, log *slog.Logger) error {
+// run serves until a signal; reload resolves the settings again, for
+// SIGHUP (nil: no reload).
+func run(eff *settings.Effective, log *slog.Logger, reload func() (*settings.Effective, error)) error {
 	cfg := eff.Storage
 	s, err := schema.FromConfig(cfg)
 	if err != nil {
@@ -196,7 +199,7 @@ func run(eff *settings.Effective, log *slog.Logger) error {
 		Logger:      log,
 		Metrics:     calls,
 	})
-	svc19 := handler19.New(handler19.Options{
+	opts19 := handler19.Options{
 		Schema:         current,
 		Store:          store,
 		ParseType:      parseType,
@@ -210,12 +213,36 @@ func run(eff *settings.Effective, log *slog.Logger) error {
 		Guard:          guard19Of(guard),
 		Logger:         log,
 		Metrics:        calls,
-	})
+	}
+	svc19 := handler19.New(opts19)
+	v19, v19From := svc19.Processor, svc19.ProcessorFrom
+	// The replay of the migration proxy's durable log writes through a
+	// service without a guard: its writes were allowed when made.
+	replayOpts := opts19
+	replayOpts.Guard, replayOpts.Metrics = nil, nil
+	proxy, err := openProxy(eff, func() cassandra19.Cassandra { return handler19.New(replayOpts).Connection() }, reg, log)
+	if err != nil {
+		return err
+	}
+	var migration admin.Migration
+	if proxy != nil {
+		defer proxy.Close()
+		migration = proxyAdmin{proxy}
+		v19 = func() thrift.TProcessor { return svc19.ProcessorOf(proxy.Wrap(svc19.Connection())) }
+		v19From = func(peer, host string) thrift.TProcessor {
+			return svc19.ProcessorOf(proxy.Wrap(svc19.ConnectionFrom(peer, host)))
+		}
+		if reload != nil {
+			stopHUP := make(chan struct{})
+			defer close(stopHUP)
+			reloadOnHUP(proxy, reload, log, stopHUP)
+		}
+	}
 	router := &dialect.Router{
 		V06:     svc.Processor,
-		V19:     svc19.Processor,
+		V19:     v19,
 		V06From: svc.ProcessorFrom,
-		V19From: svc19.ProcessorFrom,
+		V19From: v19From,
 		Default: apiDefault(eff.API, cfg.ThriftFramedTransport),
 	}
 	// The generated processors otherwise start a goroutine and a ticker per
@@ -237,7 +264,7 @@ func run(eff *settings.Effective, log *slog.Logger) error {
 			Node: admin.Node{Address: nodeAddress(l.Addr()), Token: s.Partitioner.TokenString(token),
 				ClusterName: cfg.ClusterName, Partitioner: s.Partitioner.Name(), Started: time.Now()},
 			Drain: drainer(srv, cfg.Server.ShutdownTimeout, log),
-			Roles: roles, RolesChanged: guard.Forget,
+			Roles: roles, RolesChanged: guard.Forget, Migration: migration,
 		}, log)
 		if err != nil {
 			for _, tl := range listeners {
