@@ -117,7 +117,7 @@ HTTP.`,
 		c.PreRunE = func(cmd *cobra.Command, args []string) error { return o.connect(cmd) }
 		root.AddCommand(c)
 	}
-	root.AddCommand(newExportCmd(), newImportCmd(), newCopyCmd(), newCQLTablesCmd(o))
+	root.AddCommand(newExportCmd(), newImportCmd(), newCopyCmd(), newVerifyCmd(), newCQLTablesCmd(o))
 	return root
 }
 
