@@ -161,6 +161,7 @@ type Migration struct {
 	OriginTimeout    time.Duration `yaml:"origin_timeout" flag:"origin-timeout" default:"30s" help:"{DURATION} one origin call may take; beyond it the client gets TimedOutException"`
 	Reads            string        `yaml:"reads" flag:"migration-reads" default:"origin" help:"who answers reads, {FROM} origin, both (the origin answers, the target's answer is compared and each difference counted and logged) or target (the cutover)"`
 	Writes           string        `yaml:"writes" flag:"migration-writes" default:"both" help:"who takes writes, {TO} both (the origin, then thriftd's store) or target (origin writes off: the last step, after which going back needs a copy)"`
+	TargetListen     string        `yaml:"target_listen" flag:"migration-target-listen" help:"also serve thriftd's store alone, without the origin, on {HOST:PORT}: where thriftd-tool copy writes and verify reads the target (default: off)"`
 	PendingLog       string        `yaml:"pending_log" path:"" flag:"migration-pending-log" help:"{FILE} of the durable log of target writes that failed, replayed until the target takes them (default: migration-pending.log in the data directory)"`
 }
 

@@ -57,6 +57,12 @@ func (e *Effective) Validate() error {
 			return address(bad, "migration.origin", s.Migration.Origin, 0)
 		},
 		func() error {
+			if s.Migration.TargetListen == "" {
+				return nil
+			}
+			return address(bad, "migration.target_listen", s.Migration.TargetListen, 0)
+		},
+		func() error {
 			if s.SyncPeriod < time.Millisecond && (s.Sync == "periodic" || s.SyncPeriod < 0) {
 				return bad("sync_period", "want at least 1ms, not %v", s.SyncPeriod)
 			}

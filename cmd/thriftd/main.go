@@ -248,14 +248,21 @@ func run(eff *settings.Effective, log *slog.Logger, reload func() (*settings.Eff
 	// The generated processors otherwise start a goroutine and a ticker per
 	// request to poll the socket; connections here are watched by the server.
 	thrift.ServerConnectivityCheckInterval = 0
-	srv := server.New(server.Options{
+	srvOpts := server.Options{
 		MaxMessageSize: cfg.Server.MaxMessageSize,
 		MaxConnections: cfg.Server.MaxConnections,
 		IdleTimeout:    cfg.Server.IdleTimeout,
 		RequestTimeout: cfg.Server.RequestTimeout,
 		Logger:         log,
 		Registerer:     reg,
-	}, router.NewProcessor)
+	}
+	srv := server.New(srvOpts, router.NewProcessor)
+	stopTarget, err := serveTarget(eff, &dialect.Router{V06: svc.Processor, V19: svc19.Processor, V06From: svc.ProcessorFrom,
+		V19From: svc19.ProcessorFrom, Default: router.Default}, srvOpts, log)
+	if err != nil {
+		return err
+	}
+	defer stopTarget(context.Background())
 
 	var adm *admin.Server
 	if addr := adminAddr(eff.Admin, log); addr != "" {

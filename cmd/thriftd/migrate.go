@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -13,8 +16,10 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/thriftd/thriftd/dialect"
 	"github.com/thriftd/thriftd/gen-go/cassandra19"
 	"github.com/thriftd/thriftd/migrate"
+	"github.com/thriftd/thriftd/server"
 	"github.com/thriftd/thriftd/settings"
 )
 
@@ -113,4 +118,31 @@ func reloadOnHUP(p *migrate.Proxy, reload func() (*settings.Effective, error), l
 			log.Info("SIGHUP: migration settings applied", "reads", r.String(), "writes", w.String())
 		}
 	}()
+}
+
+// serveTarget serves r (thriftd's store alone) on migration.target_listen
+// when set; stop shuts that port down.
+func serveTarget(eff *settings.Effective, r *dialect.Router, o server.Options, log *slog.Logger) (stop func(context.Context), err error) {
+	addr := eff.Migration.TargetListen
+	if addr == "" || eff.Migration.Origin == "" {
+		return func(context.Context) {}, nil
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("migration.target_listen: cannot listen on %s: %w", addr, err)
+	}
+	o.Registerer = nil // the main port's figures are the process's
+	srv := server.New(o, r.NewProcessor)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := srv.Serve(l); err != nil && !errors.Is(err, server.ErrServerClosed) {
+			log.Error("the migration target port stopped", "addr", l.Addr().String(), "err", err)
+		}
+	}()
+	log.Info("migration target port is serving thriftd's store alone, for copy and verify", "target_listen", l.Addr().String())
+	return func(ctx context.Context) {
+		srv.Shutdown(ctx)
+		<-done
+	}, nil
 }
