@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"runtime"
 	"sort"
 	"strings"
 
@@ -18,6 +19,7 @@ import (
 type conn struct {
 	p      *Proxy
 	target cassandra19.Cassandra
+	// origin is the origin connection, dialed at first use (onOrigin).
 	origin *originConn
 	// keyspace is the client's set_keyspace; targetKeyspace is the one
 	// the target connection has taken ("" until it does: the target may
@@ -51,6 +53,10 @@ func (c *conn) onOrigin(ctx context.Context, method string, call func(*originCon
 			return err
 		}
 		c.origin = oc
+		// The server tells a processor nothing when its client goes
+		// away: the origin connection is closed once the client's
+		// connection, and so c, is garbage.
+		runtime.AddCleanup(c, func(t thrift.TTransport) { t.Close() }, oc.trans)
 	}
 	err := call(c.origin)
 	if isTransport(err) {

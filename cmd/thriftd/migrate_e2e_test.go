@@ -32,9 +32,21 @@ import (
 // back (admin endpoint, SIGHUP) before the cutover, verify finds 0
 // differences, and after the cutover the origin gets no more writes.
 func TestMigrationProxyFrom311ToCassandra5(t *testing.T) {
+	points := testenv.CassandraCluster(t, "random")
+	testMigrationProxy(t, func(string) []string {
+		return []string{"-cassandra", points, "-cassandra-prefix", testenv.CassandraPrefix(t)}
+	})
+}
+
+// The same onto the LevelDB store, whose one process serves the proxy
+// and, on its target port, the copy and verify.
+func TestMigrationProxyFrom311ToLevelDB(t *testing.T) {
+	testMigrationProxy(t, func(dir string) []string { return []string{"-data", filepath.Join(dir, "data")} })
+}
+
+func testMigrationProxy(t *testing.T, store func(dir string) []string) {
 	t0 := time.Now()
 	ref := testenv.Reference(t, "3.11", "random")
-	points := testenv.CassandraCluster(t, "random")
 	ctx := context.Background()
 	ks := fmt.Sprintf("mig_%d", time.Now().UnixNano()%1e12)
 	cf := "Events"
@@ -78,15 +90,14 @@ func TestMigrationProxyFrom311ToCassandra5(t *testing.T) {
 		}
 	}
 	writeYAML("both")
-	n := testenv.NewNodeArgs(t, thriftdBin, "-config", yaml, "-listen", "127.0.0.1:0", "-admin", "127.0.0.1:0",
+	n := testenv.NewNodeArgs(t, thriftdBin, append([]string{"-config", yaml, "-listen", "127.0.0.1:0", "-admin", "127.0.0.1:0",
 		"-log-format", "json", "-log-level", "info", "-api", "19.x",
-		"-cassandra", points, "-cassandra-prefix", testenv.CassandraPrefix(t),
 		"-origin", ref, "-migration-target-listen", "127.0.0.1:0",
-		"-migration-pending-log", filepath.Join(dir, "pending.log"))
+		"-migration-pending-log", filepath.Join(dir, "pending.log")}, store(dir)...)...)
 	n.Start()
 	adminAddr := testenv.LogValue(n.WaitLog(t, time.Minute, map[string]string{"msg": "admin endpoint is serving"})["addr"])
 	targetAddr := testenv.LogValue(n.WaitLog(t, time.Minute, map[string]string{"msg": "migration target port is serving thriftd's store alone, for copy and verify"})["target_listen"])
-	t.Logf("origin %s, thriftd %s (target port %s, admin %s), Cassandra 5 at %s; set up in %v", ref, n.Addr, targetAddr, adminAddr, points, time.Since(t0).Round(time.Millisecond))
+	t.Logf("origin %s, thriftd %s (target port %s, admin %s, store %v); set up in %v", ref, n.Addr, targetAddr, adminAddr, store(dir), time.Since(t0).Round(time.Millisecond))
 
 	// The client: writes and reads through thriftd until told to stop,
 	// remembering what was acknowledged: new rows, newer values of old
@@ -246,6 +257,25 @@ func TestMigrationProxyFrom311ToCassandra5(t *testing.T) {
 		case want != "" && string(got.Column.Value) != want:
 			t.Errorf("%s/%s: acknowledged %q, target has %q", c.key, c.col, want, got.Column.Value)
 		}
+	}
+
+	// A schema change through the proxy reaches both.
+	if _, err := probe.SystemAddColumnFamily(ctx, cfDef(ks, "Added")); err != nil {
+		t.Fatalf("system_add_column_family through the proxy: %v", err)
+	}
+	for name, c := range map[string]*transfertest.Client19{"origin": origin, "target": target} {
+		waitFor(t, "the new column family on the "+name, func() bool {
+			d, err := c.DescribeKeyspace(ctx, ks)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range d.CfDefs {
+				if f.Name == "Added" {
+					return true
+				}
+			}
+			return false
+		})
 	}
 
 	// The cutover: reads to the target, then the origin's writes off.
