@@ -93,6 +93,11 @@ type Auth struct {
 	// qualified.
 	Authenticator string `yaml:"authenticator" flag:"authenticator" help:"{CLASS} that checks logins: AllowAllAuthenticator, SimpleAuthenticator or PasswordAuthenticator, short or fully qualified (default: Authenticator of storage-conf.xml)"`
 	Authorizer    string `yaml:"authorizer" flag:"authorizer" default:"org.apache.cassandra.auth.AllowAllAuthorizer" help:"{CLASS} that checks each call's permission: AllowAllAuthorizer or CassandraAuthorizer (needs PasswordAuthenticator), short or fully qualified (default: Authorizer of storage-conf.xml, else AllowAllAuthorizer)"`
+	// AcceptAllowAllAuthorizer lets PasswordAuthenticator with
+	// AllowAllAuthorizer start in front of a Cassandra cluster that
+	// enforces an authorizer of its own; without it start-up stops, as
+	// thriftd would serve every user what the cluster refuses them.
+	AcceptAllowAllAuthorizer bool `yaml:"accept_allow_all_authorizer" flag:"accept-allow-all-authorizer" help:"on the Cassandra store, start with PasswordAuthenticator and AllowAllAuthorizer although the cluster enforces an authorizer (its system_views.settings say so): every user who logs in may then read and write every table thriftd serves; without it start-up stops"`
 	// The validities are cassandra.yaml's, in milliseconds; 0 disables
 	// the cache.
 	RolesValidityInMS       int `yaml:"roles_validity_in_ms" flag:"roles-validity-in-ms" default:"2000" help:"cache a role (its hash, login, superuser and memberships) for {MS} milliseconds, 0 for no cache (cassandra.yaml: roles_validity_in_ms)"`
