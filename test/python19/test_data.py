@@ -33,7 +33,7 @@ def test_set_keyspace_then_every_call_works_in_it(fresh, ks):
     fresh.login(AuthenticationRequest({'username': 'app', 'password': 'secret'}))
     with pytest.raises(InvalidRequestException) as e:
         fresh.get_slice(b'k', ColumnParent('Standard1'), ALL, ONE)
-    assert e.value.why == 'no keyspace has been specified'
+    assert e.value.why == 'No keyspace has been specified. USE a keyspace, or explicitly specify keyspace.tablename'
     with pytest.raises(InvalidRequestException) as e:
         fresh.set_keyspace('NoSuchKeyspace19')
     assert e.value.why == "Keyspace 'NoSuchKeyspace19' does not exist"
