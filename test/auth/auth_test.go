@@ -62,8 +62,7 @@ const (
 func start(t *testing.T, auditLog string, extra ...string) (*testenv.Node, *admin.Client) {
 	t.Helper()
 	args := append([]string{"-api", "auto", "-authenticator", "PasswordAuthenticator",
-		"-authorizer", "org.apache.cassandra.auth.CassandraAuthorizer", "-audit-log", auditLog,
-		"-max-failed-logins", "3"}, extra...)
+		"-authorizer", "org.apache.cassandra.auth.CassandraAuthorizer", "-audit-log", auditLog}, extra...)
 	n := testenv.NewNode(t, thriftdBin, testenv.Fixture("storage-conf-0.6-test.xml"), args...)
 	n.Start()
 	addr := testenv.LogValue(n.WaitLog(t, 5*time.Second, map[string]string{"msg": "admin endpoint is serving"})["addr"])
@@ -108,7 +107,7 @@ func creds(user, password string) map[string]string {
 
 func TestPasswordsAndPermissions(t *testing.T) {
 	audit := filepath.Join(t.TempDir(), "audit.log")
-	n, adm := start(t, audit)
+	n, adm := start(t, audit, "-max-failed-logins", "3")
 	// alice reads Keyspace1; bob writes Keyspace1.Standard1 through the
 	// role writers.
 	change(t, adm, admin.RoleChange{Statement: "create_user", Role: "alice", Password: ptr(alicePassword)})
