@@ -17,7 +17,7 @@ func (c *conn) cas(ctx context.Context, key []byte, cf string, expected, updates
 	// ClientState.getKeyspace, with 2.1's message.
 	ks := c.keyspace
 	if ks == "" {
-		return nil, invalid("No keyspace has been specified. USE a keyspace, or explicitly specify keyspace.tablename")
+		return nil, invalid(msgNoKeyspace)
 	}
 	// CAS updates can be used to simulate a get, so 2.1 asks for both.
 	if err := c.checkAccess(ctx, ks, cf, auth.Modify); err != nil {

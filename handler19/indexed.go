@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
-	"math"
 
 	"github.com/thriftd/thriftd/auth"
 	"github.com/thriftd/thriftd/dht"
@@ -323,40 +322,4 @@ func (c *conn) searchIndexed(ctx context.Context, ks string, p dht.Partitioner, 
 		}
 	}
 	return out, nil
-}
-
-// pagedIndexed is get_paged_slice with a row filter, as 1.2.19 answered it:
-// the filter went to the index search, which ignored paging. Every
-// matching row is read whole from start_column (not only the first row),
-// and rows are returned until their live columns reach range.count. A
-// filter naming no indexed column went to the paging range scan, which
-// failed inside 1.2.19 and answered TimedOutException; so does this.
-func (c *conn) pagedIndexed(ctx context.Context, ks string, p dht.Partitioner, f *family, kr *cassandra19.KeyRange, pieces []engine.Bounds, startColumn []byte) ([]*cassandra19.KeySlice, error) {
-	indexed := false
-	for _, e := range kr.RowFilter {
-		if indexOf(f, e.ColumnName) != nil {
-			indexed = true
-		}
-	}
-	if !indexed {
-		return nil, engine.ErrTimedOut
-	}
-	q := engine.Query{ColumnFamily: f.Name}
-	q.Start = startColumn
-	q.Count = math.MaxInt32
-	want := int(kr.Count)
-	// Each matching row has at least one live column (the EQ's), so want
-	// rows always cover want columns.
-	rows, err := c.searchIndexed(ctx, ks, p, f, kr.RowFilter, pieces, q, want)
-	if err != nil {
-		return nil, err
-	}
-	columns := 0
-	for i, r := range rows {
-		columns += len(r.Columns)
-		if columns >= want {
-			return rows[:i+1], nil
-		}
-	}
-	return rows, nil
 }

@@ -22,7 +22,7 @@ func (c *conn) getMultiSlice(ctx context.Context, req *cassandra19.MultiSliceReq
 	// ClientState.getKeyspace of 2.1.21, whose message this call carries.
 	ks := c.keyspace
 	if ks == "" {
-		return nil, invalid("No keyspace has been specified. USE a keyspace, or explicitly specify keyspace.tablename")
+		return nil, invalid(msgNoKeyspace)
 	}
 	// 2.1.21 fails on a request without a parent or slices, or with an
 	// empty list of slices, with an internal error that drops the

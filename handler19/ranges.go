@@ -105,14 +105,18 @@ func (c *conn) getPagedSlice(ctx context.Context, cfName string, kr *cassandra19
 	if err != nil {
 		return nil, err
 	}
+	if len(kr.RowFilter) > 0 {
+		// 2.0 and 2.1 refuse a row filter here, once the range is read;
+		// 1.2 passed it to its index search (docs/api19.md).
+		return nil, invalid("Cross-row paging is not supported along with index clauses")
+	}
 	if err := c.assureReplicas(ks, cl); err != nil {
 		return nil, err
 	}
-	if len(kr.RowFilter) > 0 {
-		return c.pagedIndexed(ctx, ks, p, f, kr, pieces, startColumn)
-	}
 	want := int(kr.Count)
-	var out []*cassandra19.KeySlice
+	// Never nil: a range that holds no row answers an empty list, which
+	// Thrift sends; a nil one would be sent as no result at all.
+	out := []*cassandra19.KeySlice{}
 	columns := 0
 	first := true
 	// 1.2 did not validate start_column: one its comparator could not

@@ -60,10 +60,14 @@ func (f *family) valueValidator(s *Service, name []byte) marshal.Comparator {
 	return f.defaultValues
 }
 
-// keyspaceOf is ClientState.getKeyspace, the first step of every data call.
+// msgNoKeyspace is ClientState.getKeyspace's refusal in 2.0 to 3.11.
+const msgNoKeyspace = "No keyspace has been specified. USE a keyspace, or explicitly specify keyspace.tablename"
+
+// keyspaceOf is ClientState.getKeyspace, the first step of every data call,
+// in 2.0-2.1's words (1.2 said "no keyspace has been specified").
 func (c *conn) keyspaceOf() (string, error) {
 	if c.keyspace == "" {
-		return "", invalid("no keyspace has been specified")
+		return "", invalid(msgNoKeyspace)
 	}
 	return c.keyspace, nil
 }

@@ -94,13 +94,20 @@ type Auth struct {
 	// qualified.
 	Authenticator string `yaml:"authenticator" flag:"authenticator" help:"{CLASS} that checks logins: AllowAllAuthenticator, SimpleAuthenticator or PasswordAuthenticator, short or fully qualified (default: Authenticator of storage-conf.xml)"`
 	Authorizer    string `yaml:"authorizer" flag:"authorizer" default:"org.apache.cassandra.auth.AllowAllAuthorizer" help:"{CLASS} that checks each call's permission: AllowAllAuthorizer or CassandraAuthorizer (needs PasswordAuthenticator), short or fully qualified (default: Authorizer of storage-conf.xml, else AllowAllAuthorizer)"`
+	// AcceptAllowAllAuthorizer lets PasswordAuthenticator with
+	// AllowAllAuthorizer start in front of a Cassandra cluster that
+	// enforces an authorizer of its own; without it start-up stops, as
+	// thriftd would serve every user what the cluster refuses them.
+	AcceptAllowAllAuthorizer bool `yaml:"accept_allow_all_authorizer" flag:"accept-allow-all-authorizer" help:"on the Cassandra store, start with PasswordAuthenticator and AllowAllAuthorizer although the cluster enforces an authorizer (its system_views.settings say so): every user who logs in may then read and write every table thriftd serves; without it start-up stops"`
 	// The validities are cassandra.yaml's, in milliseconds; 0 disables
 	// the cache.
 	RolesValidityInMS       int `yaml:"roles_validity_in_ms" flag:"roles-validity-in-ms" default:"2000" help:"cache a role (its hash, login, superuser and memberships) for {MS} milliseconds, 0 for no cache (cassandra.yaml: roles_validity_in_ms)"`
 	PermissionsValidityInMS int `yaml:"permissions_validity_in_ms" flag:"permissions-validity-in-ms" default:"2000" help:"cache a user's permissions for {MS} milliseconds, 0 for no cache (cassandra.yaml: permissions_validity_in_ms)"`
 	CredentialsValidityInMS int `yaml:"credentials_validity_in_ms" flag:"credentials-validity-in-ms" default:"2000" help:"cache a password verified against its bcrypt hash for {MS} milliseconds, 0 for no cache (cassandra.yaml: credentials_validity_in_ms)"`
-	// MaxFailedLogins within FailedLoginWindow refuse further logins.
-	MaxFailedLogins   int           `yaml:"max_failed_logins" flag:"max-failed-logins" default:"10" help:"under PasswordAuthenticator, after {N} failed logins within failed_login_window on one connection or from one address, refuse its logins until the window passes; 0 for no limit"`
+	// MaxFailedLogins failed logins of one user from one host within
+	// FailedLoginWindow refuse that user's further logins from that host;
+	// thriftd's own bound, off (0) by default as Cassandra has none.
+	MaxFailedLogins   int           `yaml:"max_failed_logins" flag:"max-failed-logins" default:"0" help:"under PasswordAuthenticator, after {N} failed logins of one user from one client host within failed_login_window, refuse that user's logins from that host until the window passes (other users and hosts are not affected); 0, the default, for no limit, as Cassandra"`
 	FailedLoginWindow time.Duration `yaml:"failed_login_window" flag:"failed-login-window" default:"1m0s" help:"the {DURATION} over which max_failed_logins counts"`
 	// AuditLog is the audit log's file; "" writes none.
 	AuditLog string `yaml:"audit_log" path:"" flag:"audit-log" help:"append a JSON line per login (success or failure) and per refused permission to {FILE} (default: none)"`

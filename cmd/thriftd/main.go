@@ -472,6 +472,12 @@ func newGuard(eff *settings.Effective, st store, log *slog.Logger) (g *auth.Guar
 	var src auth.Source
 	switch s := st.(type) {
 	case *cqlstore.Store:
+		ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+		err := checkClusterAuthorizer(ctx, eff, s, log)
+		cancel()
+		if err != nil {
+			return nil, nil, closeAudit, err
+		}
 		src = s.Roles()
 	case *ldbstore.Store:
 		if roles, err = auth.OpenLocal(s.Auth()); err != nil {
