@@ -24,11 +24,14 @@ const (
 	colReal = "real"
 	col19   = "19"
 	colCQL  = "cql"
-	col06   = "0.6"
-	colNoop = "noop"
+	// colDirect is the direct CQL client replaying what the cql column's
+	// thriftd sends (directcql.go).
+	colDirect = "direct"
+	col06     = "0.6"
+	colNoop   = "noop"
 )
 
-var compareColumns = []string{colReal, col19, colCQL, col06, colNoop}
+var compareColumns = []string{colReal, col19, colCQL, colDirect, col06, colNoop}
 
 type compareOptions struct {
 	columns []string
@@ -53,6 +56,12 @@ type compareOptions struct {
 	conns     []int
 	warm      time.Duration
 	profiles  string // directory for thriftd's CPU profiles
+	// capture is how long thriftd's requests are recorded for each shape
+	// of the direct column.
+	capture time.Duration
+	// rate, when positive, is the fixed rate (calls per second, open
+	// loop) every column is also measured at.
+	rate float64
 	// shapes are the names (up to the first space) of the shapes to
 	// run; all when empty.
 	shapes []string
@@ -72,7 +81,7 @@ func (c *compareOptions) chosen() []shape19 {
 
 func (c *compareOptions) register(fs *flag.FlagSet) (columns, conns *string) {
 	columns = fs.String("compare", "real,19,0.6,noop",
-		"columns of the 19.x comparison: real (the real servers, see -reference), 19 (thriftd's 19.x path on LevelDB), cql (thriftd's 19.x path on the Cassandra store, see -cassandra-store), 0.6 (thriftd's 0.6 path), noop (the 19.x no-op server); \"none\" skips it")
+		"columns of the 19.x comparison: real (the real servers, see -reference), 19 (thriftd's 19.x path on LevelDB), cql (thriftd's 19.x path on the Cassandra store, see -cassandra-store), direct (the direct CQL client: the same driver replaying the requests the cql column's thriftd sends for each shape, read from thriftd's statement recorder; needs cql), 0.6 (thriftd's 0.6 path), noop (the 19.x no-op server); \"none\" skips it")
 	fs.StringVar(&c.reference, "reference", "start",
 		"the real servers: start (start or reuse the 1.2.19 test node, ByteOrderedPartitioner, with -reference-script); production (start or reuse production nodes of -real, Murmur3Partitioner); HOST:PORT[,HOST:PORT...] (any Thrift servers, one column each); or off (no real column)")
 	fs.Func("against", "the same as -reference HOST:PORT[,HOST:PORT...]: compare thriftd with the Thrift servers at these addresses", func(v string) error {
@@ -115,6 +124,8 @@ func (c *compareOptions) register(fs *flag.FlagSet) (columns, conns *string) {
 		}
 		return nil
 	})
+	fs.DurationVar(&c.capture, "capture", 5*time.Second, "how long the direct column records, on one connection, the requests thriftd on the Cassandra store sends for each shape")
+	fs.Float64Var(&c.rate, "rate", 0, "also measure every column at this fixed rate, in calls per second (open loop: thriftd-stress -rate), below every server's maximum: CPU per call at one offered rate, beside each server's maximum (0: maximum only)")
 	fs.DurationVar(&c.warm, "warm", 6*time.Second, "time each server is warmed with the 19.x shapes after loading, before the comparison")
 	fs.StringVar(&c.profiles, "profile", "", "write thriftd's CPU profile of every comparison figure into this directory (go tool pprof FILE)")
 	return columns, conns
@@ -133,6 +144,9 @@ func (c *compareOptions) parse(columns, conns string, explicit bool) error {
 			if !contains(c.columns, col) && !(col == colReal && c.reference == "off" && !explicit) {
 				c.columns = append(c.columns, col)
 			}
+		}
+		if contains(c.columns, colDirect) && !contains(c.columns, colCQL) {
+			return errors.New("-compare direct replays what the cql column's thriftd sends: it needs cql too")
 		}
 		if contains(c.columns, colReal) && c.reference == "off" {
 			return errors.New("-compare real needs -reference start or HOST:PORT, not off")

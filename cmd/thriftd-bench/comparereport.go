@@ -46,8 +46,11 @@ func printCompare(table []compareRow, targets []target) {
 		if len(table) > 0 && len(table[0].cpu[c.col]) > 0 {
 			cpuCols = append(cpuCols, c.col)
 			title := strings.TrimPrefix(strings.TrimPrefix(c.title, "thriftd "), "real ")
-			if c.col == colCQL {
+			switch c.col {
+			case colCQL:
 				title += " (thriftd+C*)"
+			case colDirect:
+				title += " (client+C*)"
 			}
 			cpuTitles = append(cpuTitles, title)
 		}
@@ -143,5 +146,112 @@ func printRatios(table []compareRow, targets []target) {
 			}
 		}
 		fmt.Println()
+	}
+}
+
+// orderedColumns are the targets in the order of compareColumns.
+func orderedColumns(targets []target) []target {
+	var cols []target
+	for _, c := range compareColumns {
+		for _, t := range targets {
+			if t.col == c || strings.HasPrefix(t.col, c+":") {
+				cols = append(cols, t)
+			}
+		}
+	}
+	return cols
+}
+
+// cpuCell is a column's CPU time per call, one figure per process.
+func cpuCell(ds []time.Duration) string {
+	if len(ds) == 0 {
+		return "—"
+	}
+	var parts []string
+	for _, d := range ds {
+		parts = append(parts, fmt.Sprintf("%.0f", micros(d)))
+	}
+	return strings.Join(parts, " + ")
+}
+
+// printRate prints, for every column, its maximum throughput beside its
+// CPU per call at the fixed rate of -rate (the rate it reached, when it
+// fell short by more than 5%).
+func printRate(table []compareRow, targets []target, rate float64) {
+	if rate <= 0 {
+		return
+	}
+	cols := orderedColumns(targets)
+	fmt.Printf("\nAt a fixed rate of %.0f calls/s (open loop), beside each server's maximum: maximum calls/s, and CPU µs per call at the fixed rate (thriftd on C* 5: thriftd + node; direct CQL: client + node)\n\n", rate)
+	head, line := "| shape | conns |", "|---|---:|"
+	for _, c := range cols {
+		head += " " + c.title + " max calls/s | " + c.title + " CPU µs/call at " + fmt.Sprintf("%.0f/s", rate) + " |"
+		line += "---:|---:|"
+	}
+	fmt.Println(head)
+	fmt.Println(line)
+	for _, r := range table {
+		fmt.Printf("| %s | %d |", r.shape, r.conns)
+		for _, c := range cols {
+			if ops, ok := r.ops[c.col]; ok {
+				fmt.Printf(" %.0f |", ops)
+			} else {
+				fmt.Printf(" — |")
+			}
+			reached, ok := r.rateOps[c.col]
+			switch {
+			case !ok:
+				fmt.Printf(" — |")
+			case reached < 0.95*rate:
+				fmt.Printf(" %s (reached %.0f/s) |", cpuCell(r.rateCPU[c.col]), reached)
+			default:
+				fmt.Printf(" %s |", cpuCell(r.rateCPU[c.col]))
+			}
+		}
+		fmt.Println()
+	}
+}
+
+// printFloor prints thriftd on the Cassandra store beside the direct CQL
+// client on the same node: throughput, and CPU per call at the maximum
+// and at the fixed rate (all processes', then the node's alone).
+func printFloor(table []compareRow, targets []target, rate float64) {
+	has := map[string]bool{}
+	for _, t := range targets {
+		has[t.col] = true
+	}
+	if !has[colCQL] || !has[colDirect] {
+		return
+	}
+	sum := func(ds []time.Duration) time.Duration {
+		var t time.Duration
+		for _, d := range ds {
+			t += d
+		}
+		return t
+	}
+	ratio := func(a, b time.Duration) string {
+		if a == 0 || b == 0 {
+			return "—"
+		}
+		return fmt.Sprintf("%.2f", float64(a)/float64(b))
+	}
+	node := func(ds []time.Duration) time.Duration {
+		if len(ds) < 2 {
+			return 0
+		}
+		return sum(ds[1:])
+	}
+	fmt.Printf("\nthriftd on C* 5 beside the direct CQL client (goals: throughput at least 0.60; CPU per call, thriftd + node over client + node, at most 1.25)\n\n")
+	fmt.Printf("| shape | conns | throughput thriftd / direct | CPU per call at max, thriftd+node / client+node | node's CPU per call at max, thriftd / direct | CPU per call at %.0f/s, thriftd+node / client+node | node's at %.0f/s |\n", rate, rate)
+	fmt.Printf("|---|---:|---:|---:|---:|---:|---:|\n")
+	for _, r := range table {
+		tp := "—"
+		if r.ops[colDirect] > 0 && r.ops[colCQL] > 0 {
+			tp = fmt.Sprintf("%.2f", r.ops[colCQL]/r.ops[colDirect])
+		}
+		fmt.Printf("| %s | %d | %s | %s | %s | %s | %s |\n", r.shape, r.conns, tp,
+			ratio(sum(r.cpu[colCQL]), sum(r.cpu[colDirect])), ratio(node(r.cpu[colCQL]), node(r.cpu[colDirect])),
+			ratio(sum(r.rateCPU[colCQL]), sum(r.rateCPU[colDirect])), ratio(node(r.rateCPU[colCQL]), node(r.rateCPU[colDirect])))
 	}
 }

@@ -20,17 +20,6 @@ type target struct {
 	args  []string // thriftd-stress's interface flags
 }
 
-// compareRow is one line of the comparison table.
-type compareRow struct {
-	shape string
-	conns int
-	ops   map[string]float64
-	p99   map[string]float64
-	// Server CPU time per call of each column, one figure per server
-	// process (thriftd and the Cassandra node for the cql column).
-	cpu map[string][]time.Duration
-}
-
 // benchKeyspace19 is the keyspace the comparison creates on servers that
 // do not declare it; thriftd serves Keyspace1 from its configuration.
 const benchKeyspace19 = "ThriftdBench"
@@ -49,6 +38,11 @@ func runCompare(o *options, tmp string) error {
 		// every shape.
 		duration, shapeWarm = 500*time.Millisecond, 0
 	}
+	capture := c.capture
+	if o.short {
+		capture = min(capture, 500*time.Millisecond)
+	}
+	var direct *directState
 	var targets []target
 	var reals []target
 	realPartitioner := ""
@@ -102,6 +96,17 @@ func runCompare(o *options, tmp string) error {
 		}
 		defer stop()
 		targets = append(targets, target{col: colCQL, title: "thriftd on C* 5", p: cql, ks: "Keyspace1", args: []string{"-api", "19"}})
+		if contains(c.columns, colDirect) {
+			count := &driverCount{}
+			sess, err := directSession(cql.cluster, count)
+			if err != nil {
+				return fmt.Errorf("the direct CQL client's session: %w", err)
+			}
+			defer sess.Close()
+			direct = &directState{s: sess, count: count, thriftd: targets[len(targets)-1], replays: map[string]*replay{}}
+			targets = append(targets, target{col: colDirect, title: "direct CQL", p: &process{name: "the direct CQL client", pid: os.Getpid(), others: cql.others}})
+			fmt.Printf("- direct CQL: a client of the same driver replaying, at the same concurrency, the requests thriftd's Cassandra store sent for each shape, recorded for %v on one connection (its statements per call are listed below the table); its CPU counts the client process and the Cassandra node\n", capture)
+		}
 	}
 	if contains(c.columns, col06) {
 		targets = append(targets, target{col: col06, title: "thriftd 0.6", p: srv, ks: "Keyspace1"})
@@ -136,8 +141,8 @@ func runCompare(o *options, tmp string) error {
 			continue
 		}
 		loaded[t.p] = true
-		if t.col == colNoop {
-			continue // nothing to load
+		if t.col == colNoop || t.col == colDirect {
+			continue // nothing to load: the direct client reads thriftd's tables
 		}
 		{
 			if err := ensureSchema19(t.p.addr, t.ks); err != nil {
@@ -191,53 +196,21 @@ func runCompare(o *options, tmp string) error {
 	var failures []string
 	for _, s := range c.chosen() {
 		for _, n := range c.conns {
-			r := compareRow{shape: s.name, conns: n, ops: map[string]float64{}, p99: map[string]float64{}, cpu: map[string][]time.Duration{}}
+			r := newCompareRow(s.name, n)
 			// Each row starts with another column, so that what one
 			// server leaves running (compactions, collections) does not
 			// always weigh on the same neighbour.
 			for k := range targets {
 				t := targets[(k+len(table))%len(targets)]
-				shape := s.args19For(c.rows, c.indexRows)
-				if t.col == col06 {
-					if s.args06 == nil {
-						continue // a shape 0.6 cannot make
+				if t.col == colDirect {
+					if err := direct.measure(o, s, n, &r, shapeWarm, duration, capture); err != nil {
+						failures = append(failures, fmt.Sprintf("%s, %s, %d connections: %v", t.title, s.name, n, err))
 					}
-					shape = append([]string{"-n", rows}, s.args06...)
-				}
-				if shapeWarm > 0 {
-					a := append(append([]string{"-keyspace", t.ks, "-t", strconv.Itoa(n), "-S", valueSize, "-duration", shapeWarm.String()}, t.args...), shape...)
-					if _, err := stress(o.stress, t.p, a...); err != nil {
-						// One server failing a shape (a timeout of an
-						// overloaded node) leaves its cell empty, not the
-						// whole table.
-						failures = append(failures, fmt.Sprintf("%s, %s, %d connections, warming: %v", t.title, s.name, n, err))
-						continue
-					}
-				}
-				a := append(append([]string{"-keyspace", t.ks, "-t", strconv.Itoa(n), "-S", valueSize, "-duration", duration.String()}, t.args...), shape...)
-				var stopProfile func() error
-				if c.profiles != "" && t.p.admin != "" {
-					name := fmt.Sprintf("%s-%s-%d.pprof", fileName(s.name), t.col, n)
-					stopProfile = profileCPU(t.p.admin, duration, filepath.Join(c.profiles, name))
-				}
-				var sum *summary
-				var cpu []time.Duration
-				var err error
-				if t.p.serverPid() != 0 {
-					sum, cpu, err = stressCPU(o.stress, t.p, a...)
-				} else {
-					sum, err = stress(o.stress, t.p, a...)
-				}
-				if stopProfile != nil {
-					if perr := stopProfile(); perr != nil && err == nil {
-						err = perr
-					}
-				}
-				if err != nil {
-					failures = append(failures, fmt.Sprintf("%s, %s, %d connections: %v", t.title, s.name, n, err))
 					continue
 				}
-				r.ops[t.col], r.p99[t.col], r.cpu[t.col] = sum.OpsPerSec, sum.P99Ms, cpu
+				if err := measureTarget(o, t, s, n, &r, shapeWarm, duration); err != nil {
+					failures = append(failures, err.Error())
+				}
 			}
 			fmt.Fprintf(os.Stderr, "%-48s %3d conns:", s.name, n)
 			for _, t := range targets {
@@ -248,7 +221,12 @@ func runCompare(o *options, tmp string) error {
 		}
 	}
 	printCompare(table, targets)
+	printRate(table, targets, c.rate)
+	printFloor(table, targets, c.rate)
 	printRatios(table, targets)
+	if direct != nil {
+		direct.report(c.chosen(), c.conns)
+	}
 	if len(failures) > 0 {
 		fmt.Printf("\nFigures that failed (their cells are empty):\n\n")
 		for _, f := range failures {
@@ -302,6 +280,7 @@ func withPartitioner(config, dir, partitioner string) (string, error) {
 	return out, nil
 }
 
+// profileCPU starts a CPU profile of thriftd for d on its admin endpoint;
 // the returned function waits for it and writes it to file.
 func profileCPU(admin string, d time.Duration, file string) func() error {
 	done := make(chan error, 1)

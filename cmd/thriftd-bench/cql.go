@@ -279,6 +279,7 @@ func startCQLThriftd(o *options, tmp, partitioner string) (p *process, stop func
 		return nil, nil, err
 	}
 	srv.name = "thriftd on Cassandra"
+	srv.cluster = points
 	var nodes []string
 	for _, pt := range strings.Split(points, ",") {
 		node := &process{addr: strings.TrimSpace(pt)}

@@ -29,6 +29,9 @@ type process struct {
 	// others are more processes that serve its calls (the Cassandra node
 	// behind thriftd's Cassandra store), whose CPU time counts too.
 	others []int
+	// cluster is the contact points of the Cassandra cluster behind
+	// thriftd on the Cassandra store, "" for other servers.
+	cluster string
 }
 
 // serverPid is the process whose CPU and memory are read, 0 when unknown.
