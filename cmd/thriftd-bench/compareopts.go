@@ -56,6 +56,8 @@ type compareOptions struct {
 	conns     []int
 	warm      time.Duration
 	profiles  string // directory for thriftd's CPU profiles
+	// storage is the production node's memtables and sstables (-cassandra-storage).
+	storage string
 	// capture is how long thriftd's requests are recorded for each shape
 	// of the direct column.
 	capture time.Duration
@@ -102,6 +104,13 @@ func (c *compareOptions) register(fs *flag.FlagSet) (columns, conns *string) {
 	c.versions = []string{"1.2"}
 	fs.StringVar(&c.script, "reference-script", "test/cassandra/reference", "the script that starts the real nodes for -reference start and production")
 	fs.StringVar(&c.cassandra, "cassandra-store", "start", "the Cassandra cluster of the cql column: start (start or reuse the Cassandra 5 node of -cluster-script whose partitioner matches thriftd's; with -reference production and Murmur3Partitioner, its production node) or HOST:PORT[,...] contact points")
+	fs.Func("cassandra-storage", "the memtables and sstables of the production node -cassandra-store start uses: default (Cassandra 5.0's defaults) or trie (trie memtables and BTI sstables; the cluster script's THRIFTD_CASSANDRA_PRODUCTION_STORAGE)", func(v string) error {
+		if v != "default" && v != "trie" {
+			return fmt.Errorf("want default or trie, not %q", v)
+		}
+		c.storage = v
+		return os.Setenv("THRIFTD_CASSANDRA_PRODUCTION_STORAGE", v)
+	})
 	fs.StringVar(&c.clusterScript, "cluster-script", "test/cassandra/cluster", "the script that starts the Cassandra node of the cql column")
 	fs.StringVar(&c.partitioner, "partitioner", "", "thriftd's partitioner in the comparison (a class name); default: the real servers' (OrderPreservingPartitioner for ByteOrderedPartitioner), else Murmur3Partitioner with a cql column, else OrderPreservingPartitioner")
 	fs.DurationVar(&c.duration, "compare-duration", 10*time.Second, "measured time of each figure of the comparison")
@@ -126,7 +135,7 @@ func (c *compareOptions) register(fs *flag.FlagSet) (columns, conns *string) {
 	})
 	fs.DurationVar(&c.capture, "capture", 5*time.Second, "how long the direct column records, on one connection, the requests thriftd on the Cassandra store sends for each shape")
 	fs.Float64Var(&c.rate, "rate", 0, "also measure every column at this fixed rate, in calls per second (open loop: thriftd-stress -rate), below every server's maximum: CPU per call at one offered rate, beside each server's maximum (0: maximum only)")
-	fs.DurationVar(&c.warm, "warm", 6*time.Second, "time each server is warmed with the 19.x shapes after loading, before the comparison")
+	fs.DurationVar(&c.warm, "warm", 3*time.Minute, "time each server is warmed with the 19.x shapes after loading, before the comparison: a JVM reaches its steady JIT and GC in minutes, as a production node runs (-short: about a second)")
 	fs.StringVar(&c.profiles, "profile", "", "write thriftd's CPU profile of every comparison figure into this directory (go tool pprof FILE)")
 	return columns, conns
 }

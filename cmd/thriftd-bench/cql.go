@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -290,8 +291,12 @@ func startCQLThriftd(o *options, tmp, partitioner string) (p *process, stop func
 			}
 		}
 	}
-	fmt.Printf("- thriftd on C* 5: %s with %s, the Cassandra store on %s (keyspace %sKeyspace1; its server CPU counts thriftd and the Cassandra node on this machine: %s)\n",
-		o.config, partitioner, points, prefix, strings.Join(nodes, ", "))
+	storage := ""
+	if c.cassandra == "start" && clusterFor(partitioner, c.reference) == "production" {
+		storage = ", the production node's storage: " + cmp.Or(os.Getenv("THRIFTD_CASSANDRA_PRODUCTION_STORAGE"), "default") + " (THRIFTD_CASSANDRA_PRODUCTION_STORAGE)"
+	}
+	fmt.Printf("- thriftd on C* 5: %s with %s, the Cassandra store on %s (keyspace %sKeyspace1; its server CPU counts thriftd and the Cassandra node on this machine: %s%s)\n",
+		o.config, partitioner, points, prefix, strings.Join(nodes, ", "), storage)
 	stop = func() {
 		srv.stop()
 		cluster := gocql.NewCluster(strings.Split(points, ",")...)
