@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"reflect"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -34,8 +35,9 @@ import (
 const maxSamples = 100_000
 
 // RecordedValue is one bound value: T is its Go type ("blob" for []byte,
-// "text", "bigint" for int64, "int" for int32 or int, "boolean", "null"),
-// V its value (blobs in base64, numbers in decimal).
+// "list<blob>" for a list of them, "text", "bigint" for int64, "int" for
+// int32 or int, "boolean", "null"), V its value (blobs in base64, a
+// list's separated by commas, numbers in decimal).
 type RecordedValue struct {
 	T string `json:"t"`
 	V string `json:"v,omitempty"`
@@ -244,6 +246,10 @@ func recordValue(v any) RecordedValue {
 		return RecordedValue{T: "blob", V: base64.StdEncoding.EncodeToString(x)}
 	case raw:
 		return RecordedValue{T: "blob", V: base64.StdEncoding.EncodeToString(x)}
+	case []raw:
+		return blobList(len(x), func(i int) []byte { return x[i] })
+	case [][]byte:
+		return blobList(len(x), func(i int) []byte { return x[i] })
 	case string:
 		return RecordedValue{T: "text", V: x}
 	case int64:
@@ -256,6 +262,15 @@ func recordValue(v any) RecordedValue {
 		return RecordedValue{T: "boolean", V: strconv.FormatBool(x)}
 	}
 	return RecordedValue{T: fmt.Sprintf("unsupported %T", v)}
+}
+
+// blobList is a list of blobs, in base64 separated by commas.
+func blobList(n int, at func(int) []byte) RecordedValue {
+	parts := make([]string, n)
+	for i := range parts {
+		parts[i] = base64.StdEncoding.EncodeToString(at(i))
+	}
+	return RecordedValue{T: "list<blob>", V: strings.Join(parts, ",")}
 }
 
 // startRecording starts a recording keeping up to samples values per

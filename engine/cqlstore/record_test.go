@@ -53,7 +53,7 @@ func TestRecorderCounts(t *testing.T) {
 	obs(q2, 0, time.Millisecond, 5*time.Millisecond, []byte("b"))
 	obs(q1, 0, 11*time.Millisecond, 12*time.Millisecond, []byte("a")) // the driver's next page of q1
 	obs(q2, 1, 6*time.Millisecond, 7*time.Millisecond, []byte("b"))   // a retry
-	obs(q3, 0, 20*time.Millisecond, 21*time.Millisecond, int64(5))
+	obs(q3, 0, 20*time.Millisecond, 21*time.Millisecond, int64(5), []raw{raw("a"), raw("b")})
 	st.metrics.ObserveBatch(t.Context(), gocql.ObservedBatch{Statements: []string{"INSERT a", "INSERT b"},
 		Values: [][]any{{raw("k"), 1}, {raw("k"), "x"}}, Batch: &gocql.Batch{Type: gocql.UnloggedBatch, Cons: gocql.Quorum},
 		Start: t0, End: t0})
@@ -69,6 +69,9 @@ func TestRecorderCounts(t *testing.T) {
 	if q.Kind != "query" || q.Sent != 3 || q.Pages != 1 || q.Retries != 1 || q.Concurrent != 2 || q.PageSize != 100 ||
 		q.Consistency != "ONE" || len(q.Samples) != 2 || q.Samples[1].Values[0][0] != (RecordedValue{T: "blob", V: "Yg=="}) {
 		t.Fatalf("query recorded as %+v", q)
+	}
+	if v := recordValue([]raw{raw("a"), raw("b")}); v != (RecordedValue{T: "list<blob>", V: "YQ==,Yg=="}) {
+		t.Fatalf("a list of blobs recorded as %+v", v)
 	}
 	if b.Kind != "batch UNLOGGED" || b.Sent != 1 || b.Consistency != "QUORUM" || len(b.Samples) != 1 ||
 		b.Samples[0].Values[1][1] != (RecordedValue{T: "text", V: "x"}) || b.Samples[0].Values[0][1] != (RecordedValue{T: "int", V: "1"}) {
