@@ -360,7 +360,8 @@ func (r *replay) call(ctx context.Context, ns []int) error {
 func (r *replay) run(conns int, d time.Duration, rate float64) (*summary, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var firstErr atomic.Value
+	var firstOnce sync.Once
+	var firstErr error
 	var mu sync.Mutex
 	var lat []time.Duration
 	start := time.Now()
@@ -391,7 +392,7 @@ func (r *replay) run(conns int, d time.Duration, rate float64) (*summary, error)
 					return
 				}
 				if err := r.call(ctx, ns); err != nil {
-					firstErr.CompareAndSwap(nil, err)
+					firstOnce.Do(func() { firstErr = err })
 					cancel()
 					return
 				}
@@ -400,8 +401,8 @@ func (r *replay) run(conns int, d time.Duration, rate float64) (*summary, error)
 		}()
 	}
 	wg.Wait()
-	if err, _ := firstErr.Load().(error); err != nil {
-		return nil, err
+	if firstErr != nil {
+		return nil, firstErr
 	}
 	elapsed := time.Since(start)
 	if len(lat) == 0 {

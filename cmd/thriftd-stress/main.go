@@ -125,6 +125,8 @@ func run(ctx context.Context, o *options, progress io.Writer) (*summary, error) 
 			stop()
 		}()
 	}
+	var failedOnce sync.Once
+	var failed error
 	start := time.Now()
 	if o.rate > 0 {
 		o.sched = newSchedule(o.rate, start)
@@ -136,6 +138,10 @@ func run(ctx context.Context, o *options, progress io.Writer) (*summary, error) 
 			defer wg.Done()
 			defer w.close()
 			if err := w.run(ctx); err != nil {
+				// Kept apart from the context's cause: a call that timed
+				// out wraps context.DeadlineExceeded, as the end of a
+				// -duration run does, and must still fail the run.
+				failedOnce.Do(func() { failed = err })
 				cancel(err)
 			}
 		}()
@@ -182,6 +188,9 @@ func run(ctx context.Context, o *options, progress io.Writer) (*summary, error) 
 		errs += r.takeTotal(&h)
 	}
 	s := newSummary(o, &h, errs, elapsed)
+	if failed != nil {
+		return s, failed
+	}
 	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
 		return s, err
 	}
