@@ -138,9 +138,9 @@ func run(ctx context.Context, o *options, progress io.Writer) (*summary, error) 
 			defer wg.Done()
 			defer w.close()
 			if err := w.run(ctx); err != nil {
-				// Kept apart from the context's cause: a call that timed
-				// out wraps context.DeadlineExceeded, as the end of a
-				// -duration run does, and must still fail the run.
+				// Kept apart from the context's cause, which the end of
+				// a -duration run sets too: a worker's error always
+				// fails the run.
 				failedOnce.Do(func() { failed = err })
 				cancel(err)
 			}
