@@ -145,6 +145,10 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("/debug/pprof/profile", s.auth(http.HandlerFunc(pprof.Profile)))
 	mux.Handle("/debug/pprof/symbol", s.auth(http.HandlerFunc(pprof.Symbol)))
 	mux.Handle("/debug/pprof/trace", s.auth(http.HandlerFunc(pprof.Trace)))
+	// A store's own debug aids (the Cassandra store's statement recorder).
+	if d, ok := s.o.Store.(interface{ DebugHandler() http.Handler }); ok {
+		mux.Handle("/debug/store/", s.auth(http.StripPrefix("/debug/store", d.DebugHandler())))
+	}
 	api := map[string]func(*http.Request) (any, error){
 		"GET /v1/info":           s.info,
 		"GET /v1/ring":           s.ring,
