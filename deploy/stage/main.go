@@ -69,7 +69,11 @@ func stage(out string) error {
 		owned bool
 	}{{"etc/thriftd", 0o755, false}, {"var/lib/thriftd", 0o750, true}, {"tmp", 0o1777, false}} {
 		p := filepath.Join(root, d.path)
-		if err := os.MkdirAll(p, d.mode); err != nil {
+		// The parents are anyone's to traverse; the directory has its mode.
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.Mkdir(p, d.mode); err != nil && !os.IsExist(err) {
 			return err
 		}
 		if err := os.Chmod(p, d.mode); err != nil {
