@@ -31,5 +31,5 @@ fi
 t=$SECONDS
 go vet -tags deploy ./test/deploy
 go test -tags deploy -count=1 -timeout 30m -v ./test/deploy 2>&1 |
-	grep -E '^(=== RUN|--- |\s+\S+_test.go:|PASS|FAIL|ok)'
+	grep --line-buffered -E '^(=== RUN|--- |\s+\S+_test.go:|PASS|FAIL|ok)'
 echo "test/deploy took $((SECONDS - t)) s"
