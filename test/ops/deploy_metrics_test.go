@@ -2,13 +2,17 @@ package ops
 
 import (
 	"encoding/json"
+	"errors"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/thriftd/thriftd/internal/testenv"
 )
@@ -102,8 +106,12 @@ func exercise(t *testing.T, n *node, flush bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	buf := make([]byte, 1)
-	conn.Read(buf) // returns once thriftd closes it
+	// Read returns once thriftd closes it; the deadline only keeps a
+	// thriftd that wrongly accepted it from hanging the test.
+	conn.SetReadDeadline(time.Now().Add(2 * time.Minute))
+	if _, err := conn.Read(make([]byte, 1)); !errors.Is(err, io.EOF) && !errors.Is(err, syscall.ECONNRESET) {
+		t.Fatalf("a connection over -max-connections 1: %v, want it closed", err)
+	}
 	conn.Close()
 	c.Close()
 }
