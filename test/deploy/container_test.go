@@ -50,7 +50,8 @@ func TestContainer(t *testing.T) {
 		t.Helper()
 		return command(t, podman, append(append([]string(nil), global...), args...)...)
 	}
-	tag := "localhost/thriftd:test"
+	// A tag of this run's own: two runs at once share the image store.
+	tag := "localhost/thriftd:test-" + strconv.Itoa(os.Getpid())
 	start := time.Now()
 	build := repoCmd("deploy/image", tag)
 	build.Env = append(os.Environ(), "PODMAN="+podman+" "+strings.Join(global, " "), "PODMAN_BUILD_FLAGS="+strings.Join(ulimits, " "))
@@ -58,6 +59,7 @@ func TestContainer(t *testing.T) {
 		t.Fatalf("deploy/image: %v\n%s", err, out)
 	}
 	t.Logf("deploy/image built %s in %s", tag, time.Since(start).Round(time.Second))
+	t.Cleanup(func() { run(podman, append(append([]string(nil), global...), "rmi", "-f", tag)...) })
 
 	// The configuration volume: a thriftd.yaml naming a stock
 	// storage-conf.xml, the addresses free ports of this host (the
