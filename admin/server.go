@@ -39,6 +39,9 @@ type Node struct {
 	ClusterName string
 	Partitioner string
 	Started     time.Time
+	// Store says where the data lives, for the status page: "leveldb DIR"
+	// or "cassandra HOSTS".
+	Store string
 }
 
 // Options configure a Server. Registry, Store and Schema are required.
@@ -139,6 +142,8 @@ func (s *Server) Shutdown(ctx context.Context) error {
 
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", statusHTML)
+	mux.HandleFunc("GET /status", statusHTML)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.o.Registry, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}))
 	mux.Handle("/debug/pprof/", s.auth(http.HandlerFunc(pprof.Index)))
 	mux.Handle("/debug/pprof/cmdline", s.auth(http.HandlerFunc(pprof.Cmdline)))
@@ -151,6 +156,7 @@ func (s *Server) routes() http.Handler {
 	}
 	api := map[string]func(*http.Request) (any, error){
 		"GET /v1/info":           s.info,
+		"GET /v1/status":         s.status,
 		"GET /v1/ring":           s.ring,
 		"GET /v1/tpstats":        s.tpstats,
 		"GET /v1/cfstats":        s.cfstats,

@@ -269,7 +269,8 @@ func run(eff *settings.Effective, log *slog.Logger, reload func() (*settings.Eff
 		adm, err = startAdmin(addr, eff.Admin, admin.Options{
 			Registry: reg, Store: store, Schema: s, Current: current,
 			Node: admin.Node{Address: nodeAddress(l.Addr()), Token: s.Partitioner.TokenString(token),
-				ClusterName: cfg.ClusterName, Partitioner: s.Partitioner.Name(), Started: time.Now()},
+				ClusterName: cfg.ClusterName, Partitioner: s.Partitioner.Name(), Started: time.Now(),
+				Store: storeName(where)},
 			Drain: drainer(srv, cfg.Server.ShutdownTimeout, log),
 			Roles: roles, RolesChanged: guard.Forget, Migration: migration,
 		}, log)

@@ -173,8 +173,11 @@ func (m *metrics) ObserveConnect(c gocql.ObservedConnect) {
 	}
 	addr := c.Host.ConnectAddressAndPort()
 	m.connects.WithLabelValues(addr).Inc()
+	// The failures' series exists from a host's first dial, at 0, so that
+	// a dashboard or an alert's rate() sees the first failure.
+	failures := m.connectFailures.WithLabelValues(addr)
 	if c.Err != nil {
-		m.connectFailures.WithLabelValues(addr).Inc()
+		failures.Inc()
 	}
 }
 
