@@ -91,11 +91,13 @@ type family struct {
 	// index, when set, is where the entries of the family's KEYS
 	// columns go (index.go).
 	index *familyIndex
+	// selects are the texts of the reads of columnsSelect (readmany.go).
+	selects *selectTexts
 }
 
 // newFamily is def's family in the 0.6 layout, stored in table.
 func newFamily(def *schema.ColumnFamily, table string, system bool) *family {
-	return &family{def: def, table: table, system: system, cql: newWriteCQL(table), ghost: true}
+	return &family{def: def, table: table, system: system, cql: newWriteCQL(table), ghost: true, selects: new(selectTexts)}
 }
 
 // tableColumns are a table's columns as system_schema.columns lists
