@@ -93,11 +93,16 @@ type family struct {
 	index *familyIndex
 	// selects are the texts of the reads of columnsSelect (readmany.go).
 	selects *selectTexts
+	// layout reads the rows of the family's shape (tablelayout.go); set
+	// by newFamily and by each with* that changes the shape.
+	layout tableLayout
 }
 
 // newFamily is def's family in the 0.6 layout, stored in table.
 func newFamily(def *schema.ColumnFamily, table string, system bool) *family {
-	return &family{def: def, table: table, system: system, cql: newWriteCQL(table), ghost: true, selects: new(selectTexts)}
+	f := &family{def: def, table: table, system: system, cql: newWriteCQL(table), ghost: true, selects: new(selectTexts)}
+	f.layout = layoutOf(f)
+	return f
 }
 
 // tableColumns are a table's columns as system_schema.columns lists

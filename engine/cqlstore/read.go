@@ -119,44 +119,7 @@ func (st *Store) Count(ctx context.Context, keyspace, key, cf string, superColum
 	}
 	ctx, cancel := st.withRequestTimeout(ctx)
 	defer cancel()
-	if f.superShape() {
-		return st.countAdoptedSuper(ctx, f, key, superColumn)
-	}
-	if f.adopt != nil {
-		return st.countWithStatics(ctx, f, key)
-	}
-	kb := st.keyOf(f, key)
-	if f.def.Super && superColumn == nil {
-		// Super columns with a live subcolumn: one per run of rows.
-		iter := st.readQuery(ctx, `SELECT super_column FROM `+f.table+` WHERE key = ?`, kb).PageSize(pageSize).Iter()
-		n := 0
-		var sc raw
-		var last []byte
-		for iter.Scan(&sc) {
-			if len(sc) > 0 && !bytes.Equal(sc, last) {
-				n++
-				last = append(last[:0], sc...)
-			}
-		}
-		return n, clusterError(ctx, "count super columns of "+f.table, iter.Close())
-	}
-	if c := f.def.Comparator; !f.def.Super && spelled(f, c) || superColumn != nil && spelled(f, f.def.SubComparator) {
-		// Each name's spellings count once.
-		if superColumn != nil {
-			c = f.def.SubComparator
-		}
-		cols, err := st.readSpelled(ctx, f, key, engine.Query{ColumnFamily: cf, SuperColumn: superColumn, Predicate: engine.Predicate{Count: -1}}, c)
-		return len(cols), err
-	}
-	stmt := `SELECT count(column1) FROM ` + f.table + ` WHERE key = ?`
-	args := []any{kb}
-	if superColumn != nil {
-		stmt += ` AND super_column = ?`
-		args = append(args, f.encode(f.def.Comparator, superColumn))
-	}
-	var n int64
-	err = st.readQuery(ctx, stmt, args...).Scan(&n)
-	return int(n), clusterError(ctx, "count columns of "+f.table, err)
+	return f.layout.count(ctx, st, f, key, superColumn)
 }
 
 // readQuery is a read of the cluster at the call's consistency level,
@@ -172,21 +135,7 @@ func (st *Store) readRow(ctx context.Context, f *family, key string, q engine.Qu
 	if f.system || (q.Names == nil && q.Count == 0) || (q.Names != nil && len(q.Names) == 0) {
 		return row, nil
 	}
-	if counterFamily(f.def) {
-		return st.readCounterRow(ctx, f, key, q)
-	}
-	ctx, cancel := st.withRequestTimeout(ctx)
-	defer cancel()
-	if f.superShape() {
-		return st.readAdoptedSuper(ctx, f, key, q)
-	}
-	var err error
-	if f.def.Super && q.SuperColumn == nil {
-		row.SuperColumns, err = st.readSupers(ctx, f, key, q.Predicate)
-	} else {
-		row.Columns, err = st.readColumns(ctx, f, key, q)
-	}
-	return row, err
+	return f.layout.readRow(ctx, st, f, key, q)
 }
 
 // uniqueEncoded returns the stored forms of names in ascending byte
@@ -327,11 +276,9 @@ func (f *family) storedBound(c marshal.Comparator, b []byte) []byte {
 }
 
 // readColumns reads the columns of a Standard row, or the subcolumns of
-// one super column.
+// one super column, of a table of thriftd's own layouts (ownLayout; an
+// adopted static table's dynamic columns, staticLayout).
 func (st *Store) readColumns(ctx context.Context, f *family, key string, q engine.Query) ([]engine.Column, error) {
-	if f.adopt != nil {
-		return st.readWithStatics(ctx, f, key, q)
-	}
 	if c := f.def.Comparator; q.SuperColumn == nil && spelled(f, c) {
 		return st.readSpelled(ctx, f, key, q, c)
 	} else if c := f.def.SubComparator; q.SuperColumn != nil && spelled(f, c) {
