@@ -167,6 +167,16 @@ func (f *family) decode(c marshal.Comparator, stored []byte) ([]byte, error) {
 	return decodeName(c, stored)
 }
 
+// decodeScanned is decode of a name the caller scanned into a copy of
+// its own (raw) and no longer uses: a name stored as it is is that copy,
+// not copied again.
+func (f *family) decodeScanned(c marshal.Comparator, stored raw) ([]byte, error) {
+	if f.rawNames || byteOrdered(c) {
+		return stored, nil
+	}
+	return decodeName(c, stored)
+}
+
 // keyOf is the stored key of a row of f.
 func (st *Store) keyOf(f *family, key string) raw {
 	if f.rawKey {

@@ -310,7 +310,7 @@ func (st *Store) readColumns(ctx context.Context, f *family, key string, q engin
 			enc, value, ttl, wrote = nil, nil, nil, nil
 			continue
 		}
-		name, err := f.decode(c, enc)
+		name, err := f.decodeScanned(c, enc)
 		if err != nil {
 			iter.Close()
 			return nil, fmt.Errorf("%s: stored column name: %w", f.table, err)

@@ -209,7 +209,7 @@ func (st *Store) readManyOnce(ctx context.Context, f *family, keys []raw, q engi
 				kb, enc, value, ttl, wrote = nil, nil, nil, nil, nil
 				continue
 			}
-			name, err := f.decode(c, enc)
+			name, err := f.decodeScanned(c, enc)
 			if err != nil {
 				return false, fmt.Errorf("%s: stored column name: %w", f.table, err)
 			}
