@@ -182,7 +182,7 @@ func (m *metrics) ObserveConnect(c gocql.ObservedConnect) {
 }
 
 // outcomeOf classes a request's error as clusterError reports it to the
-// client. A deadline passing is the request timeout (Store.bound); a
+// client. A deadline passing is the request timeout (Store.withRequestTimeout); a
 // context the client canceled is neither unavailable nor in doubt.
 func outcomeOf(err error) requestOutcome {
 	switch {
