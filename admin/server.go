@@ -377,18 +377,26 @@ var stages = []struct {
 	{"ROW-MUTATION-STAGE", []string{"insert", "batch_insert", "remove", "batch_mutate"}},
 }
 
-// latency is a histogram's count and mean in milliseconds (0 when empty).
-func latency(fams map[string]*dto.MetricFamily, name, keyspace, cf string) (int64, float64) {
-	for _, m := range fams[name].GetMetric() {
+// latency is 0.6's count of one column family's reads or writes, rows
+// (a counter of rows), and their mean latency in milliseconds: the time the
+// calls spent in the store (the histogram durations' sum) shared between
+// their rows, 0 when there are none.
+func latency(fams map[string]*dto.MetricFamily, durations, rows, keyspace, cf string) (int64, float64) {
+	var n, sum float64
+	for _, m := range fams[rows].GetMetric() {
 		if label(m, "keyspace") == keyspace && label(m, "column_family") == cf {
-			h := m.GetHistogram()
-			if h.GetSampleCount() == 0 {
-				return 0, 0
-			}
-			return int64(h.GetSampleCount()), h.GetSampleSum() / float64(h.GetSampleCount()) * 1000
+			n = m.GetCounter().GetValue()
 		}
 	}
-	return 0, 0
+	for _, m := range fams[durations].GetMetric() {
+		if label(m, "keyspace") == keyspace && label(m, "column_family") == cf {
+			sum = m.GetHistogram().GetSampleSum()
+		}
+	}
+	if n == 0 {
+		return 0, 0
+	}
+	return int64(n), sum / n * 1000
 }
 
 func (s *Server) cfstats(r *http.Request) (any, error) {
@@ -425,8 +433,8 @@ func (s *Server) cfstats(r *http.Request) (any, error) {
 		sort.Strings(cfs)
 		for _, n := range cfs {
 			f := FamilyStats{Name: n, PendingTasks: pending}
-			f.ReadCount, f.ReadLatencyMs = latency(fams, rpcmetrics.MetricReads, name, n)
-			f.WriteCount, f.WriteLatencyMs = latency(fams, rpcmetrics.MetricWrites, name, n)
+			f.ReadCount, f.ReadLatencyMs = latency(fams, rpcmetrics.MetricReads, rpcmetrics.MetricRowsRead, name, n)
+			f.WriteCount, f.WriteLatencyMs = latency(fams, rpcmetrics.MetricWrites, rpcmetrics.MetricRowsWritten, name, n)
 			kst.ReadCount += f.ReadCount
 			kst.WriteCount += f.WriteCount
 			readMs += f.ReadLatencyMs * float64(f.ReadCount)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
+	"time"
 
 	"github.com/thriftd/thriftd/auth"
 	"github.com/thriftd/thriftd/dht"
@@ -29,12 +30,12 @@ func (c *conn) getIndexedSlices(ctx context.Context, parent *cassandra19.ColumnP
 	if err != nil {
 		return nil, err
 	}
-	if err := c.checkAccess(ctx, ks, parent.ColumnFamily, auth.Select); err != nil {
-		return nil, err
-	}
 	sch := c.s.schema()
 	f, err := c.s.validateColumnFamily(sch, ks, parent.ColumnFamily)
 	if err != nil {
+		return nil, err
+	}
+	if err := c.checkAccess(ctx, ks, f, auth.Select); err != nil {
 		return nil, err
 	}
 	if err := validateColumnParent(f, parent); err != nil {
@@ -93,7 +94,7 @@ func (s *Service) validateFilterClauses(f *family, exprs []*cassandra19.IndexExp
 		if len(e.Value) > 0xFFFF {
 			return false, invalid("Index expression values may not be larger than 64K")
 		}
-		if t := f.valueValidator(s, e.ColumnName); t != nil {
+		if t := f.valueValidator(e.ColumnName); t != nil {
 			if err := t.Validate(e.Value); err != nil {
 				return false, invalid("[%s]=[%s] failed value validation (%s)", hex.EncodeToString(e.ColumnName), hex.EncodeToString(e.Value), marshalMessage(err))
 			}
@@ -153,7 +154,7 @@ func (s *Service) newRowFilter(f *family, exprs []*cassandra19.IndexExpression) 
 			continue
 		}
 		x.exprs = append(x.exprs, e)
-		x.types = append(x.types, f.valueValidator(s, e.ColumnName))
+		x.types = append(x.types, f.valueValidator(e.ColumnName))
 		if !seen[string(e.ColumnName)] {
 			seen[string(e.ColumnName)] = true
 			x.names = append(x.names, e.ColumnName)
@@ -253,6 +254,7 @@ func (c *conn) searchIndexed(ctx context.Context, ks string, p dht.Partitioner, 
 	ixr, _ := c.s.store.(engine.Indexer)
 	primary := x.primary(f)
 	out := make([]*cassandra19.KeySlice, 0, min(want, 1024))
+	start := time.Now()
 	for _, b := range pieces {
 		for len(out) < want {
 			if err := ctx.Err(); err != nil {
@@ -321,5 +323,6 @@ func (c *conn) searchIndexed(ctx context.Context, ks string, p dht.Partitioner, 
 			break
 		}
 	}
+	f.read(max(len(out), 1), start)
 	return out, nil
 }

@@ -3,6 +3,7 @@ package handler19
 import (
 	"context"
 	"sort"
+	"time"
 
 	"github.com/thriftd/thriftd/auth"
 	"github.com/thriftd/thriftd/engine"
@@ -31,11 +32,11 @@ func (c *conn) getMultiSlice(ctx context.Context, req *cassandra19.MultiSliceReq
 	if req.ColumnParent == nil {
 		return nil, invalid("get_multi_slice requires a column_parent")
 	}
-	if err := c.checkAccess(ctx, ks, req.ColumnParent.ColumnFamily, auth.Select); err != nil {
-		return nil, err
-	}
 	f, err := c.s.validateColumnFamily(c.s.schema(), ks, req.ColumnParent.ColumnFamily)
 	if err != nil {
+		return nil, err
+	}
+	if err := c.checkAccess(ctx, ks, f, auth.Select); err != nil {
 		return nil, err
 	}
 	if f.Super {
@@ -76,6 +77,7 @@ func (c *conn) getMultiSlice(ctx context.Context, req *cassandra19.MultiSliceReq
 	}
 	var out []*cassandra19.ColumnOrSuperColumn
 	left := int(req.Count)
+	start := time.Now()
 	for _, s := range spans {
 		if left <= 0 {
 			break
@@ -90,6 +92,7 @@ func (c *conn) getMultiSlice(ctx context.Context, req *cassandra19.MultiSliceReq
 		out = append(out, got...)
 		left -= len(got)
 	}
+	f.read(1, start)
 	if out == nil {
 		out = []*cassandra19.ColumnOrSuperColumn{}
 	}
