@@ -190,7 +190,7 @@ func run(eff *settings.Effective, log *slog.Logger) error {
 		Store:       store,
 		Config:      cfg,
 		Auth:        authn,
-		Guard:       guardOf(guard),
+		Guard:       gateOf(guard),
 		NodeAddress: nodeAddress(l.Addr()),
 		NodeToken:   token,
 		Logger:      log,
@@ -207,7 +207,7 @@ func run(eff *settings.Effective, log *slog.Logger) error {
 		NodeToken:      token,
 		Timeout:        time.Duration(cfg.RpcTimeoutInMillis) * time.Millisecond,
 		CQLHosts:       eff.Cassandra.Hosts,
-		Guard:          guard19Of(guard),
+		Guard:          gateOf(guard),
 		Logger:         log,
 		Metrics:        calls,
 	})
@@ -438,7 +438,7 @@ func newGuard(eff *settings.Effective, st store, log *slog.Logger) (g *auth.Guar
 	var src auth.Source
 	switch s := st.(type) {
 	case *cqlstore.Store:
-		src = s.Roles()
+		src = clusterRoles{session: s.Session(), keyspace: s.ThriftKeyspace}
 	case *ldbstore.Store:
 		if roles, err = auth.OpenLocal(s.Auth()); err != nil {
 			return nil, nil, closeAudit, err
@@ -479,16 +479,9 @@ func newGuard(eff *settings.Effective, st store, log *slog.Logger) (g *auth.Guar
 	return g, roles, closeAudit, nil
 }
 
-// guardOf and guard19Of hand the services a Guard, or no interface value
-// at all when there is none.
-func guardOf(g *auth.Guard) handler.Guard {
-	if g == nil {
-		return nil
-	}
-	return g
-}
-
-func guard19Of(g *auth.Guard) handler19.Guard {
+// gateOf hands the services a Guard, or no interface value at all when
+// there is none (a nil *auth.Guard in an auth.Gate would not be nil).
+func gateOf(g *auth.Guard) auth.Gate {
 	if g == nil {
 		return nil
 	}
