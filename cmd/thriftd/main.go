@@ -22,6 +22,7 @@ import (
 
 	"github.com/thriftd/thriftd/admin"
 	"github.com/thriftd/thriftd/auth"
+	"github.com/thriftd/thriftd/catalog"
 	"github.com/thriftd/thriftd/config"
 	"github.com/thriftd/thriftd/dht"
 	"github.com/thriftd/thriftd/dialect"
@@ -33,7 +34,6 @@ import (
 	"github.com/thriftd/thriftd/marshal"
 	"github.com/thriftd/thriftd/rpcmetrics"
 	"github.com/thriftd/thriftd/schema"
-	"github.com/thriftd/thriftd/schema/catalog"
 	"github.com/thriftd/thriftd/server"
 	"github.com/thriftd/thriftd/settings"
 )
