@@ -123,8 +123,26 @@ func (s *Session) ksDef(name string) (*cassandra19.KsDef, error) {
 	if err != nil {
 		return nil, why(err)
 	}
+	for _, cf := range ks.CfDefs {
+		for _, a := range s.assumed[cfKey{name, cf.Name}] {
+			assume(cf, a)
+		}
+	}
 	s.ksCache[name] = ks
 	return ks, nil
+}
+
+// assume applies an assumption to a column family's definition.
+func assume(cf *cassandra19.CfDef, a assumption) {
+	class := a.class
+	switch a.element {
+	case "COMPARATOR":
+		cf.ComparatorType = class
+	case "SUB_COMPARATOR":
+		cf.SubcomparatorType = &class
+	case "VALIDATOR":
+		cf.DefaultValidationClass = &class
+	}
 }
 
 // cfName is CliCompiler.getColumnFamily: the exact name, else the one
@@ -265,13 +283,12 @@ func (s *Session) assumeStmt(p *parser) error {
 		fmt.Fprintf(s.out, "Type '%s' was not found. Available: %s Or any class which extends o.a.c.db.marshal.AbstractType.\n", typ, functionNames())
 		return nil
 	}
-	switch strings.ToUpper(el.text) {
-	case "COMPARATOR":
-		cf.ComparatorType = class
-	case "SUB_COMPARATOR":
-		cf.SubcomparatorType = &class
-	case "VALIDATOR":
-		cf.DefaultValidationClass = &class
+	switch element := strings.ToUpper(el.text); element {
+	case "COMPARATOR", "SUB_COMPARATOR", "VALIDATOR":
+		a := assumption{element, class}
+		k := cfKey{s.keyspace, cf.Name}
+		s.assumed[k] = append(s.assumed[k], a)
+		assume(cf, a)
 	case "KEYS":
 		s.keyTypes[cf.Name] = class
 	default:

@@ -1,6 +1,7 @@
 package cli12
 
 import (
+	"encoding/hex"
 	"fmt"
 	"sort"
 	"strconv"
@@ -31,6 +32,9 @@ func (s *Session) describeStmt(p *parser) error {
 		fmt.Fprintln(s.out, "Authenticate to a Keyspace, before using `describe` or `describe <column_family>`")
 		return nil
 	}
+	// As cassandra-cli 1.2: a column family is described as the server
+	// defines it with the session's assumptions (its comparator,
+	// subcomparator and validator), a keyspace as the server defines it.
 	var current *cassandra19.KsDef
 	if s.keyspace != "" {
 		delete(s.ksCache, s.keyspace)
@@ -40,9 +44,12 @@ func (s *Session) describeStmt(p *parser) error {
 		}
 	}
 	if entity == "" {
+		ks, err := s.client.DescribeKeyspace(s.ctx, s.keyspace)
+		if err != nil {
+			return why(err)
+		}
 		s.noJMX()
-		s.describeKeyspace(current)
-		return nil
+		return s.describeKeyspace(ks)
 	}
 	kss, err := s.client.DescribeKeyspaces(s.ctx)
 	if err != nil {
@@ -51,8 +58,7 @@ func (s *Session) describeStmt(p *parser) error {
 	for _, ks := range kss {
 		if ks.Name == entity {
 			s.noJMX()
-			s.describeKeyspace(ks)
-			return nil
+			return s.describeKeyspace(ks)
 		}
 	}
 	if current == nil {
@@ -61,8 +67,7 @@ func (s *Session) describeStmt(p *parser) error {
 	for _, cf := range current.CfDefs {
 		if cf.Name == entity {
 			s.noJMX()
-			s.describeCF(cf)
-			return nil
+			return s.describeCF(cf)
 		}
 	}
 	fmt.Fprintf(s.out, "Sorry, no Keyspace nor (non-CQL3) ColumnFamily was found with name: %s (if this is a CQL3 table, you should use cqlsh instead)\n", entity)
@@ -113,7 +118,7 @@ func sortedKeys(m map[string]string) []string {
 	return keys
 }
 
-func (s *Session) describeKeyspace(ks *cassandra19.KsDef) {
+func (s *Session) describeKeyspace(ks *cassandra19.KsDef) error {
 	fmt.Fprintf(s.out, "Keyspace: %s:\n", ks.Name)
 	fmt.Fprintf(s.out, "  Replication Strategy: %s\n", ks.StrategyClass)
 	fmt.Fprintf(s.out, "  Durable Writes: %t\n", ks.DurableWrites)
@@ -126,11 +131,17 @@ func (s *Session) describeKeyspace(ks *cassandra19.KsDef) {
 	cfs := append([]*cassandra19.CfDef(nil), ks.CfDefs...)
 	sort.Slice(cfs, func(i, j int) bool { return cfs[i].Name < cfs[j].Name })
 	for _, cf := range cfs {
-		s.describeCF(cf)
+		if err := s.describeCF(cf); err != nil {
+			return err
+		}
 	}
+	return nil
 }
 
-func (s *Session) describeCF(cf *cassandra19.CfDef) {
+// describeCF is describeColumnFamily. A column name the comparator cannot
+// read (a name of an assumed UTF8Type comparator that is not UTF-8) fails
+// the statement where it is met, as 1.2's getString throws.
+func (s *Session) describeCF(cf *cassandra19.CfDef) error {
 	w := s.out
 	super := cf.ColumnType == "Super"
 	suffix := ""
@@ -172,6 +183,9 @@ func (s *Session) describeCF(cf *cassandra19.CfDef) {
 		class, _ := formatType(cmp)
 		fmt.Fprintln(w, "      Column Metadata:")
 		for _, cd := range cf.ColumnMetadata {
+			if short(class) == "UTF8Type" && !validUTF8(cd.Name) {
+				return fmt.Errorf("invalid UTF8 bytes %s", hex.EncodeToString(cd.Name))
+			}
 			name := getString(class, cd.Name)
 			if short(class) == "BytesType" && validUTF8(cd.Name) {
 				name = string(cd.Name) + " (" + name + ")"
@@ -202,6 +216,7 @@ func (s *Session) describeCF(cf *cassandra19.CfDef) {
 			fmt.Fprintf(w, "        %s: %s\n", k, cf.CompressionOptions[k])
 		}
 	}
+	return nil
 }
 
 func i32(p *int32) string {
