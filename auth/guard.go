@@ -71,6 +71,22 @@ type Options struct {
 	Now func() time.Time
 }
 
+// Gate decides logins and permissions for the two Thrift services
+// (handler and handler19 hold one); *Guard is its implementation, whose
+// refusals are *AuthenticationError and *UnauthorizedError.
+type Gate interface {
+	// RequiresLogin reports whether data calls need a login first.
+	RequiresLogin() bool
+	// Login checks a login's credentials; on success c.User is set.
+	Login(ctx context.Context, c *Conn, call string, creds map[string]string) error
+	// CheckLogin is ClientState.validateLogin.
+	CheckLogin(c *Conn) error
+	// Check is ClientState's permission check of one call.
+	Check(ctx context.Context, c *Conn, call string, perm Permission, r Resource) error
+}
+
+var _ Gate = (*Guard)(nil)
+
 // Guard is the authenticator and authorizer of one thriftd process,
 // shared by every connection of both APIs. It is safe for concurrent use.
 type Guard struct {

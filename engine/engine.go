@@ -315,7 +315,7 @@ func Consistency(ctx context.Context) ConsistencyLevel {
 
 // SchemaStore is implemented by a Store whose keyspaces and column families
 // can be created, changed and dropped while it serves (the 19.x API's
-// system_* calls). The schema catalog (package schema/catalog) is its only
+// system_* calls). The schema catalog (package catalog) is its only
 // caller, and makes one call at a time.
 //
 // The catalog owns the encoding of a schema: a SchemaStore keeps the bytes

@@ -112,17 +112,6 @@ func (a *simpleAuthenticator) passwordMatches(given, stored string) bool {
 	return subtle.ConstantTimeCompare([]byte(given), []byte(stored)) == 1
 }
 
-// Guard decides logins and permissions: package auth's Guard, whose
-// refusals are *auth.AuthenticationError and *auth.UnauthorizedError.
-type Guard interface {
-	// RequiresLogin reports whether data calls need a login first.
-	RequiresLogin() bool
-	// Login checks a login's credentials; on success c.User is set.
-	Login(ctx context.Context, c *auth.Conn, call string, creds map[string]string) error
-	// Check is the permission check of one call.
-	Check(ctx context.Context, c *auth.Conn, call string, perm auth.Permission, r auth.Resource) error
-}
-
 // permit checks, under a Guard, that the logged-in user holds perm on each
 // column family of keyspace the call names. 0.6 had no permissions: the
 // check runs after the login (a connection that has not logged in gets

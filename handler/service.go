@@ -45,7 +45,7 @@ type Options struct {
 	// Auth decides login; nil means AllowAll. Guard, when set, takes its
 	// place: PasswordAuthenticator and CassandraAuthorizer (package auth).
 	Auth  Authenticator
-	Guard Guard
+	Guard auth.Gate
 	// NodeAddress is the IP address clients should dial, reported by
 	// describe_ring and the token map.
 	NodeAddress string
@@ -67,7 +67,7 @@ type Service struct {
 	v           validator
 	store       engine.Store
 	auth        Authenticator
-	guard       Guard
+	guard       auth.Gate
 	clusterName string
 	configText  string
 	nodeAddress string

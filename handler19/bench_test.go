@@ -9,13 +9,13 @@ import (
 
 	"github.com/apache/thrift/lib/go/thrift"
 
+	"github.com/thriftd/thriftd/catalog"
 	"github.com/thriftd/thriftd/dht"
 	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/engine/ldbstore"
 	"github.com/thriftd/thriftd/gen-go/cassandra19"
 	"github.com/thriftd/thriftd/marshal"
 	"github.com/thriftd/thriftd/schema"
-	"github.com/thriftd/thriftd/schema/catalog"
 )
 
 // The cost of one call inside thriftd, without the network: its

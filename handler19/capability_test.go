@@ -9,11 +9,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/thriftd/thriftd/catalog"
 	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/gen-go/cassandra19"
 	"github.com/thriftd/thriftd/marshal"
 	"github.com/thriftd/thriftd/rpcmetrics"
-	"github.com/thriftd/thriftd/schema/catalog"
 )
 
 // capabilityService is a service on keyspace K, with a standard family C

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/thriftd/thriftd/catalog"
 	"github.com/thriftd/thriftd/dht"
 	"github.com/thriftd/thriftd/gen-go/cassandra19"
 	"github.com/thriftd/thriftd/schema"
-	"github.com/thriftd/thriftd/schema/catalog"
 )
 
 // The schema catalog is what thriftd wires in as the service's

@@ -8,9 +8,9 @@ import (
 	"runtime/debug"
 
 	"github.com/thriftd/thriftd/auth"
+	"github.com/thriftd/thriftd/catalog"
 	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/gen-go/cassandra19"
-	"github.com/thriftd/thriftd/schema/catalog"
 )
 
 // InvalidRequest is a request the server refuses; Why is sent unchanged as

@@ -48,7 +48,7 @@ func (c *conn) mustLogIn() bool {
 }
 
 // freshener is a SchemaChanger serving a schema that may also change
-// outside the 19.x API (schema/catalog's adopted keyspaces, changed with
+// outside the 19.x API (catalog's adopted keyspaces, changed with
 // CQL).
 type freshener interface {
 	Fresh(ctx context.Context) error

@@ -22,7 +22,7 @@ import (
 // schema version each change produced. Its errors that are the client's
 // fault are *catalog.InvalidError (or *InvalidRequest), sent as
 // InvalidRequestException with their wording; the schema catalog
-// (schema/catalog) implements it.
+// (catalog) implements it.
 type SchemaChanger interface {
 	AddKeyspace(ctx context.Context, ks *schema.Keyspace) (string, error)
 	UpdateKeyspace(ctx context.Context, ks *schema.Keyspace) (string, error)

@@ -8,11 +8,11 @@ import (
 
 	"github.com/apache/thrift/lib/go/thrift"
 
+	"github.com/thriftd/thriftd/catalog"
 	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/gen-go/cassandra19"
 	"github.com/thriftd/thriftd/marshal"
 	"github.com/thriftd/thriftd/schema"
-	"github.com/thriftd/thriftd/schema/catalog"
 )
 
 // unconfirmedSchemaStore records changes in memory until fail is set;

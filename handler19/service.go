@@ -49,7 +49,7 @@ type Options struct {
 	ParseType func(name string) (marshal.Comparator, error)
 	// Guard decides logins and permissions (package auth's Guard); nil
 	// lets every client in without one and checks no permission.
-	Guard Guard
+	Guard auth.Gate
 	// Changer applies the system_* calls' schema changes; nil refuses them.
 	Changer SchemaChanger
 	// SchemaVersions answers describe_schema_versions (the store's
@@ -74,19 +74,6 @@ type Options struct {
 	Metrics *rpcmetrics.Metrics
 }
 
-// Guard decides logins and permissions: package auth's Guard, whose
-// refusals are *auth.AuthenticationError and *auth.UnauthorizedError.
-type Guard interface {
-	// RequiresLogin reports whether calls need a login first.
-	RequiresLogin() bool
-	// Login checks a login's credentials; on success c.User is set.
-	Login(ctx context.Context, c *auth.Conn, call string, creds map[string]string) error
-	// CheckLogin is ClientState.validateLogin.
-	CheckLogin(c *auth.Conn) error
-	// Check is ClientState's permission check of one call.
-	Check(ctx context.Context, c *auth.Conn, call string, perm auth.Permission, r auth.Resource) error
-}
-
 // Service is the state shared by every connection. It is safe for
 // concurrent use.
 type Service struct {
@@ -95,7 +82,7 @@ type Service struct {
 	cas         engine.CASStore // the store's compare-and-set, nil without one (cas.go)
 	clusterName string
 	parseType   func(string) (marshal.Comparator, error)
-	guard       Guard
+	guard       auth.Gate
 	changer     SchemaChanger
 	// schemaVersions is Options.SchemaVersions.
 	schemaVersions func(ctx context.Context) (map[string][]string, error)

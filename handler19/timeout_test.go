@@ -11,13 +11,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/thriftd/thriftd/catalog"
 	"github.com/thriftd/thriftd/dht"
 	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/engine/ldbstore"
 	"github.com/thriftd/thriftd/gen-go/cassandra19"
 	"github.com/thriftd/thriftd/marshal"
 	"github.com/thriftd/thriftd/schema"
-	"github.com/thriftd/thriftd/schema/catalog"
 )
 
 // timeoutStore fails reads with fail, or, when fail is nil, makes a

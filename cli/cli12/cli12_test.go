@@ -166,3 +166,34 @@ func TestPipedEchoesAsTheRealShell(t *testing.T) {
 		t.Errorf("unfinished last line: %q", got)
 	}
 }
+
+// TestLimit: GET's LIMIT clause, parsed in one place for both forms of
+// GET: absent is the default, 0 and a non-number are refused, and a
+// number past int32 is capped.
+func TestLimit(t *testing.T) {
+	for _, c := range []struct {
+		src  string
+		want int32
+		err  string
+	}{
+		{"", 100, ""},
+		{"limit 7", 7, ""},
+		{"limit 99999999999", math.MaxInt32, ""},
+		{"limit 0", 0, "LIMIT should be greater than zero."},
+		{"limit x", 0, "IntegerPositiveLiteral"},
+		{"limit", 0, "IntegerPositiveLiteral"},
+	} {
+		toks, err := lex(c.src + ";")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := &parser{toks: toks, src: c.src}
+		got, err := p.limit(100)
+		switch {
+		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+			t.Errorf("limit(%q) = %d, %v; want an error with %q", c.src, got, err, c.err)
+		case c.err == "" && (err != nil || got != c.want):
+			t.Errorf("limit(%q) = %d, %v; want %d", c.src, got, err, c.want)
+		}
+	}
+}

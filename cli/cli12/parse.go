@@ -1,7 +1,10 @@
 package cli12
 
 import (
+	"errors"
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 )
 
@@ -265,4 +268,35 @@ func (p *parser) attrs() ([]pair, error) {
 		out = append(out, pair{n.text, v})
 	}
 	return out, nil
+}
+
+// intClause parses an optional clause of a keyword and an
+// IntegerPositiveLiteral (LIMIT n, COLUMNS n): the number's token, and
+// whether the clause was there.
+func (p *parser) intClause(keyword string) (token, bool, error) {
+	if !p.accept(keyword) {
+		return token{}, false, nil
+	}
+	t := p.next()
+	if t.kind != tInt {
+		return t, true, p.errAt(t, "IntegerPositiveLiteral")
+	}
+	return t, true, nil
+}
+
+// limit parses GET's optional LIMIT clause: n, at most MaxInt32, or def
+// without one; LIMIT 0 is refused as 1.2's grammar refuses it.
+func (p *parser) limit(def int32) (int32, error) {
+	t, ok, err := p.intClause("limit")
+	if err != nil || !ok {
+		return def, err
+	}
+	n, err := strconv.Atoi(t.text)
+	if err != nil {
+		return 0, p.errAt(t, "IntegerPositiveLiteral")
+	}
+	if n == 0 {
+		return 0, errors.New("LIMIT should be greater than zero.")
+	}
+	return int32(min(n, math.MaxInt32)), nil
 }

@@ -115,7 +115,9 @@ func (s *Session) showStmt(p *parser) error {
 		}
 		sort.Slice(kss, func(i, j int) bool { return kss[i].Name < kss[j].Name })
 		for _, ks := range kss {
-			s.describeKeyspace(ks)
+			if err := s.describeKeyspace(ks); err != nil {
+				return err
+			}
 		}
 	case p.accept("schema"):
 		var name string

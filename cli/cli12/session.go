@@ -55,7 +55,17 @@ type Session struct {
 	cl       cassandra19.ConsistencyLevel
 	ksCache  map[string]*cassandra19.KsDef
 	keyTypes map[string]string // assumed key types by column family
+	// assumed holds assume's comparator, subcomparator and validator by
+	// keyspace and column family: a definition read from the server
+	// again (ksDef) gets them back, as cassandra-cli 1.2's does.
+	assumed map[cfKey][]assumption
 }
+
+type cfKey struct{ keyspace, cf string }
+
+// assumption is one assume statement's element (COMPARATOR,
+// SUB_COMPARATOR or VALIDATOR) and type.
+type assumption struct{ element, class string }
 
 // NewSession returns a session writing results to out and messages to errOut.
 func NewSession(cfg Config, out, errOut io.Writer) *Session {
@@ -69,7 +79,8 @@ func NewSession(cfg Config, out, errOut io.Writer) *Session {
 		cfg.Timeout = 30 * time.Second
 	}
 	return &Session{cfg: cfg, out: out, err: errOut, ctx: context.Background(),
-		cl: cassandra19.ConsistencyLevel_ONE, ksCache: map[string]*cassandra19.KsDef{}, keyTypes: map[string]string{}}
+		cl: cassandra19.ConsistencyLevel_ONE, ksCache: map[string]*cassandra19.KsDef{}, keyTypes: map[string]string{},
+		assumed: map[cfKey][]assumption{}}
 }
 
 // Close closes the connection.

@@ -125,6 +125,21 @@ func TestSuperFamilyOf311ServedInPlace(t *testing.T) {
 		return strings.Join(append(out, fmt.Sprint("count ", n)), "\n")
 	}
 	want := reads(c)
+	// Super1's column_metadata, which 3.11 lists of its own accord.
+	metadata := func(d *cassandra19.KsDef) string {
+		for _, cf := range d.CfDefs {
+			if cf.Name == "Super1" {
+				b, _ := json.Marshal(cf.ColumnMetadata)
+				return string(b)
+			}
+		}
+		return "no Super1"
+	}
+	d311, err := c.DescribeKeyspace(ctx, ks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantMetadata := metadata(d311)
 
 	if err := s.Query(`ALTER TABLE ` + ks + `."Super1" DROP COMPACT STORAGE`).WithContext(ctx).Exec(); err != nil {
 		t.Fatalf("DROP COMPACT STORAGE on 3.11: %v", err)
@@ -162,6 +177,9 @@ func TestSuperFamilyOf311ServedInPlace(t *testing.T) {
 	if len(d.CfDefs) != 1 || d.CfDefs[0].Name != "Super1" || d.CfDefs[0].ColumnType != "Super" || d.CfDefs[0].ComparatorType != m+"UTF8Type" ||
 		d.CfDefs[0].GetSubcomparatorType() != m+"LongType" || d.CfDefs[0].GetDefaultValidationClass() != m+"UTF8Type" {
 		t.Fatalf("describe_keyspace: %+v", d.CfDefs)
+	}
+	if got := metadata(d); got != wantMetadata {
+		t.Errorf("thriftd lists Super1's column_metadata as %s; 3.11 listed %s before the drop", got, wantMetadata)
 	}
 	if err := tc.SetKeyspace(ctx, ks); err != nil {
 		t.Fatal(err)

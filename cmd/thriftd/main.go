@@ -22,6 +22,7 @@ import (
 
 	"github.com/thriftd/thriftd/admin"
 	"github.com/thriftd/thriftd/auth"
+	"github.com/thriftd/thriftd/catalog"
 	"github.com/thriftd/thriftd/config"
 	"github.com/thriftd/thriftd/dht"
 	"github.com/thriftd/thriftd/dialect"
@@ -34,7 +35,6 @@ import (
 	"github.com/thriftd/thriftd/marshal"
 	"github.com/thriftd/thriftd/rpcmetrics"
 	"github.com/thriftd/thriftd/schema"
-	"github.com/thriftd/thriftd/schema/catalog"
 	"github.com/thriftd/thriftd/server"
 	"github.com/thriftd/thriftd/settings"
 )
@@ -193,7 +193,7 @@ func run(eff *settings.Effective, log *slog.Logger, reload func() (*settings.Eff
 		Store:       store,
 		Config:      cfg,
 		Auth:        authn,
-		Guard:       guardOf(guard),
+		Guard:       gateOf(guard),
 		NodeAddress: nodeAddress(l.Addr()),
 		NodeToken:   token,
 		Logger:      log,
@@ -210,7 +210,7 @@ func run(eff *settings.Effective, log *slog.Logger, reload func() (*settings.Eff
 		NodeToken:      token,
 		Timeout:        time.Duration(cfg.RpcTimeoutInMillis) * time.Millisecond,
 		CQLHosts:       eff.Cassandra.Hosts,
-		Guard:          guard19Of(guard),
+		Guard:          gateOf(guard),
 		Logger:         log,
 		Metrics:        calls,
 	}
@@ -479,7 +479,7 @@ func newGuard(eff *settings.Effective, st store, log *slog.Logger) (g *auth.Guar
 		if err != nil {
 			return nil, nil, closeAudit, err
 		}
-		src = s.Roles()
+		src = clusterRoles{session: s.Session(), keyspace: s.ThriftKeyspace}
 	case *ldbstore.Store:
 		if roles, err = auth.OpenLocal(s.Auth()); err != nil {
 			return nil, nil, closeAudit, err
@@ -520,16 +520,9 @@ func newGuard(eff *settings.Effective, st store, log *slog.Logger) (g *auth.Guar
 	return g, roles, closeAudit, nil
 }
 
-// guardOf and guard19Of hand the services a Guard, or no interface value
-// at all when there is none.
-func guardOf(g *auth.Guard) handler.Guard {
-	if g == nil {
-		return nil
-	}
-	return g
-}
-
-func guard19Of(g *auth.Guard) handler19.Guard {
+// gateOf hands the services a Guard, or no interface value at all when
+// there is none (a nil *auth.Guard in an auth.Gate would not be nil).
+func gateOf(g *auth.Guard) auth.Gate {
 	if g == nil {
 		return nil
 	}

@@ -266,6 +266,7 @@ func classifyTable(ks, name string, info tableInfo, cols []cqlColumn) AdoptedTab
 		if def.DefaultValidator, err = parseClass(val); err != nil {
 			return refuse("validator %s: %v", val, err)
 		}
+		def.Columns = superLayoutColumns(def.SubComparator, def.DefaultValidator)
 		t.Shape = ShapeSuper
 	} else {
 		class, err := classOf(v.typ)

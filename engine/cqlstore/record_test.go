@@ -224,12 +224,7 @@ func TestUnknownRecordOutcomeLostToAnotherProcess(t *testing.T) {
 			t.Errorf("the transaction was sent again (attempt %d) after another process's record was read", attempt)
 			return false, false, nil
 		}
-		var other *gocql.Query
-		if before == 0 {
-			other = st.schemaQuery(`INSERT INTO `+st.catalogName(catalogTable)+` (id, version, encoded) VALUES (?, ?, ?) IF NOT EXISTS`, recordID, before+1, []byte("other"))
-		} else {
-			other = st.schemaQuery(`UPDATE `+st.catalogName(catalogTable)+` SET version = ?, encoded = ? WHERE id = ? IF version = ?`, before+1, []byte("other"), recordID, before)
-		}
+		other := st.recordQuery(before, []byte("other"))
 		if applied, err := other.WithContext(ctx).Consistency(gocql.Quorum).SerialConsistency(gocql.Serial).MapScanCAS(map[string]any{}); err != nil || !applied {
 			return false, true, fmt.Errorf("the other process's record: applied %v, %v", applied, err)
 		}

@@ -31,7 +31,7 @@ const keyspaces = `<Keyspaces>
 
 // conf is the repository's 0.6 test configuration with keyspaces.
 var conf = func() string {
-	data, err := os.ReadFile("../../test/fixtures/storage-conf-0.6-test.xml")
+	data, err := os.ReadFile("../test/fixtures/storage-conf-0.6-test.xml")
 	if err != nil {
 		panic(err)
 	}
