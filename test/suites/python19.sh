@@ -9,6 +9,13 @@
 # such as the real Cassandra 1.2.19 of test/cassandra/reference.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. test/suites/lib/suite.bash
+name=python19
+[ "${THRIFTD_TEST_BACKEND:-leveldb}" = leveldb ] || name=python19@cassandra
+check "$name" || exit 0
+tests=(test/python19)
+# The canary fails against thriftd, not the reference node.
+[ -z "$canary" ] || { tests=("$(canary_python)"); unset THRIFTD_REFERENCE_12; }
 
 python=/usr/bin/python3
 if ! "$python" -c 'import thrift, pytest' 2>/dev/null; then
@@ -25,7 +32,7 @@ if ! command -v openssl >/dev/null; then
 	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq openssl >&2
 fi
 
-if [ -z "${THRIFTD_BIN:-}" ]; then
+if [ -z "${THRIFTD_BIN:-}" ] && [ -z "$canary" ]; then
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
 	go build -o "$tmp/thriftd" ./cmd/thriftd
@@ -47,4 +54,4 @@ if [ -n "${THRIFTD_REFERENCE_12:-}" ] && [ -z "${THRIFTD19_TARGET:-}" ] && [ "${
 		--ignore=test/python19/test_transport19.py --ignore=test/python19/test_tls19.py "$@"
 	echo "against thriftd"
 fi
-"$python" -m pytest -p no:cacheprovider -q -ra test/python19 "$@"
+"$python" -m pytest -p no:cacheprovider -q -ra "${tests[@]}" "$@"

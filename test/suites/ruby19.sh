@@ -11,6 +11,13 @@
 # such as the real Cassandra 1.2.19 of test/cassandra/reference.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. test/suites/lib/suite.bash
+name=ruby19
+[ "${THRIFTD_TEST_BACKEND:-leveldb}" = leveldb ] || name=ruby19@cassandra
+check "$name" || exit 0
+tests=(test/ruby19/test_*.rb)
+# The canary fails against thriftd, not the reference node.
+[ -z "$canary" ] || { tests=("$(canary_ruby)"); unset THRIFTD_REFERENCE_12; }
 
 ruby=/usr/bin/ruby
 if ! "$ruby" -e 'require "thrift"; require "minitest"' 2>/dev/null; then
@@ -18,7 +25,7 @@ if ! "$ruby" -e 'require "thrift"; require "minitest"' 2>/dev/null; then
 	exit 1
 fi
 
-if [ -z "${THRIFTD_BIN:-}" ]; then
+if [ -z "${THRIFTD_BIN:-}" ] && [ -z "$canary" ]; then
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
 	go build -o "$tmp/thriftd" ./cmd/thriftd
@@ -33,7 +40,7 @@ if [ -n "${THRIFTD_REFERENCE_12:-}" ] && [ -z "${THRIFTD19_TARGET:-}" ] && [ "${
 	# A start reuses the node test/run-all started.
 	addr=$(test/cassandra/reference start 1.2 | tail -n 1)
 	echo "against Cassandra 1.2.19 at $addr"
-	THRIFTD19_TARGET=$addr "$ruby" -e 'ARGV.each { |f| require File.expand_path(f) }' test/ruby19/test_*.rb
+	THRIFTD19_TARGET=$addr "$ruby" -e 'ARGV.each { |f| require File.expand_path(f) }' "${tests[@]}"
 	echo "against thriftd"
 fi
-"$ruby" -e 'ARGV.each { |f| require File.expand_path(f) }' test/ruby19/test_*.rb
+"$ruby" -e 'ARGV.each { |f| require File.expand_path(f) }' "${tests[@]}"
