@@ -118,3 +118,29 @@ phase() {
 	[ -n "${THRIFTD_PHASES:-}" ] && [ -z "$canary" ] || return 0
 	printf '%s\t%s\n' "$1" "$2" >>"$THRIFTD_PHASES"
 }
+
+# The reference runs. A client suite runs against the real Cassandra
+# 1.2.19 first to prove its own expectations; that proof holds as long as
+# the suite's files and the reference are what they were. reference_key
+# NAME PATH... is a key of the files under the paths (their contents) and
+# of the reference's version; reference_passed KEY says whether a run with
+# that key passed on this machine before (a file under
+# ~/.cache/thriftd/reference-passes); reference_pass KEY records a pass.
+# THRIFTD_REFERENCE_ALWAYS=1 runs the reference runs whatever is cached.
+reference_passes=${THRIFTD_REFERENCE_PASSES:-$HOME/.cache/thriftd/reference-passes}
+reference_key() {
+	local name=$1
+	shift
+	printf '%s-%s\n' "$name" "$({
+		echo "Cassandra 1.2.19"
+		find "$@" -type f ! -name '*.pyc' ! -path '*/__pycache__/*' ! -path '*/target/*' -print0 |
+			sort -z | xargs -0 sha256sum
+	} | sha256sum | cut -c1-16)"
+}
+reference_passed() {
+	[ "${THRIFTD_REFERENCE_ALWAYS:-}" != 1 ] && [ -e "$reference_passes/$1" ]
+}
+reference_pass() {
+	mkdir -p "$reference_passes"
+	date -u +%FT%TZ >"$reference_passes/$1"
+}
