@@ -165,3 +165,32 @@ func named(name string) url.Values {
 	}
 	return q
 }
+
+// MigrationStatus is the migration proxy's state (GET /v1/migration).
+type MigrationStatus struct {
+	Origin  string `json:"origin"`
+	Reads   string `json:"reads"`
+	Writes  string `json:"writes"`
+	Pending int    `json:"pending_writes"`
+	LogPath string `json:"pending_log"`
+}
+
+// Migration reports the migration proxy's settings and durable log.
+func (c *Client) Migration(ctx context.Context) (MigrationStatus, error) {
+	var v MigrationStatus
+	return v, c.do(ctx, http.MethodGet, "/v1/migration", nil, &v)
+}
+
+// SetMigration changes who answers reads and who takes writes; an empty
+// value keeps the current one.
+func (c *Client) SetMigration(ctx context.Context, reads, writes string) (MigrationStatus, error) {
+	q := url.Values{}
+	if reads != "" {
+		q.Set("reads", reads)
+	}
+	if writes != "" {
+		q.Set("writes", writes)
+	}
+	var v MigrationStatus
+	return v, c.do(ctx, http.MethodPost, "/v1/migration", q, &v)
+}

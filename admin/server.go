@@ -39,6 +39,9 @@ type Node struct {
 	ClusterName string
 	Partitioner string
 	Started     time.Time
+	// Store says where the data lives, for the status page: "leveldb DIR"
+	// or "cassandra HOSTS".
+	Store string
 }
 
 // Options configure a Server. Registry, Store and Schema are required.
@@ -69,7 +72,10 @@ type Options struct {
 	// each change (the Guard's Forget, so that it is seen at once).
 	Roles        *auth.Local
 	RolesChanged func()
-	Logger       *slog.Logger
+	// Migration is the migration proxy's settings, which /v1/migration
+	// reports and changes; nil answers that the node proxies no origin.
+	Migration Migration
+	Logger    *slog.Logger
 }
 
 // Server is a running admin endpoint.
@@ -136,14 +142,21 @@ func (s *Server) Shutdown(ctx context.Context) error {
 
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", statusHTML)
+	mux.HandleFunc("GET /status", statusHTML)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.o.Registry, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}))
 	mux.Handle("/debug/pprof/", s.auth(http.HandlerFunc(pprof.Index)))
 	mux.Handle("/debug/pprof/cmdline", s.auth(http.HandlerFunc(pprof.Cmdline)))
 	mux.Handle("/debug/pprof/profile", s.auth(http.HandlerFunc(pprof.Profile)))
 	mux.Handle("/debug/pprof/symbol", s.auth(http.HandlerFunc(pprof.Symbol)))
 	mux.Handle("/debug/pprof/trace", s.auth(http.HandlerFunc(pprof.Trace)))
+	// A store's own debug aids (the Cassandra store's statement recorder).
+	if d, ok := s.o.Store.(interface{ DebugHandler() http.Handler }); ok {
+		mux.Handle("/debug/store/", s.auth(http.StripPrefix("/debug/store", d.DebugHandler())))
+	}
 	api := map[string]func(*http.Request) (any, error){
 		"GET /v1/info":           s.info,
+		"GET /v1/status":         s.status,
 		"GET /v1/ring":           s.ring,
 		"GET /v1/tpstats":        s.tpstats,
 		"GET /v1/cfstats":        s.cfstats,
@@ -156,6 +169,8 @@ func (s *Server) routes() http.Handler {
 		"GET /v1/roles":          s.listRoles,
 		"POST /v1/roles":         s.changeRoles,
 		"GET /v1/permissions":    s.listPermissions,
+		"GET /v1/migration":      s.migration,
+		"POST /v1/migration":     s.setMigration,
 	}
 	for pattern, fn := range api {
 		mux.Handle(pattern, s.auth(s.jsonHandler(pattern, fn)))
@@ -362,18 +377,26 @@ var stages = []struct {
 	{"ROW-MUTATION-STAGE", []string{"insert", "batch_insert", "remove", "batch_mutate"}},
 }
 
-// latency is a histogram's count and mean in milliseconds (0 when empty).
-func latency(fams map[string]*dto.MetricFamily, name, keyspace, cf string) (int64, float64) {
-	for _, m := range fams[name].GetMetric() {
+// latency is 0.6's count of one column family's reads or writes, rows
+// (a counter of rows), and their mean latency in milliseconds: the time the
+// calls spent in the store (the histogram durations' sum) shared between
+// their rows, 0 when there are none.
+func latency(fams map[string]*dto.MetricFamily, durations, rows, keyspace, cf string) (int64, float64) {
+	var n, sum float64
+	for _, m := range fams[rows].GetMetric() {
 		if label(m, "keyspace") == keyspace && label(m, "column_family") == cf {
-			h := m.GetHistogram()
-			if h.GetSampleCount() == 0 {
-				return 0, 0
-			}
-			return int64(h.GetSampleCount()), h.GetSampleSum() / float64(h.GetSampleCount()) * 1000
+			n = m.GetCounter().GetValue()
 		}
 	}
-	return 0, 0
+	for _, m := range fams[durations].GetMetric() {
+		if label(m, "keyspace") == keyspace && label(m, "column_family") == cf {
+			sum = m.GetHistogram().GetSampleSum()
+		}
+	}
+	if n == 0 {
+		return 0, 0
+	}
+	return int64(n), sum / n * 1000
 }
 
 func (s *Server) cfstats(r *http.Request) (any, error) {
@@ -410,8 +433,8 @@ func (s *Server) cfstats(r *http.Request) (any, error) {
 		sort.Strings(cfs)
 		for _, n := range cfs {
 			f := FamilyStats{Name: n, PendingTasks: pending}
-			f.ReadCount, f.ReadLatencyMs = latency(fams, rpcmetrics.MetricReads, name, n)
-			f.WriteCount, f.WriteLatencyMs = latency(fams, rpcmetrics.MetricWrites, name, n)
+			f.ReadCount, f.ReadLatencyMs = latency(fams, rpcmetrics.MetricReads, rpcmetrics.MetricRowsRead, name, n)
+			f.WriteCount, f.WriteLatencyMs = latency(fams, rpcmetrics.MetricWrites, rpcmetrics.MetricRowsWritten, name, n)
 			kst.ReadCount += f.ReadCount
 			kst.WriteCount += f.WriteCount
 			readMs += f.ReadLatencyMs * float64(f.ReadCount)

@@ -59,7 +59,8 @@ type Options struct {
 	// long a role, a user's permissions, and a verified password are
 	// cached; 0 means the defaults, a negative value no caching.
 	RolesValidity, PermissionsValidity, CredentialsValidity time.Duration
-	// Limit bounds failed logins; the zero value sets no bound.
+	// Limit bounds failed logins per user and host; the zero value sets
+	// no bound.
 	Limit Limit
 	// Audit receives a line per login and per refused permission; nil
 	// writes none.
@@ -150,8 +151,7 @@ type Conn struct {
 	// Peer is the client's address, HOST:PORT; Host, the server's.
 	Peer, Host string
 	// User is the logged-in user; "" before a login.
-	User     string
-	failures []time.Time
+	User string
 }
 
 // LoggedIn reports whether a login succeeded on the connection.
@@ -179,7 +179,7 @@ func (g *Guard) Login(ctx context.Context, c *Conn, call string, creds map[strin
 		return nil
 	}
 	now := g.o.Now()
-	if err := g.limiter.allow(c, now); err != nil {
+	if err := g.limiter.allow(c, user, now); err != nil {
 		g.o.Logger.Warn("login refused: too many failed logins", "user", user, "source", c.Peer, "call", call)
 		g.o.Audit.login(c, call, user, false, err.Error())
 		return err
@@ -191,7 +191,7 @@ func (g *Guard) Login(ctx context.Context, c *Conn, call string, creds map[strin
 		c.User = user
 		g.o.Audit.login(c, call, user, true, "")
 	case asAuthn(err, &refused):
-		g.limiter.failed(c, now)
+		g.limiter.failed(c, user, now)
 		g.o.Audit.login(c, call, user, false, refused.Why)
 	}
 	return err

@@ -188,13 +188,22 @@ func TestLimitAndAudit(t *testing.T) {
 			t.Fatalf("bad password: %v", err)
 		}
 	}
-	// Refused on the connection, and from the address on another one,
-	// even with the right password.
+	// Another user from the same host, on the failing connection and on
+	// another one, is not refused: the bound is per user and host.
+	bobGood := map[string]string{"username": "bob", "password": "pw"}
+	if err := g.Login(ctx, c1, "login", bobGood); err != nil {
+		t.Fatalf("bob on the connection alice failed on: %v", err)
+	}
+	if err := g.Login(ctx, &Conn{Peer: "10.1.1.1:1002"}, "login", bobGood); err != nil {
+		t.Fatalf("bob from alice's address: %v", err)
+	}
+	// alice is refused from that host, on any connection, even with the
+	// right password.
 	if err := g.Login(ctx, c1, "login", good); err == nil || err.Error() != msgTooMany {
-		t.Fatalf("third login on the connection: %v", err)
+		t.Fatalf("third login of alice on the connection: %v", err)
 	}
 	if err := g.Login(ctx, &Conn{Peer: "10.1.1.1:1001"}, "login", good); err == nil || err.Error() != msgTooMany {
-		t.Fatalf("login from the same address: %v", err)
+		t.Fatalf("alice from the same address: %v", err)
 	}
 	if err := g.Login(ctx, &Conn{Peer: "10.1.1.2:1000"}, "login", good); err != nil {
 		t.Fatalf("another address: %v", err)
@@ -217,11 +226,11 @@ func TestLimitAndAudit(t *testing.T) {
 			t.Fatalf("%q: %v", line, err)
 		}
 		types = append(types, e.Type)
-		if e.User != "alice" || e.Category != "AUTH" {
+		if (e.User != "alice" && e.User != "bob") || e.Category != "AUTH" {
 			t.Errorf("entry %+v", e)
 		}
 	}
-	want := "LOGIN_ERROR LOGIN_ERROR LOGIN_ERROR LOGIN_ERROR LOGIN_SUCCESS LOGIN_SUCCESS UNAUTHORIZED_ATTEMPT"
+	want := "LOGIN_ERROR LOGIN_ERROR LOGIN_SUCCESS LOGIN_SUCCESS LOGIN_ERROR LOGIN_ERROR LOGIN_SUCCESS LOGIN_SUCCESS UNAUTHORIZED_ATTEMPT"
 	if got := strings.Join(types, " "); got != want {
 		t.Errorf("audit types %s, want %s", got, want)
 	}

@@ -6,32 +6,40 @@ import (
 	"time"
 )
 
-// Limit bounds failed logins: after Max failures within Window, on one
-// connection or from one source address (any port), further logins there
-// are refused with an AuthenticationException, without checking the
-// password, until the oldest failure leaves the window. Max 0 sets no
-// bound.
+// Limit bounds failed logins, per user and client host: after Max failed
+// logins of one user name from one host (any port, any connection)
+// within Window, further logins of that user from that host are refused
+// with an AuthenticationException, without checking the password, until
+// the oldest failure leaves the window. Other users, and the same user
+// from other hosts, are not affected: a client that keeps failing behind
+// a shared address (a NAT, a proxy) locks out only the name it fails
+// with. Max 0 sets no bound, which is Cassandra's own behaviour and the
+// default.
 type Limit struct {
 	Max    int
 	Window time.Duration
 }
 
-// limiter counts failures per source address; each Conn counts its own.
+// failKey is what a failure counts against.
+type failKey struct{ user, host string }
+
+// limiter counts failures per user and source host.
 type limiter struct {
 	l  Limit
 	mu sync.Mutex
-	// bySource holds each address's failures within the window, oldest
-	// first; an address with none has no entry.
-	bySource map[string][]time.Time
+	// failures holds each key's failures within the window, oldest first;
+	// a key with none has no entry.
+	failures map[failKey][]time.Time
 }
 
-// maxSources bounds the addresses tracked, so that a scan from many
-// addresses cannot grow the map without end; past it, the entries whose
-// failures have all left the window are dropped first.
-const maxSources = 65536
+// maxKeys bounds the keys tracked, so that guesses of many user names or
+// from many addresses cannot grow the map without end; past it, the
+// entries whose failures have all left the window are dropped first, and
+// if none has, the new key is not counted.
+const maxKeys = 65536
 
 func newLimiter(l Limit) *limiter {
-	return &limiter{l: l, bySource: map[string][]time.Time{}}
+	return &limiter{l: l, failures: map[failKey][]time.Time{}}
 }
 
 // sourceHost is the address a failure counts against: the peer's host.
@@ -51,24 +59,20 @@ func (l *limiter) recent(ts []time.Time, now time.Time) []time.Time {
 	return ts[i:]
 }
 
-// allow refuses a login on c when c or its source address has failed
-// Max times within the window.
-func (l *limiter) allow(c *Conn, now time.Time) error {
+// allow refuses a login of user on c when user has failed Max times from
+// c's host within the window.
+func (l *limiter) allow(c *Conn, user string, now time.Time) error {
 	if l.l.Max <= 0 {
 		return nil
 	}
-	c.failures = l.recent(c.failures, now)
-	if len(c.failures) >= l.l.Max {
-		return &AuthenticationError{Why: msgTooMany}
-	}
+	k := failKey{user, sourceHost(c.Peer)}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	host := sourceHost(c.Peer)
-	ts := l.recent(l.bySource[host], now)
+	ts := l.recent(l.failures[k], now)
 	if len(ts) == 0 {
-		delete(l.bySource, host)
+		delete(l.failures, k)
 	} else {
-		l.bySource[host] = ts
+		l.failures[k] = ts
 	}
 	if len(ts) >= l.l.Max {
 		return &AuthenticationError{Why: msgTooMany}
@@ -76,24 +80,23 @@ func (l *limiter) allow(c *Conn, now time.Time) error {
 	return nil
 }
 
-// failed counts one failed login on c and its source address.
-func (l *limiter) failed(c *Conn, now time.Time) {
+// failed counts one failed login of user on c.
+func (l *limiter) failed(c *Conn, user string, now time.Time) {
 	if l.l.Max <= 0 {
 		return
 	}
-	c.failures = append(c.failures, now)
+	k := failKey{user, sourceHost(c.Peer)}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	host := sourceHost(c.Peer)
-	if _, ok := l.bySource[host]; !ok && len(l.bySource) >= maxSources {
-		for h, ts := range l.bySource {
+	if _, ok := l.failures[k]; !ok && len(l.failures) >= maxKeys {
+		for k2, ts := range l.failures {
 			if len(l.recent(ts, now)) == 0 {
-				delete(l.bySource, h)
+				delete(l.failures, k2)
 			}
 		}
-		if len(l.bySource) >= maxSources {
+		if len(l.failures) >= maxKeys {
 			return
 		}
 	}
-	l.bySource[host] = append(l.recent(l.bySource[host], now), now)
+	l.failures[k] = append(l.recent(l.failures[k], now), now)
 }

@@ -2,6 +2,7 @@ package handler
 
 import (
 	"context"
+	"time"
 
 	"github.com/thriftd/thriftd/dht"
 	"github.com/thriftd/thriftd/engine"
@@ -44,6 +45,7 @@ func (c *conn) getRangeSlices(ctx context.Context, keyspace string, parent *cass
 	q := sliceQuery(cf, parent.SuperColumn, pred)
 	want := int(kr.Count)
 	out := make([]*cassandra.KeySlice, 0, min(want, 1024))
+	start := time.Now()
 	for _, b := range pieces {
 		rows, err := c.s.store.Range(ctx, keyspace, b, q, want-len(out))
 		if err != nil {
@@ -56,6 +58,7 @@ func (c *conn) getRangeSlices(ctx context.Context, keyspace string, parent *cass
 			break
 		}
 	}
+	c.s.read(keyspace, cf, max(len(out), 1), start)
 	return out, nil
 }
 

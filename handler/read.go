@@ -3,6 +3,7 @@ package handler
 import (
 	"context"
 	"math"
+	"time"
 
 	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/gen-go/cassandra"
@@ -61,10 +62,12 @@ func (c *conn) multiget(ctx context.Context, keyspace string, keys []string, pat
 		return nil, err
 	}
 	uniq := distinct(keys)
+	start := time.Now()
 	rows, err := c.s.store.GetMany(ctx, keyspace, uniq, lookupQuery(cf, path))
 	if err != nil {
 		return nil, err
 	}
+	c.s.read(keyspace, cf, len(uniq), start)
 	out := make(map[string]*cassandra.ColumnOrSuperColumn, len(uniq))
 	for i, key := range uniq {
 		out[key] = lookupResult(rows[i])
@@ -89,10 +92,12 @@ func distinct(keys []string) []string {
 // did: the named column or subcolumn, or the named super column with all
 // its live subcolumns. Nothing live gives an empty ColumnOrSuperColumn.
 func (s *Service) lookup(ctx context.Context, keyspace, key string, cf *schema.ColumnFamily, path *cassandra.ColumnPath) (*cassandra.ColumnOrSuperColumn, error) {
+	start := time.Now()
 	row, err := s.store.Get(ctx, keyspace, key, lookupQuery(cf, path))
 	if err != nil {
 		return nil, err
 	}
+	s.read(keyspace, cf, 1, start)
 	return lookupResult(row), nil
 }
 
@@ -154,10 +159,12 @@ func (c *conn) getSlice(ctx context.Context, keyspace, key string, parent *cassa
 	if err != nil {
 		return nil, err
 	}
+	start := time.Now()
 	row, err := c.s.store.Get(ctx, keyspace, key, sliceQuery(cf, parent.SuperColumn, pred))
 	if err != nil {
 		return nil, err
 	}
+	c.s.read(keyspace, cf, 1, start)
 	return thriftifyRow(row), nil
 }
 
@@ -168,10 +175,12 @@ func (c *conn) multigetSlice(ctx context.Context, keyspace string, keys []string
 		return nil, err
 	}
 	uniq := distinct(keys)
+	start := time.Now()
 	rows, err := c.s.store.GetMany(ctx, keyspace, uniq, sliceQuery(cf, parent.SuperColumn, pred))
 	if err != nil {
 		return nil, err
 	}
+	c.s.read(keyspace, cf, len(uniq), start)
 	out := make(map[string][]*cassandra.ColumnOrSuperColumn, len(uniq))
 	for i, key := range uniq {
 		out[key] = thriftifyRow(rows[i])
@@ -193,10 +202,12 @@ func (c *conn) getCount(ctx context.Context, keyspace, key string, parent *cassa
 	if err != nil {
 		return 0, err
 	}
+	start := time.Now()
 	n, err := c.s.store.Count(ctx, keyspace, key, cf.Name, parent.SuperColumn)
 	if err != nil {
 		return 0, err
 	}
+	c.s.read(keyspace, cf, 1, start)
 	return int32(min(n, math.MaxInt32)), nil
 }
 

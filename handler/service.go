@@ -77,6 +77,9 @@ type Service struct {
 	timeout time.Duration
 	log     *slog.Logger
 	metrics *rpcmetrics.Metrics
+	// figures are the families' figures of the latest schema version a
+	// call named (figures.go).
+	figures atomic.Pointer[figures]
 }
 
 // sch is the current schema.
@@ -106,7 +109,7 @@ func New(o Options) *Service {
 		schema:      o.Schema,
 		current:     o.Current,
 		v:           validator{schema: o.Schema, current: o.Current},
-		store:       m.Store(o.Store),
+		store:       o.Store,
 		metrics:     m,
 		auth:        o.Auth,
 		guard:       o.Guard,

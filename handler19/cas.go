@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"strings"
+	"time"
 
 	"github.com/thriftd/thriftd/auth"
 	"github.com/thriftd/thriftd/engine"
@@ -17,17 +18,20 @@ func (c *conn) cas(ctx context.Context, key []byte, cf string, expected, updates
 	// ClientState.getKeyspace, with 2.1's message.
 	ks := c.keyspace
 	if ks == "" {
-		return nil, invalid("No keyspace has been specified. USE a keyspace, or explicitly specify keyspace.tablename")
+		return nil, invalid(msgNoKeyspace)
+	}
+	f, err := c.s.validateColumnFamily(c.s.schema(), ks, cf)
+	if err != nil {
+		return nil, err
 	}
 	// CAS updates can be used to simulate a get, so 2.1 asks for both.
-	if err := c.checkAccess(ctx, ks, cf, auth.Modify); err != nil {
+	if err := c.checkAccess(ctx, ks, f, auth.Modify); err != nil {
 		return nil, err
 	}
-	if err := c.checkAccess(ctx, ks, cf, auth.Select); err != nil {
+	if err := c.checkAccess(ctx, ks, f, auth.Select); err != nil {
 		return nil, err
 	}
-	f, err := c.s.validateColumnFamilyFor(c.s.schema(), ks, cf, false)
-	if err != nil {
+	if err := validateCommutative(f, false); err != nil {
 		return nil, err
 	}
 	if err := validateKey(f, key); err != nil {
@@ -71,13 +75,17 @@ func (c *conn) cas(ctx context.Context, key []byte, cf string, expected, updates
 	for _, u := range updates {
 		req.Updates = append(req.Updates, engine.Mutation{ColumnFamily: f.Name, Name: u.Name, Value: u.Value, Timestamp: *u.Timestamp})
 	}
+	start := time.Now()
 	applied, current, err := store.CompareAndSet(ctx, ks, string(key), req)
 	if err != nil {
 		return nil, err
 	}
 	if applied {
+		f.wrote(1, time.Since(start))
 		return &cassandra19.CASResult_{Success: true}, nil
 	}
+	// A condition that failed only read the row.
+	f.read(1, start)
 	// 2.1 sets current_values, empty or not, whenever the condition fails.
 	out := make([]*cassandra19.Column, len(current))
 	for i, col := range current {
@@ -145,8 +153,7 @@ func serialOneRow(cl cassandra19.ConsistencyLevel, keys int) error {
 	return nil
 }
 
-// casStore is the store's compare-and-set, taken before the store is
-// wrapped for metrics.
+// casStore is the store's compare-and-set, nil when it has none.
 func casStore(s engine.Store) engine.CASStore {
 	cs, _ := s.(engine.CASStore)
 	return cs

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/thriftd/thriftd/auth"
 	"github.com/thriftd/thriftd/engine"
@@ -55,11 +56,14 @@ func (c *conn) add(ctx context.Context, key []byte, parent *cassandra19.ColumnPa
 	if err != nil {
 		return err
 	}
-	if err := c.checkAccess(ctx, ks, parent.ColumnFamily, auth.Modify); err != nil {
+	f, err := c.s.validateColumnFamily(c.s.schema(), ks, parent.ColumnFamily)
+	if err != nil {
 		return err
 	}
-	f, err := c.s.validateColumnFamilyFor(c.s.schema(), ks, parent.ColumnFamily, true)
-	if err != nil {
+	if err := c.checkAccess(ctx, ks, f, auth.Modify); err != nil {
+		return err
+	}
+	if err := validateCommutative(f, true); err != nil {
 		return err
 	}
 	if err := validateKey(f, key); err != nil {
@@ -81,7 +85,12 @@ func (c *conn) add(ctx context.Context, key []byte, parent *cassandra19.ColumnPa
 	if f.Super {
 		m.SuperColumn = parent.SuperColumn
 	}
-	return c.applyCounters(ctx, ks, cl, []engine.CounterRow{{Key: string(key), Mutations: []engine.CounterMutation{m}}})
+	start := time.Now()
+	if err := c.applyCounters(ctx, ks, cl, []engine.CounterRow{{Key: string(key), Mutations: []engine.CounterMutation{m}}}); err != nil {
+		return err
+	}
+	f.wrote(1, time.Since(start))
+	return nil
 }
 
 // removeCounter is CassandraServer.internal_remove of a counter path.
@@ -90,11 +99,14 @@ func (c *conn) removeCounter(ctx context.Context, key []byte, path *cassandra19.
 	if err != nil {
 		return err
 	}
-	if err := c.checkAccess(ctx, ks, path.ColumnFamily, auth.Modify); err != nil {
+	f, err := c.s.validateColumnFamily(c.s.schema(), ks, path.ColumnFamily)
+	if err != nil {
 		return err
 	}
-	f, err := c.s.validateColumnFamilyFor(c.s.schema(), ks, path.ColumnFamily, true)
-	if err != nil {
+	if err := c.checkAccess(ctx, ks, f, auth.Modify); err != nil {
+		return err
+	}
+	if err := validateCommutative(f, true); err != nil {
 		return err
 	}
 	if err := validateKey(f, key); err != nil {
@@ -107,7 +119,12 @@ func (c *conn) removeCounter(ctx context.Context, key []byte, path *cassandra19.
 		return err
 	}
 	m := engine.CounterMutation{ColumnFamily: f.Name, SuperColumn: path.SuperColumn, Name: path.Column, Delete: true}
-	return c.applyCounters(ctx, ks, cl, []engine.CounterRow{{Key: string(key), Mutations: []engine.CounterMutation{m}}})
+	start := time.Now()
+	if err := c.applyCounters(ctx, ks, cl, []engine.CounterRow{{Key: string(key), Mutations: []engine.CounterMutation{m}}}); err != nil {
+		return err
+	}
+	f.wrote(1, time.Since(start))
+	return nil
 }
 
 // appendCounterMutation adds the counter mutations of one validated

@@ -5,7 +5,7 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
-	"math"
+	"time"
 
 	"github.com/thriftd/thriftd/auth"
 	"github.com/thriftd/thriftd/dht"
@@ -30,12 +30,12 @@ func (c *conn) getIndexedSlices(ctx context.Context, parent *cassandra19.ColumnP
 	if err != nil {
 		return nil, err
 	}
-	if err := c.checkAccess(ctx, ks, parent.ColumnFamily, auth.Select); err != nil {
-		return nil, err
-	}
 	sch := c.s.schema()
 	f, err := c.s.validateColumnFamily(sch, ks, parent.ColumnFamily)
 	if err != nil {
+		return nil, err
+	}
+	if err := c.checkAccess(ctx, ks, f, auth.Select); err != nil {
 		return nil, err
 	}
 	if err := validateColumnParent(f, parent); err != nil {
@@ -94,7 +94,7 @@ func (s *Service) validateFilterClauses(f *family, exprs []*cassandra19.IndexExp
 		if len(e.Value) > 0xFFFF {
 			return false, invalid("Index expression values may not be larger than 64K")
 		}
-		if t := f.valueValidator(s, e.ColumnName); t != nil {
+		if t := f.valueValidator(e.ColumnName); t != nil {
 			if err := t.Validate(e.Value); err != nil {
 				return false, invalid("[%s]=[%s] failed value validation (%s)", hex.EncodeToString(e.ColumnName), hex.EncodeToString(e.Value), marshalMessage(err))
 			}
@@ -154,7 +154,7 @@ func (s *Service) newRowFilter(f *family, exprs []*cassandra19.IndexExpression) 
 			continue
 		}
 		x.exprs = append(x.exprs, e)
-		x.types = append(x.types, f.valueValidator(s, e.ColumnName))
+		x.types = append(x.types, f.valueValidator(e.ColumnName))
 		if !seen[string(e.ColumnName)] {
 			seen[string(e.ColumnName)] = true
 			x.names = append(x.names, e.ColumnName)
@@ -254,6 +254,7 @@ func (c *conn) searchIndexed(ctx context.Context, ks string, p dht.Partitioner, 
 	ixr, _ := c.s.store.(engine.Indexer)
 	primary := x.primary(f)
 	out := make([]*cassandra19.KeySlice, 0, min(want, 1024))
+	start := time.Now()
 	for _, b := range pieces {
 		for len(out) < want {
 			if err := ctx.Err(); err != nil {
@@ -322,41 +323,6 @@ func (c *conn) searchIndexed(ctx context.Context, ks string, p dht.Partitioner, 
 			break
 		}
 	}
+	f.read(max(len(out), 1), start)
 	return out, nil
-}
-
-// pagedIndexed is get_paged_slice with a row filter, as 1.2.19 answered it:
-// the filter went to the index search, which ignored paging. Every
-// matching row is read whole from start_column (not only the first row),
-// and rows are returned until their live columns reach range.count. A
-// filter naming no indexed column went to the paging range scan, which
-// failed inside 1.2.19 and answered TimedOutException; so does this.
-func (c *conn) pagedIndexed(ctx context.Context, ks string, p dht.Partitioner, f *family, kr *cassandra19.KeyRange, pieces []engine.Bounds, startColumn []byte) ([]*cassandra19.KeySlice, error) {
-	indexed := false
-	for _, e := range kr.RowFilter {
-		if indexOf(f, e.ColumnName) != nil {
-			indexed = true
-		}
-	}
-	if !indexed {
-		return nil, engine.ErrTimedOut
-	}
-	q := engine.Query{ColumnFamily: f.Name}
-	q.Start = startColumn
-	q.Count = math.MaxInt32
-	want := int(kr.Count)
-	// Each matching row has at least one live column (the EQ's), so want
-	// rows always cover want columns.
-	rows, err := c.searchIndexed(ctx, ks, p, f, kr.RowFilter, pieces, q, want)
-	if err != nil {
-		return nil, err
-	}
-	columns := 0
-	for i, r := range rows {
-		columns += len(r.Columns)
-		if columns >= want {
-			return rows[:i+1], nil
-		}
-	}
-	return rows, nil
 }

@@ -34,6 +34,13 @@ func (c *conn) validateLogin() error {
 	return nil
 }
 
+// authKeyspace reports system_auth under an authenticator that needs
+// logins, where 2.1 has that keyspace.
+func (c *conn) authKeyspace(keyspace string) bool {
+	g := c.s.guard
+	return keyspace == "system_auth" && g != nil && g.RequiresLogin()
+}
+
 // mustLogIn reports whether the connection still needs a login.
 func (c *conn) mustLogIn() bool {
 	g := c.s.guard
@@ -59,9 +66,12 @@ func (s *Service) fresh(ctx context.Context) {
 
 // setKeyspace is ClientState.setKeyspace. A client that has not logged in
 // (where login is required) may name a keyspace that does not exist, as
-// some client libraries call set_keyspace before login.
+// some client libraries call set_keyspace before login. Under
+// PasswordAuthenticator the server's keyspace system_auth exists, as it
+// does in 2.1 with authentication on, though thriftd serves none of its
+// tables over Thrift.
 func (c *conn) setKeyspace(keyspace string) error {
-	if !c.mustLogIn() && c.s.schema().Keyspace(keyspace) == nil {
+	if !c.mustLogIn() && c.s.schema().Keyspace(keyspace) == nil && !c.authKeyspace(keyspace) {
 		return invalid("Keyspace '%s' does not exist", keyspace)
 	}
 	c.keyspace = keyspace

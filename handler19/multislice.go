@@ -3,6 +3,7 @@ package handler19
 import (
 	"context"
 	"sort"
+	"time"
 
 	"github.com/thriftd/thriftd/auth"
 	"github.com/thriftd/thriftd/engine"
@@ -22,7 +23,7 @@ func (c *conn) getMultiSlice(ctx context.Context, req *cassandra19.MultiSliceReq
 	// ClientState.getKeyspace of 2.1.21, whose message this call carries.
 	ks := c.keyspace
 	if ks == "" {
-		return nil, invalid("No keyspace has been specified. USE a keyspace, or explicitly specify keyspace.tablename")
+		return nil, invalid(msgNoKeyspace)
 	}
 	// 2.1.21 fails on a request without a parent or slices, or with an
 	// empty list of slices, with an internal error that drops the
@@ -31,11 +32,11 @@ func (c *conn) getMultiSlice(ctx context.Context, req *cassandra19.MultiSliceReq
 	if req.ColumnParent == nil {
 		return nil, invalid("get_multi_slice requires a column_parent")
 	}
-	if err := c.checkAccess(ctx, ks, req.ColumnParent.ColumnFamily, auth.Select); err != nil {
-		return nil, err
-	}
 	f, err := c.s.validateColumnFamily(c.s.schema(), ks, req.ColumnParent.ColumnFamily)
 	if err != nil {
+		return nil, err
+	}
+	if err := c.checkAccess(ctx, ks, f, auth.Select); err != nil {
 		return nil, err
 	}
 	if f.Super {
@@ -76,6 +77,7 @@ func (c *conn) getMultiSlice(ctx context.Context, req *cassandra19.MultiSliceReq
 	}
 	var out []*cassandra19.ColumnOrSuperColumn
 	left := int(req.Count)
+	start := time.Now()
 	for _, s := range spans {
 		if left <= 0 {
 			break
@@ -90,6 +92,7 @@ func (c *conn) getMultiSlice(ctx context.Context, req *cassandra19.MultiSliceReq
 		out = append(out, got...)
 		left -= len(got)
 	}
+	f.read(1, start)
 	if out == nil {
 		out = []*cassandra19.ColumnOrSuperColumn{}
 	}

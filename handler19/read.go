@@ -3,6 +3,7 @@ package handler19
 import (
 	"context"
 	"math"
+	"time"
 
 	"github.com/thriftd/thriftd/auth"
 	"github.com/thriftd/thriftd/engine"
@@ -16,12 +17,12 @@ func (c *conn) get(ctx context.Context, key []byte, path *cassandra19.ColumnPath
 	if err != nil {
 		return nil, err
 	}
-	if err := c.checkAccess(ctx, ks, path.ColumnFamily, auth.Select); err != nil {
-		return nil, err
-	}
 	sch := c.s.schema()
 	f, err := c.s.validateColumnFamily(sch, ks, path.ColumnFamily)
 	if err != nil {
+		return nil, err
+	}
+	if err := c.checkAccess(ctx, ks, f, auth.Select); err != nil {
 		return nil, err
 	}
 	if err := validateColumnPath(f, path); err != nil {
@@ -44,10 +45,12 @@ func (c *conn) get(ctx context.Context, key []byte, path *cassandra19.ColumnPath
 	if err := c.assureReplicas(ks, cl); err != nil {
 		return nil, err
 	}
+	start := time.Now()
 	row, err := c.s.store.Get(ctx, ks, string(key), q)
 	if err != nil {
 		return nil, err
 	}
+	f.read(1, start)
 	out := thriftifyRow(row, f)
 	if len(out) == 0 {
 		return nil, errNotFound
@@ -62,11 +65,11 @@ func (c *conn) validateSliceRequest(ctx context.Context, parent *cassandra19.Col
 	if err != nil {
 		return "", nil, err
 	}
-	if err := c.checkAccess(ctx, ks, parent.ColumnFamily, auth.Select); err != nil {
-		return "", nil, err
-	}
 	f, err := c.s.validateColumnFamily(c.s.schema(), ks, parent.ColumnFamily)
 	if err != nil {
+		return "", nil, err
+	}
+	if err := c.checkAccess(ctx, ks, f, auth.Select); err != nil {
 		return "", nil, err
 	}
 	if err := validateColumnParent(f, parent); err != nil {
@@ -101,10 +104,12 @@ func (c *conn) multigetSlice(ctx context.Context, keys [][]byte, parent *cassand
 	if err := serialOneRow(cl, len(keys)); err != nil {
 		return nil, err
 	}
+	start := time.Now()
 	rows, err := c.s.store.GetMany(ctx, ks, strs, sliceQuery(f, parent.SuperColumn, pred))
 	if err != nil {
 		return nil, err
 	}
+	f.read(len(strs), start)
 	out := make(map[string][]*cassandra19.ColumnOrSuperColumn, len(rows))
 	for i, row := range rows {
 		out[strs[i]] = thriftifyRow(row, f)
@@ -112,13 +117,25 @@ func (c *conn) multigetSlice(ctx context.Context, keys [][]byte, parent *cassand
 	return out, nil
 }
 
-// getSlice is get_slice: multiget_slice of one key.
+// getSlice is get_slice: multiget_slice of one key, read as one row.
 func (c *conn) getSlice(ctx context.Context, key []byte, parent *cassandra19.ColumnParent, pred *cassandra19.SlicePredicate, cl cassandra19.ConsistencyLevel) ([]*cassandra19.ColumnOrSuperColumn, error) {
-	m, err := c.multigetSlice(ctx, [][]byte{key}, parent, pred, cl)
+	ks, f, err := c.validateSliceRequest(ctx, parent, pred, cl)
 	if err != nil {
 		return nil, err
 	}
-	return m[string(key)], nil
+	if err := validateKey(f, key); err != nil {
+		return nil, err
+	}
+	if err := c.assureReplicas(ks, cl); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	row, err := c.s.store.Get(ctx, ks, string(key), sliceQuery(f, parent.SuperColumn, pred))
+	if err != nil {
+		return nil, err
+	}
+	f.read(1, start)
+	return thriftifyRow(row, f), nil
 }
 
 // getCount is CassandraServer.get_count of 1.2: with column names, the
@@ -133,10 +150,11 @@ func (c *conn) getCount(ctx context.Context, key []byte, parent *cassandra19.Col
 	if err != nil {
 		return 0, err
 	}
-	if err := c.checkAccess(ctx, ks, parent.ColumnFamily, auth.Select); err != nil {
+	f, err := c.s.validateColumnFamily(c.s.schema(), ks, parent.ColumnFamily)
+	if err != nil {
 		return 0, err
 	}
-	if _, err := c.s.validateColumnFamily(c.s.schema(), ks, parent.ColumnFamily); err != nil {
+	if err := c.checkAccess(ctx, ks, f, auth.Select); err != nil {
 		return 0, err
 	}
 	if pred.ColumnNames != nil {

@@ -16,6 +16,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/thrift/lib/go/thrift"
@@ -108,6 +109,9 @@ type Service struct {
 
 	// types caches ParseType by type name.
 	types sync.Map // string -> marshal.Comparator
+	// families are the families of the latest schema version a call
+	// named, resolved (family.go).
+	families atomic.Pointer[families]
 }
 
 // New returns a Service. It panics if o.Schema or o.Store is nil, a wiring
@@ -125,7 +129,7 @@ func New(o Options) *Service {
 	}
 	s := &Service{
 		schema:         o.Schema,
-		store:          m.Store(o.Store),
+		store:          o.Store,
 		metrics:        m,
 		clusterName:    o.ClusterName,
 		parseType:      o.ParseType,
@@ -227,6 +231,13 @@ func (s *Service) Processor() thrift.TProcessor {
 // ProcessorFrom is Processor for a client at peer of the server at host.
 func (s *Service) ProcessorFrom(peer, host string) thrift.TProcessor {
 	return s.processor(s.ConnectionFrom(peer, host))
+}
+
+// ProcessorOf is Processor over h, a connection of this service that the
+// caller wrapped (package migrate's proxy wraps it to serve an origin
+// cluster beside the store).
+func (s *Service) ProcessorOf(h cassandra19.Cassandra) thrift.TProcessor {
+	return s.processor(h)
 }
 
 func (s *Service) processor(h cassandra19.Cassandra) thrift.TProcessor {

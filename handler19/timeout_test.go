@@ -31,6 +31,13 @@ type timeoutStore struct {
 
 func (s *timeoutStore) BoundsRequests() bool { return s.bounds }
 
+func (s *timeoutStore) Get(ctx context.Context, keyspace, key string, q engine.Query) (engine.Row, error) {
+	if s.fail != nil {
+		return engine.Row{}, s.fail
+	}
+	return s.Store.Get(ctx, keyspace, key, q)
+}
+
 func (s *timeoutStore) GetMany(ctx context.Context, keyspace string, keys []string, q engine.Query) ([]engine.Row, error) {
 	if s.fail != nil {
 		return nil, s.fail

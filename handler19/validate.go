@@ -28,58 +28,27 @@ const maxTTL = 20 * 365 * 24 * 60 * 60
 // counterType is the name of the commutative default validator.
 const counterType = "org.apache.cassandra.db.marshal.CounterColumnType"
 
-// family is a column family with the 1.2 types its requests are checked
-// against.
-type family struct {
-	*schema.ColumnFamily
-	cmp, subCmp   marshal.Comparator
-	keyValidator  marshal.Comparator // nil: BytesType
-	defaultValues marshal.Comparator // nil: BytesType
-}
+// msgNoKeyspace is ClientState.getKeyspace's refusal in 2.0 to 3.11.
+const msgNoKeyspace = "No keyspace has been specified. USE a keyspace, or explicitly specify keyspace.tablename"
 
-// commutative reports a counter column family.
-func (f *family) commutative() bool {
-	return f.defaultValues != nil && f.defaultValues.Name() == counterType
-}
-
-// comparatorFor is CFMetaData.getComparatorFor: names inside a super
-// column are subcolumns.
-func (f *family) comparatorFor(superColumn []byte) marshal.Comparator {
-	if f.Super && superColumn != nil {
-		return f.subCmp
-	}
-	return f.cmp
-}
-
-// valueValidator is the type a column's value must have: its declared
-// column's validator, else the default validator. nil accepts anything.
-func (f *family) valueValidator(s *Service, name []byte) marshal.Comparator {
-	if d := f.Column(name); d != nil && d.Validator != nil {
-		return s.typ(d.Validator)
-	}
-	return f.defaultValues
-}
-
-// keyspaceOf is ClientState.getKeyspace, the first step of every data call.
+// keyspaceOf is ClientState.getKeyspace, the first step of every data call,
+// in 2.0-2.1's words (1.2 said "no keyspace has been specified").
 func (c *conn) keyspaceOf() (string, error) {
 	if c.keyspace == "" {
-		return "", invalid("no keyspace has been specified")
+		return "", invalid(msgNoKeyspace)
 	}
 	return c.keyspace, nil
 }
 
-// checkAccess is ClientState.hasColumnFamilyAccess: the family is
-// validated first (with the message the call's own validation would
-// give), then the login, then the user's permission on the table. Without
-// a Guard it checks nothing.
-func (c *conn) checkAccess(ctx context.Context, keyspace, family string, perm auth.Permission) error {
+// checkAccess is ClientState.hasColumnFamilyAccess of family f of
+// keyspace, which the call has validated first (the real server validated
+// the family there, with the same message): the login, then the user's
+// permission on the table. Without a Guard it checks nothing.
+func (c *conn) checkAccess(ctx context.Context, keyspace string, f *family, perm auth.Permission) error {
 	if c.s.guard == nil {
 		return nil
 	}
-	if _, err := c.s.validateColumnFamily(c.s.schema(), keyspace, family); err != nil {
-		return err
-	}
-	return c.permit(ctx, perm, auth.TableResource(keyspace, family))
+	return c.permit(ctx, perm, auth.TableResource(keyspace, f.Name))
 }
 
 // permit is ClientState.hasAccess after its keyspace check: the login,
@@ -118,28 +87,20 @@ func (s *Service) validateColumnFamily(sch *schema.Schema, keyspace, name string
 	if cf == nil {
 		return nil, invalid("unconfigured columnfamily %s", name)
 	}
-	f := &family{ColumnFamily: cf, cmp: s.typ(cf.Comparator), keyValidator: s.typ(cf.KeyValidator), defaultValues: s.typ(cf.DefaultValidator)}
-	if cf.Super {
-		f.subCmp = s.typ(cf.SubComparator)
-	}
-	return f, nil
+	return s.familyOf(sch, keyspace, cf), nil
 }
 
-// validateColumnFamilyFor adds the check that the operation suits the
-// family: counter operations on counter families only, and the rest on the
-// others.
-func (s *Service) validateColumnFamilyFor(sch *schema.Schema, keyspace, name string, counterOp bool) (*family, error) {
-	f, err := s.validateColumnFamily(sch, keyspace, name)
-	if err != nil {
-		return nil, err
-	}
+// validateCommutative is the commutative check of
+// ThriftValidation.validateColumnFamily: counter operations on counter
+// families only, and the rest on the others.
+func validateCommutative(f *family, counterOp bool) error {
 	switch {
 	case counterOp && !f.commutative():
-		return nil, invalid("invalid operation for non commutative columnfamily %s", name)
+		return invalid("invalid operation for non commutative columnfamily %s", f.Name)
 	case !counterOp && f.commutative():
-		return nil, invalid("invalid operation for commutative columnfamily %s", name)
+		return invalid("invalid operation for commutative columnfamily %s", f.Name)
 	}
-	return f, nil
+	return nil
 }
 
 // validateKey is ThriftValidation.validateKey.
@@ -342,7 +303,7 @@ func (s *Service) validateColumnData(f *family, c *cassandra19.Column, subColumn
 	if c.Timestamp == nil {
 		return invalid("Column timestamp is required")
 	}
-	if err := validateWith(f.valueValidator(s, c.Name), c.Value); err != nil {
+	if err := validateWith(f.valueValidator(c.Name), c.Value); err != nil {
 		nameType := f.cmp
 		if subColumn {
 			nameType = f.subCmp

@@ -2,9 +2,9 @@ package handler19
 
 import (
 	"context"
-	"errors"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/thriftd/thriftd/auth"
 	"github.com/thriftd/thriftd/engine"
@@ -18,11 +18,14 @@ func (c *conn) insert(ctx context.Context, key []byte, parent *cassandra19.Colum
 	if err != nil {
 		return err
 	}
-	if err := c.checkAccess(ctx, ks, parent.ColumnFamily, auth.Modify); err != nil {
+	f, err := c.s.validateColumnFamily(c.s.schema(), ks, parent.ColumnFamily)
+	if err != nil {
 		return err
 	}
-	f, err := c.s.validateColumnFamilyFor(c.s.schema(), ks, parent.ColumnFamily, false)
-	if err != nil {
+	if err := c.checkAccess(ctx, ks, f, auth.Modify); err != nil {
+		return err
+	}
+	if err := validateCommutative(f, false); err != nil {
 		return err
 	}
 	if err := validateKey(f, key); err != nil {
@@ -47,7 +50,12 @@ func (c *conn) insert(ctx context.Context, key []byte, parent *cassandra19.Colum
 	if err := c.assureReplicas(ks, cl); err != nil {
 		return err
 	}
-	return c.s.store.Apply(ctx, ks, []engine.RowMutation{{Key: string(key), Mutations: []engine.Mutation{m}}})
+	start := time.Now()
+	if err := c.s.store.Apply(ctx, ks, []engine.RowMutation{{Key: string(key), Mutations: []engine.Mutation{m}}}); err != nil {
+		return err
+	}
+	f.wrote(1, time.Since(start))
+	return nil
 }
 
 // write is the engine mutation of a validated column.
@@ -69,11 +77,14 @@ func (c *conn) remove(ctx context.Context, key []byte, path *cassandra19.ColumnP
 	if err != nil {
 		return err
 	}
-	if err := c.checkAccess(ctx, ks, path.ColumnFamily, auth.Modify); err != nil {
+	f, err := c.s.validateColumnFamily(c.s.schema(), ks, path.ColumnFamily)
+	if err != nil {
 		return err
 	}
-	f, err := c.s.validateColumnFamilyFor(c.s.schema(), ks, path.ColumnFamily, false)
-	if err != nil {
+	if err := c.checkAccess(ctx, ks, f, auth.Modify); err != nil {
+		return err
+	}
+	if err := validateCommutative(f, false); err != nil {
 		return err
 	}
 	if err := validateKey(f, key); err != nil {
@@ -89,7 +100,12 @@ func (c *conn) remove(ctx context.Context, key []byte, path *cassandra19.ColumnP
 	if err := c.assureReplicas(ks, cl); err != nil {
 		return err
 	}
-	return c.s.store.Apply(ctx, ks, []engine.RowMutation{{Key: string(key), Mutations: []engine.Mutation{m}}})
+	start := time.Now()
+	if err := c.s.store.Apply(ctx, ks, []engine.RowMutation{{Key: string(key), Mutations: []engine.Mutation{m}}}); err != nil {
+		return err
+	}
+	f.wrote(1, time.Since(start))
+	return nil
 }
 
 // batchMutate is CassandraServer.createMutationList then doInsert. atomic
@@ -102,6 +118,8 @@ func (c *conn) batchMutate(ctx context.Context, mutations map[string]map[string]
 	sch := c.s.schema()
 	rows := make([]engine.RowMutation, 0, len(mutations))
 	var counterRows []engine.CounterRow
+	var counted [4]familyRows
+	written := counted[:0]
 	for key, byFamily := range mutations {
 		// One mutation per column, mostly: sized once rather than grown.
 		n := 0
@@ -114,11 +132,11 @@ func (c *conn) batchMutate(ctx context.Context, mutations map[string]map[string]
 		// finds no counter to remove.
 		counterRange := false
 		for cfName, muts := range byFamily {
-			if err := c.checkAccess(ctx, ks, cfName, auth.Modify); err != nil {
-				return err
-			}
 			f, err := c.s.validateColumnFamily(sch, ks, cfName)
 			if err != nil {
+				return err
+			}
+			if err := c.checkAccess(ctx, ks, f, auth.Modify); err != nil {
 				return err
 			}
 			if err := validateKey(f, []byte(key)); err != nil {
@@ -129,6 +147,7 @@ func (c *conn) batchMutate(ctx context.Context, mutations map[string]map[string]
 					return err
 				}
 			}
+			before := len(row.Mutations) + len(counterRow.Mutations)
 			for _, m := range muts {
 				if m == nil {
 					return invalid("mutation must have one and only one of column_or_supercolumn or deletion")
@@ -146,6 +165,9 @@ func (c *conn) batchMutate(ctx context.Context, mutations map[string]map[string]
 				} else {
 					row.Mutations = appendMutation(row.Mutations, f, m)
 				}
+			}
+			if len(row.Mutations)+len(counterRow.Mutations) > before {
+				written = countRow(written, f)
 			}
 		}
 		if len(row.Mutations) > 0 {
@@ -169,12 +191,46 @@ func (c *conn) batchMutate(ctx context.Context, mutations map[string]map[string]
 	if err := c.assureReplicas(ks, cl); err != nil {
 		return err
 	}
+	start := time.Now()
 	if len(rows) > 0 {
 		if err := c.s.store.Apply(ctx, ks, rows); err != nil {
 			return err
 		}
 	}
-	return c.applyCounters(ctx, ks, cl, counterRows)
+	if err := c.applyCounters(ctx, ks, cl, counterRows); err != nil {
+		return err
+	}
+	recordWrites(written, time.Since(start))
+	return nil
+}
+
+// familyRows counts the rows a batch writes of one family.
+type familyRows struct {
+	f    *family
+	rows int
+}
+
+// countRow counts one more row of f.
+func countRow(counts []familyRows, f *family) []familyRows {
+	for i := range counts {
+		if counts[i].f == f {
+			counts[i].rows++
+			return counts
+		}
+	}
+	return append(counts, familyRows{f: f, rows: 1})
+}
+
+// recordWrites records a batch's writes, each family with its share of
+// the batch's time in the store, d.
+func recordWrites(counts []familyRows, d time.Duration) {
+	total := 0
+	for _, c := range counts {
+		total += c.rows
+	}
+	for _, c := range counts {
+		c.f.wrote(c.rows, d*time.Duration(c.rows)/time.Duration(total))
+	}
 }
 
 // appendMutation adds the engine mutations of one validated Mutation.
@@ -215,10 +271,9 @@ func appendMutation(dst []engine.Mutation, f *family, m *cassandra19.Mutation) [
 	return dst
 }
 
-// truncater is implemented by a store that can empty a column family.
-type truncater interface {
-	Truncate(ctx context.Context, keyspace, columnFamily string) error
-}
+// errNoTruncate refuses truncate on a store that cannot empty a column
+// family.
+var errNoTruncate = invalid("the store thriftd serves from cannot truncate")
 
 // truncate is CassandraServer.truncate: every column of the family, as of
 // now, is gone.
@@ -227,15 +282,16 @@ func (c *conn) truncate(ctx context.Context, cfName string) error {
 	if err != nil {
 		return err
 	}
-	if err := c.checkAccess(ctx, ks, cfName, auth.Modify); err != nil {
+	f, err := c.s.validateColumnFamily(c.s.schema(), ks, cfName)
+	if err != nil {
 		return err
 	}
-	if _, err := c.s.validateColumnFamily(c.s.schema(), ks, cfName); err != nil {
+	if err := c.checkAccess(ctx, ks, f, auth.Modify); err != nil {
 		return err
 	}
-	t, ok := c.s.store.(truncater)
+	t, ok := c.s.store.(engine.Truncater)
 	if !ok {
-		return errors.New("the store cannot truncate")
+		return errNoTruncate
 	}
 	return t.Truncate(ctx, ks, cfName)
 }

@@ -3,13 +3,15 @@ package rpcmetrics
 import (
 	"context"
 	"errors"
+	"math"
 	"testing"
+	"time"
 
 	"github.com/apache/thrift/lib/go/thrift"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	dto "github.com/prometheus/client_model/go"
 
-	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/gen-go/cassandra"
 	"github.com/thriftd/thriftd/gen-go/cassandra19"
 )
@@ -39,34 +41,35 @@ func TestExceptionName(t *testing.T) {
 	}
 }
 
-// indexingStore is a store whose only working method is its index.
-type indexingStore struct {
-	engine.Store
-	asked string
-}
-
-func (s *indexingStore) IndexedKeys(_ context.Context, ks, cf string, column, value []byte, _ engine.Bounds, _ int) ([]string, bool, error) {
-	s.asked = ks + "." + cf + "." + string(column) + "=" + string(value)
-	return []string{"k1", "k2"}, true, nil
-}
-
-// The metered store keeps the index of the store it wraps visible to the
-// handler (else every indexed query scans), and answers "not ready" over
-// a store without one, so that the caller scans.
-func TestStoreForwardsTheIndex(t *testing.T) {
+// A call records a column family once: its rows counted, its time in the
+// store observed once, however many rows it read or wrote.
+func TestFamilyRecordsOncePerCall(t *testing.T) {
 	m := New(prometheus.NewRegistry())
-	inner := &indexingStore{}
-	ix, ok := m.Store(inner).(engine.Indexer)
-	if !ok {
-		t.Fatal("the metered store hides engine.Indexer")
+	f := m.Family("KS", "CF")
+	f.Read(10, 3*time.Millisecond)
+	f.Read(1, time.Millisecond)
+	f.Wrote(100, 2*time.Millisecond)
+	if got := testutil.ToFloat64(m.rowsRead.WithLabelValues("KS", "CF")); got != 11 {
+		t.Errorf("rows read = %v, want 11", got)
 	}
-	keys, ready, err := ix.IndexedKeys(context.Background(), "KS", "CF", []byte("c"), []byte("v"), engine.Bounds{}, 10)
-	if err != nil || !ready || len(keys) != 2 || inner.asked != "KS.CF.c=v" {
-		t.Fatalf("IndexedKeys = %v, %v, %v; the store was asked %q", keys, ready, err, inner.asked)
+	if got := testutil.ToFloat64(m.rowsWritten.WithLabelValues("KS", "CF")); got != 100 {
+		t.Errorf("rows written = %v, want 100", got)
 	}
-	keys, ready, err = m.Store(struct{ engine.Store }{}).(engine.Indexer).IndexedKeys(context.Background(), "KS", "CF", []byte("c"), []byte("v"), engine.Bounds{}, 10)
-	if err != nil || ready || keys != nil {
-		t.Fatalf("over a store without an index: %v, %v, %v; want not ready", keys, ready, err)
+	for _, tc := range []struct {
+		h     *prometheus.HistogramVec
+		count uint64
+		sum   float64
+	}{{m.reads, 2, 0.004}, {m.writes, 1, 0.002}} {
+		var out dto.Metric
+		if err := tc.h.WithLabelValues("KS", "CF").(prometheus.Histogram).Write(&out); err != nil {
+			t.Fatal(err)
+		}
+		if h := out.GetHistogram(); h.GetSampleCount() != tc.count || math.Abs(h.GetSampleSum()-tc.sum) > 1e-9 {
+			t.Errorf("histogram: %d observations of %v s in all, want %d of %v", h.GetSampleCount(), h.GetSampleSum(), tc.count, tc.sum)
+		}
+	}
+	if m.Family("KS", "CF").reads != f.reads {
+		t.Error("a family's figures are not the same series each time")
 	}
 }
 

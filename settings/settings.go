@@ -46,6 +46,7 @@ type Settings struct {
 	Log              Log              `yaml:"log"`
 	Cassandra        Cassandra        `yaml:"cassandra"`
 	Admin            Admin            `yaml:"admin"`
+	Migration        Migration        `yaml:"migration"`
 }
 
 // ClientEncryption is TLS on the Thrift port, under the name and with the
@@ -93,13 +94,20 @@ type Auth struct {
 	// qualified.
 	Authenticator string `yaml:"authenticator" flag:"authenticator" help:"{CLASS} that checks logins: AllowAllAuthenticator, SimpleAuthenticator or PasswordAuthenticator, short or fully qualified (default: Authenticator of storage-conf.xml)"`
 	Authorizer    string `yaml:"authorizer" flag:"authorizer" default:"org.apache.cassandra.auth.AllowAllAuthorizer" help:"{CLASS} that checks each call's permission: AllowAllAuthorizer or CassandraAuthorizer (needs PasswordAuthenticator), short or fully qualified (default: Authorizer of storage-conf.xml, else AllowAllAuthorizer)"`
+	// AcceptAllowAllAuthorizer lets PasswordAuthenticator with
+	// AllowAllAuthorizer start in front of a Cassandra cluster that
+	// enforces an authorizer of its own; without it start-up stops, as
+	// thriftd would serve every user what the cluster refuses them.
+	AcceptAllowAllAuthorizer bool `yaml:"accept_allow_all_authorizer" flag:"accept-allow-all-authorizer" help:"on the Cassandra store, start with PasswordAuthenticator and AllowAllAuthorizer although the cluster enforces an authorizer (its system_views.settings say so): every user who logs in may then read and write every table thriftd serves; without it start-up stops"`
 	// The validities are cassandra.yaml's, in milliseconds; 0 disables
 	// the cache.
 	RolesValidityInMS       int `yaml:"roles_validity_in_ms" flag:"roles-validity-in-ms" default:"2000" help:"cache a role (its hash, login, superuser and memberships) for {MS} milliseconds, 0 for no cache (cassandra.yaml: roles_validity_in_ms)"`
 	PermissionsValidityInMS int `yaml:"permissions_validity_in_ms" flag:"permissions-validity-in-ms" default:"2000" help:"cache a user's permissions for {MS} milliseconds, 0 for no cache (cassandra.yaml: permissions_validity_in_ms)"`
 	CredentialsValidityInMS int `yaml:"credentials_validity_in_ms" flag:"credentials-validity-in-ms" default:"2000" help:"cache a password verified against its bcrypt hash for {MS} milliseconds, 0 for no cache (cassandra.yaml: credentials_validity_in_ms)"`
-	// MaxFailedLogins within FailedLoginWindow refuse further logins.
-	MaxFailedLogins   int           `yaml:"max_failed_logins" flag:"max-failed-logins" default:"10" help:"under PasswordAuthenticator, after {N} failed logins within failed_login_window on one connection or from one address, refuse its logins until the window passes; 0 for no limit"`
+	// MaxFailedLogins failed logins of one user from one host within
+	// FailedLoginWindow refuse that user's further logins from that host;
+	// thriftd's own bound, off (0) by default as Cassandra has none.
+	MaxFailedLogins   int           `yaml:"max_failed_logins" flag:"max-failed-logins" default:"0" help:"under PasswordAuthenticator, after {N} failed logins of one user from one client host within failed_login_window, refuse that user's logins from that host until the window passes (other users and hosts are not affected); 0, the default, for no limit, as Cassandra"`
 	FailedLoginWindow time.Duration `yaml:"failed_login_window" flag:"failed-login-window" default:"1m0s" help:"the {DURATION} over which max_failed_logins counts"`
 	// AuditLog is the audit log's file; "" writes none.
 	AuditLog string `yaml:"audit_log" path:"" flag:"audit-log" help:"append a JSON line per login (success or failure) and per refused permission to {FILE} (default: none)"`
@@ -143,6 +151,25 @@ type Admin struct {
 	// Pprof is a deprecated alias of Listen: the profiles are served by the
 	// admin endpoint under /debug/pprof/. When set, it wins over Listen.
 	Pprof string `yaml:"pprof" flag:"pprof" help:"deprecated: the same as -admin {HOST:PORT}; the runtime profiles are served by the admin endpoint under /debug/pprof/"`
+}
+
+// Migration makes thriftd the proxy of a move off a running Cassandra
+// 0.7-3.11 cluster, the origin (package migrate; docs/migration.md): the
+// 19.x API's writes go to the origin and to thriftd's store, reads come
+// from the cluster Reads names. With Origin empty thriftd serves its store
+// alone and the other fields are unused. Reads and Writes are read again
+// from thriftd.yaml at SIGHUP (a flag, which wins over the file, pins them).
+type Migration struct {
+	Origin           string        `yaml:"origin" flag:"origin" help:"proxy the 19.x API to the running Cassandra 0.7-3.11 cluster whose Thrift port is {HOST:PORT} (the origin), writing to it and to thriftd's store (default: off)"`
+	OriginUsername   string        `yaml:"origin_username" flag:"origin-username" help:"{USER} every origin connection logs in as (default: no login; clients' own logins are checked by thriftd)"`
+	OriginPassword   string        `yaml:"origin_password_file" path:"" flag:"origin-password-file" help:"{FILE} whose first line is the origin password"`
+	OriginTLSCA      string        `yaml:"origin_tls_ca" path:"" flag:"origin-tls-ca" help:"PEM {FILE} of the authorities the origin's certificate is checked against; set, the origin is spoken to over TLS"`
+	OriginServerName string        `yaml:"origin_tls_server_name" flag:"origin-tls-server-name" help:"{NAME} the origin's certificate must carry (default: the host dialled)"`
+	OriginTimeout    time.Duration `yaml:"origin_timeout" flag:"origin-timeout" default:"30s" help:"{DURATION} one origin call may take; beyond it the client gets TimedOutException"`
+	Reads            string        `yaml:"reads" flag:"migration-reads" default:"origin" help:"who answers reads, {FROM} origin, both (the origin answers, the target's answer is compared and each difference counted and logged) or target (the cutover)"`
+	Writes           string        `yaml:"writes" flag:"migration-writes" default:"both" help:"who takes writes, {TO} both (the origin, then thriftd's store) or target (origin writes off: the last step, after which going back needs a copy)"`
+	TargetListen     string        `yaml:"target_listen" flag:"migration-target-listen" help:"also serve thriftd's store alone, without the origin, on {HOST:PORT}: where thriftd-tool copy writes and verify reads the target (default: off)"`
+	PendingLog       string        `yaml:"pending_log" path:"" flag:"migration-pending-log" help:"{FILE} of the durable log of target writes that failed, replayed until the target takes them (default: migration-pending.log in the data directory)"`
 }
 
 // Defaults returns every setting at its default (its default tag).

@@ -42,6 +42,26 @@ func (e *Effective) Validate() error {
 		func() error { return nonEmpty(bad, "data", s.Data) },
 		func() error { return oneOf("sync", s.Sync, "periodic", "batch") },
 		func() error { return oneOf("api", s.API, "auto", "0.6", "19.x") },
+		func() error { return oneOf("migration.reads", s.Migration.Reads, "origin", "both", "target") },
+		func() error { return oneOf("migration.writes", s.Migration.Writes, "both", "target") },
+		func() error {
+			if s.Migration.Writes == "target" && s.Migration.Reads != "target" {
+				return bad("migration.writes", "target (origin writes off) needs migration.reads target, not %s", s.Migration.Reads)
+			}
+			return nil
+		},
+		func() error {
+			if s.Migration.Origin == "" {
+				return nil
+			}
+			return address(bad, "migration.origin", s.Migration.Origin, 0)
+		},
+		func() error {
+			if s.Migration.TargetListen == "" {
+				return nil
+			}
+			return address(bad, "migration.target_listen", s.Migration.TargetListen, 0)
+		},
 		func() error {
 			if s.SyncPeriod < time.Millisecond && (s.Sync == "periodic" || s.SyncPeriod < 0) {
 				return bad("sync_period", "want at least 1ms, not %v", s.SyncPeriod)

@@ -175,3 +175,12 @@ func round(d time.Duration) time.Duration {
 	}
 	return d.Round(time.Millisecond)
 }
+
+// Migration prints the migration proxy's state.
+func (p Printer) Migration(s admin.MigrationStatus) error {
+	if p.JSON {
+		return p.json(s)
+	}
+	_, err := fmt.Fprintf(p.W, "Origin: %s\nReads: %s\nWrites: %s\nPending writes: %d (%s)\n", s.Origin, s.Reads, s.Writes, s.Pending, s.LogPath)
+	return err
+}

@@ -26,6 +26,9 @@ func TestCompareColumns(t *testing.T) {
 		{"none", "start", true, nil, false},
 		{"19,thriftd", "start", true, nil, true},
 		{"real,19,cql", "production", true, []string{"real", "19", "cql"}, false},
+		{"cql,direct", "off", true, []string{"cql", "direct"}, false},
+		// The direct client replays what the cql column's thriftd sends.
+		{"19,direct", "off", true, nil, true},
 	} {
 		c := compareOptions{reference: tc.reference}
 		err := c.parse(tc.columns, "32", tc.explicit)

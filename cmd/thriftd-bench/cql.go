@@ -1,16 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	mrand "math/rand/v2"
 	"os"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
@@ -18,159 +16,27 @@ import (
 
 // The CQL benchmark (-cassandra HOST:PORT[,...]): thriftd storing in a
 // Cassandra cluster, loaded by thriftd-stress, beside the ceiling a proxy
-// can reach, a Go client issuing the statements thriftd's CQL store issues
-// for the same request, with the same driver, straight to the cluster.
-// Both run at the same concurrency on the same tables (thriftd creates
-// them; the direct client reads the rows thriftd loaded), one after the
-// other for each operation.
+// can reach: the direct CQL client (directcql.go) replaying the requests
+// thriftd's store sent for the same calls, read from its statement
+// recorder, with the same driver, straight to the cluster. Both run at
+// the same concurrency on the same tables, one after the other for each
+// operation.
 
-// cqlOp is one request shape done directly in CQL.
+// cqlOp is one request shape of the CQL benchmark.
 type cqlOp struct {
 	name string
 	// args are thriftd-stress's for this shape (as in operations).
 	args []string
-	// do is the CQL thriftd's store issues for one such request.
-	do func(ctx context.Context, d *direct, rng *mrand.Rand) error
-}
-
-// direct is the direct CQL client and the tables it works on.
-type direct struct {
-	s          *gocql.Session
-	read       string // "ks"."Standard1", the preloaded rows
-	write      string // "ks"."Standard2"
-	keys       [][]byte
-	value      []byte
-	conc       int // thriftd's per-request concurrency for multi-row reads
-	columnSeed atomic.Uint64
-}
-
-func (d *direct) key(rng *mrand.Rand) []byte { return d.keys[rng.IntN(len(d.keys))] }
-
-// slice is get_slice's statement: the first count columns of a row.
-func (d *direct) slice(ctx context.Context, key []byte, count int) error {
-	iter := d.s.Query(`SELECT column1, value, writetime(value) FROM `+d.read+` WHERE key = ? LIMIT `+strconv.Itoa(count), key).
-		WithContext(ctx).PageSize(5000).Idempotent(true).Iter()
-	var name, value []byte
-	var ts int64
-	n := 0
-	for iter.Scan(&name, &value, &ts) {
-		n++
-	}
-	if err := iter.Close(); err != nil {
-		return err
-	}
-	if n != count {
-		return fmt.Errorf("read %d columns, want %d", n, count)
-	}
-	return nil
-}
-
-// slices reads rows as thriftd's store does: one query per row, at most
-// d.conc at once.
-func (d *direct) slices(ctx context.Context, keys [][]byte, count int) error {
-	var wg sync.WaitGroup
-	errs := make([]error, len(keys))
-	sem := make(chan struct{}, d.conc)
-	for i, k := range keys {
-		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			errs[i] = d.slice(ctx, k, count)
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (d *direct) insert(ctx context.Context, key []byte, columns int) error {
-	ts := time.Now().UnixMicro()
-	stmt := `INSERT INTO ` + d.write + ` (key, column1, value) VALUES (?, ?, ?) USING TIMESTAMP ?`
-	if columns == 1 {
-		return d.s.Query(stmt, key, []byte("c0"), d.value, ts).WithContext(ctx).Idempotent(true).Exec()
-	}
-	b := d.s.Batch(gocql.UnloggedBatch).WithContext(ctx)
-	for i := 0; i < columns; i++ {
-		b.Query(stmt, key, []byte("c"+strconv.Itoa(i)), d.value, ts)
-	}
-	return b.Exec()
 }
 
 func cqlOperations() []cqlOp {
-	return []cqlOp{
-		{"insert (1 column)", []string{"-o", "insert", "-c", "1", "-cf", "Standard2", "-now"},
-			func(ctx context.Context, d *direct, rng *mrand.Rand) error {
-				return d.insert(ctx, []byte("w"+strconv.FormatUint(d.columnSeed.Add(1), 10)), 1)
-			}},
-		{"get_slice (10 of 100 columns)", []string{"-o", "read", "-c", "100", "-slice", "10", "-r"},
-			func(ctx context.Context, d *direct, rng *mrand.Rand) error { return d.slice(ctx, d.key(rng), 10) }},
-		{"multiget_slice (10 keys × 10 columns)", []string{"-o", "multiget", "-multiget", "10", "-c", "100", "-slice", "10", "-r"},
-			func(ctx context.Context, d *direct, rng *mrand.Rand) error {
-				keys := make([][]byte, 10)
-				for i := range keys {
-					keys[i] = d.key(rng)
-				}
-				return d.slices(ctx, keys, 10)
-			}},
-		{"batch_mutate (100 columns)", []string{"-o", "batch", "-c", "100", "-cf", "Standard2", "-now"},
-			func(ctx context.Context, d *direct, rng *mrand.Rand) error {
-				return d.insert(ctx, []byte("b"+strconv.FormatUint(d.columnSeed.Add(1), 10)), 100)
-			}},
-		{"get_range_slices (100 rows × 10 columns)", []string{"-o", "rangeslice", "-g", "100", "-c", "100", "-slice", "10"},
-			func(ctx context.Context, d *direct, rng *mrand.Rand) error {
-				// The keys from a random row's token on, then each row's slice.
-				iter := d.s.Query(`SELECT DISTINCT key FROM `+d.read+` WHERE token(key) >= token(?)`, d.key(rng)).
-					WithContext(ctx).PageSize(100).Idempotent(true).Iter()
-				var keys [][]byte
-				var k []byte
-				for len(keys) < 100 && iter.Scan(&k) {
-					keys = append(keys, k)
-					k = nil
-				}
-				if err := iter.Close(); err != nil {
-					return err
-				}
-				if len(keys) == 0 {
-					return fmt.Errorf("range read found no rows")
-				}
-				return d.slices(ctx, keys, 10)
-			}},
+	var out []cqlOp
+	for _, op := range operations(0) {
+		if op.name != "get_range_slices (100 rows × 5 of 100 columns)" {
+			out = append(out, cqlOp{op.name, op.args})
+		}
 	}
-}
-
-// runDirect runs op from conns goroutines for dur and returns its rate.
-func runDirect(d *direct, op cqlOp, conns int, dur time.Duration) (float64, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), dur+time.Minute)
-	defer cancel()
-	var ops atomic.Int64
-	var firstErr atomic.Value
-	deadline := time.Now().Add(dur)
-	var wg sync.WaitGroup
-	start := time.Now()
-	for c := 0; c < conns; c++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			rng := mrand.New(mrand.NewPCG(uint64(c), uint64(start.UnixNano())))
-			for time.Now().Before(deadline) {
-				if err := op.do(ctx, d, rng); err != nil {
-					firstErr.CompareAndSwap(nil, err)
-					return
-				}
-				ops.Add(1)
-			}
-		}()
-	}
-	wg.Wait()
-	if err, _ := firstErr.Load().(error); err != nil {
-		return 0, err
-	}
-	return float64(ops.Load()) / time.Since(start).Seconds(), nil
+	return out
 }
 
 // runCQL is the CQL benchmark: thriftd on the cluster at points beside
@@ -190,10 +56,8 @@ func runCQL(o *options, points string) error {
 		return err
 	}
 	defer srv.stop()
-	cluster := gocql.NewCluster(strings.Split(points, ",")...)
-	cluster.Consistency = gocql.One
-	cluster.Timeout = 10 * time.Second
-	s, err := cluster.CreateSession()
+	count := &driverCount{}
+	s, err := directSession(points, count)
 	if err != nil {
 		return fmt.Errorf("direct CQL session: %w", err)
 	}
@@ -211,21 +75,12 @@ func runCQL(o *options, points string) error {
 	if _, err := stress(o.stress, srv, "-o", "batch", "-c", "100", "-n", n, "-t", "8", "-S", strconv.Itoa(o.valueSize), "-now"); err != nil {
 		return err
 	}
-	ks := `"` + prefix + `Keyspace1"`
-	d := &direct{s: s, read: ks + `."Standard1"`, write: ks + `."Standard2"`, value: make([]byte, o.valueSize), conc: 16}
-	iter := s.Query(`SELECT DISTINCT key FROM ` + d.read).PageSize(5000).Iter()
-	var k []byte
-	for iter.Scan(&k) {
-		d.keys = append(d.keys, k)
-		k = nil
-	}
-	if err := iter.Close(); err != nil {
-		return fmt.Errorf("listing the loaded rows: %w", err)
-	}
-	if len(d.keys) != o.keys {
-		return fmt.Errorf("thriftd-stress loaded %d rows, want %d", len(d.keys), o.keys)
-	}
 	fmt.Fprintf(os.Stderr, "loaded %d rows of 100 columns through thriftd in %v\n", o.keys, time.Since(t0).Round(time.Millisecond))
+	capture := o.compare.capture
+	if o.short {
+		capture = min(capture, 500*time.Millisecond)
+	}
+	replays := map[string]*replay{}
 
 	fmt.Printf("| operation | conns | thriftd ops/s | thriftd p99 ms | direct CQL ops/s | thriftd / direct CQL |\n")
 	fmt.Printf("|---|---:|---:|---:|---:|---:|\n")
@@ -236,21 +91,45 @@ func runCQL(o *options, points string) error {
 			if err != nil {
 				return fmt.Errorf("%s through thriftd: %w", op.name, err)
 			}
+			// The direct client replays what thriftd's store sent for
+			// the shape (directcql.go), recorded once per shape.
+			rp := replays[op.name]
+			if rp == nil {
+				a := append([]string{"-n", n, "-t", "1", "-S", strconv.Itoa(o.valueSize), "-duration", capture.String()}, op.args...)
+				rec, calls, err := recordShape(o.stress, srv, a...)
+				if err != nil {
+					return fmt.Errorf("%s: recording thriftd's requests: %w", op.name, err)
+				}
+				if rp, err = newReplay(s, rec, calls); err != nil {
+					return fmt.Errorf("%s: %w", op.name, err)
+				}
+				replays[op.name] = rp
+			}
 			// A first pass prepares the statements and warms the node's
 			// caches for them, as thriftd's own run just did.
-			if _, err := runDirect(d, op, c, min(o.duration/3, 2*time.Second)); err != nil {
+			if _, err := rp.run(c, min(o.duration/3, 2*time.Second), 0); err != nil {
 				return fmt.Errorf("%s in direct CQL: %w", op.name, err)
 			}
-			dr, err := runDirect(d, op, c, o.duration)
+			sum, err := rp.run(c, o.duration, 0)
 			if err != nil {
 				return fmt.Errorf("%s in direct CQL: %w", op.name, err)
 			}
+			dr := sum.OpsPerSec
 			fmt.Fprintf(os.Stderr, "%-44s %3d conns: thriftd %7.0f ops/s  direct CQL %7.0f  %3.0f%%\n", op.name, c, th.OpsPerSec, dr, 100*th.OpsPerSec/dr)
 			fmt.Printf("| %s | %d | %.0f | %.2f | %.0f | %.0f%% |\n", op.name, c, th.OpsPerSec, th.P99Ms, dr, 100*th.OpsPerSec/dr)
 		}
 	}
 	_, peak := srv.memory()
 	fmt.Printf("\nthriftd peak RSS (VmHWM): %.0f MB\n", float64(peak)/(1<<20))
+	fmt.Printf("\nWhat thriftd's Cassandra store sent the cluster per call (its statement recorder), which the direct CQL client replays:\n\n")
+	for _, op := range cqlOperations() {
+		if rp := replays[op.name]; rp != nil {
+			fmt.Printf("- %s (%d calls recorded):\n", op.name, rp.calls)
+			for _, l := range rp.describe() {
+				fmt.Printf("  - %s\n", l)
+			}
+		}
+	}
 	return nil
 }
 
@@ -279,6 +158,7 @@ func startCQLThriftd(o *options, tmp, partitioner string) (p *process, stop func
 		return nil, nil, err
 	}
 	srv.name = "thriftd on Cassandra"
+	srv.cluster = points
 	var nodes []string
 	for _, pt := range strings.Split(points, ",") {
 		node := &process{addr: strings.TrimSpace(pt)}
@@ -289,8 +169,12 @@ func startCQLThriftd(o *options, tmp, partitioner string) (p *process, stop func
 			}
 		}
 	}
-	fmt.Printf("- thriftd on C* 5: %s with %s, the Cassandra store on %s (keyspace %sKeyspace1; its server CPU counts thriftd and the Cassandra node on this machine: %s)\n",
-		o.config, partitioner, points, prefix, strings.Join(nodes, ", "))
+	storage := ""
+	if c.cassandra == "start" && clusterFor(partitioner, c.reference) == "production" {
+		storage = ", the production node's storage: " + cmp.Or(os.Getenv("THRIFTD_CASSANDRA_PRODUCTION_STORAGE"), "default") + " (THRIFTD_CASSANDRA_PRODUCTION_STORAGE)"
+	}
+	fmt.Printf("- thriftd on C* 5: %s with %s, the Cassandra store on %s (keyspace %sKeyspace1; its server CPU counts thriftd and the Cassandra node on this machine: %s%s)\n",
+		o.config, partitioner, points, prefix, strings.Join(nodes, ", "), storage)
 	stop = func() {
 		srv.stop()
 		cluster := gocql.NewCluster(strings.Split(points, ",")...)

@@ -29,6 +29,9 @@ type process struct {
 	// others are more processes that serve its calls (the Cassandra node
 	// behind thriftd's Cassandra store), whose CPU time counts too.
 	others []int
+	// cluster is the contact points of the Cassandra cluster behind
+	// thriftd on the Cassandra store, "" for other servers.
+	cluster string
 }
 
 // serverPid is the process whose CPU and memory are read, 0 when unknown.
@@ -38,6 +41,10 @@ func (p *process) serverPid() int {
 	}
 	return p.pid
 }
+
+// startTimeout bounds thriftd's start: on the Cassandra store it creates
+// its keyspaces and tables first, which a busy node takes minutes over.
+const startTimeout = 5 * time.Minute
 
 // startThriftd runs thriftd on config with data in dir (none when dir is
 // "", as with -cassandra), on a free loopback port, and waits for its
@@ -90,10 +97,10 @@ func startThriftd(bin, config, dir string, extra ...string) (*process, error) {
 			return nil, fmt.Errorf("thriftd exited before serving (%v)", cmd.ProcessState)
 		}
 		return &process{name: "thriftd", cmd: cmd, addr: a[0], admin: a[1]}, nil
-	case <-time.After(30 * time.Second):
+	case <-time.After(startTimeout):
 		cmd.Process.Kill()
 		cmd.Wait()
-		return nil, fmt.Errorf("thriftd did not start serving within 30s")
+		return nil, fmt.Errorf("thriftd did not start serving within %v", startTimeout)
 	}
 }
 

@@ -152,7 +152,8 @@ type storageOp func(s *rawStore, rng *rand.Rand, id int) error
 // per second.
 func runStorage(s *rawStore, op storageOp, conns int, d time.Duration) (float64, error) {
 	var ops atomic.Int64
-	var firstErr atomic.Value
+	var firstOnce sync.Once
+	var firstErr error
 	deadline := time.Now().Add(d)
 	start := time.Now()
 	var wg sync.WaitGroup
@@ -163,7 +164,7 @@ func runStorage(s *rawStore, op storageOp, conns int, d time.Duration) (float64,
 			rng := rand.New(rand.NewPCG(uint64(id), 7))
 			for time.Now().Before(deadline) {
 				if err := op(s, rng, id); err != nil {
-					firstErr.CompareAndSwap(nil, err)
+					firstOnce.Do(func() { firstErr = err })
 					return
 				}
 				ops.Add(1)
@@ -171,7 +172,7 @@ func runStorage(s *rawStore, op storageOp, conns int, d time.Duration) (float64,
 		}()
 	}
 	wg.Wait()
-	if err, ok := firstErr.Load().(error); ok {
+	if err := firstErr; err != nil {
 		return 0, err
 	}
 	return float64(ops.Load()) / time.Since(start).Seconds(), nil

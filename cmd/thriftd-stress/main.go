@@ -125,7 +125,12 @@ func run(ctx context.Context, o *options, progress io.Writer) (*summary, error) 
 			stop()
 		}()
 	}
+	var failedOnce sync.Once
+	var failed error
 	start := time.Now()
+	if o.rate > 0 {
+		o.sched = newSchedule(o.rate, start)
+	}
 	var wg sync.WaitGroup
 	for _, w := range workers {
 		wg.Add(1)
@@ -133,6 +138,10 @@ func run(ctx context.Context, o *options, progress io.Writer) (*summary, error) 
 			defer wg.Done()
 			defer w.close()
 			if err := w.run(ctx); err != nil {
+				// Kept apart from the context's cause, which the end of
+				// a -duration run sets too: a worker's error always
+				// fails the run.
+				failedOnce.Do(func() { failed = err })
 				cancel(err)
 			}
 		}()
@@ -179,6 +188,9 @@ func run(ctx context.Context, o *options, progress io.Writer) (*summary, error) 
 		errs += r.takeTotal(&h)
 	}
 	s := newSummary(o, &h, errs, elapsed)
+	if failed != nil {
+		return s, failed
+	}
 	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
 		return s, err
 	}
@@ -261,6 +273,10 @@ type options struct {
 	// api is the interface spoken: "0.6", or "19" (Cassandra 0.7-2.1's,
 	// framed, keyspace by set_keyspace).
 	api string
+	// rate, when positive, paces the calls (-rate); sched is its
+	// schedule, made when the run starts.
+	rate  float64
+	sched *schedule
 }
 
 var operations = []string{"insert", "read", "rangeslice", "multiget", "batch", "mixed", "paged", "add", "indexed"}
@@ -302,6 +318,7 @@ func parseOptions(args []string) (*options, error) {
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write the load generator's own CPU profile to this file")
 	fs.IntVar(&o.minOps, "min-ops", 0, "with -duration, run on until this many calls have succeeded")
 	fs.IntVar(&o.indexValues, "index-values", 0, "with -api 19: -o batch also writes column \""+indexColumn+"\", one of this many values by key number (each value in 1/N of the rows); -o indexed is get_indexed_slices of -g rows of -slice columns where that column equals a random one of them (the family needs a KEYS index on it)")
+	fs.Float64Var(&o.rate, "rate", 0, "send this many calls per second in all, evenly spaced, whatever the answers' speed (open loop; latency counts from when each call was due; at most -t in flight); 0: each connection sends its next call when the last is answered")
 	fs.StringVar(&o.api, "api", "0.6", "interface: 0.6, or 19 (the 0.7-2.1 API of Cassandra 1.2: framed, set_keyspace; -o paged is get_paged_slice of -g columns; -o add adds 1 to counter -c's first name of a key chosen as reads choose theirs, in a counter family -cf)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -341,6 +358,8 @@ func parseOptions(args []string) (*options, error) {
 		return nil, errors.New("-o paged (get_paged_slice) needs -api 19")
 	case o.operation == "add" && o.api != "19":
 		return nil, errors.New("-o add (counters) needs -api 19")
+	case o.rate < 0:
+		return nil, errors.New("-rate must not be negative")
 	case o.indexValues < 0:
 		return nil, errors.New("-index-values must not be negative")
 	case o.indexValues > 0 && o.api != "19":

@@ -174,6 +174,13 @@ func (w *worker) run(ctx context.Context) error {
 			}
 		}
 		t0 := time.Now()
+		if w.o.sched != nil {
+			due, ok := w.o.sched.wait(ctx)
+			if !ok {
+				return nil
+			}
+			t0 = due
+		}
 		err := w.do(ctx, op)
 		d := time.Since(t0)
 		if err != nil && ctx.Err() != nil {

@@ -112,12 +112,12 @@ HTTP.`,
 	// the configuration file; a broken one does not stop export or help.
 	for _, c := range append([]*cobra.Command{
 		newInfoCmd(o), newRingCmd(o), newCFStatsCmd(o), newTPStatsCmd(o),
-		newFlushCmd(o), newCompactCmd(o), newSnapshotCmd(o), newClearSnapshotCmd(o), newDrainCmd(o),
+		newFlushCmd(o), newCompactCmd(o), newSnapshotCmd(o), newClearSnapshotCmd(o), newDrainCmd(o), newMigrationCmd(o),
 	}, newRoleCmds(o)...) {
 		c.PreRunE = func(cmd *cobra.Command, args []string) error { return o.connect(cmd) }
 		root.AddCommand(c)
 	}
-	root.AddCommand(newExportCmd(), newImportCmd(), newCopyCmd(), newCQLTablesCmd(o))
+	root.AddCommand(newExportCmd(), newImportCmd(), newCopyCmd(), newVerifyCmd(), newCQLTablesCmd(o))
 	return root
 }
 

@@ -91,3 +91,12 @@ func stopAdmin(srv *admin.Server, ctx context.Context, log *slog.Logger) {
 		log.Warn("admin endpoint did not stop cleanly", "err", err)
 	}
 }
+
+// storeName is where the store keeps its data, for the status page:
+// "leveldb DIR" or "cassandra HOSTS", from openStore's log attribute.
+func storeName(where slog.Attr) string {
+	if where.Key == "data" {
+		return "leveldb " + where.Value.String()
+	}
+	return where.Key + " " + where.Value.String()
+}

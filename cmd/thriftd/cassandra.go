@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+
 	"github.com/thriftd/thriftd/config"
 	"github.com/thriftd/thriftd/engine/cqlstore"
 	"github.com/thriftd/thriftd/schema"
@@ -60,6 +62,18 @@ func cluster(c settings.Cassandra) (cqlstore.Cluster, error) {
 // startTimeout bounds connecting and creating the schema at start.
 const startTimeout = 5 * time.Minute
 
+// loginRetry is how long start-up waits before logging in again after
+// the cluster refused its credentials.
+const loginRetry = 2 * time.Second
+
+// loginRefused reports the cluster refusing thriftd's user and password
+// (Cassandra's "Provided username NAME and/or password are incorrect",
+// the native protocol's credentials error).
+func loginRefused(err error) bool {
+	var cred *gocql.RequestErrCredentials
+	return errors.As(err, &cred) || strings.Contains(err.Error(), "and/or password are incorrect")
+}
+
 // openCassandra opens the Cassandra store for s, serving instead the
 // schema resolve returns from the one the cluster records.
 func openCassandra(c settings.Cassandra, cfg *config.Config, s *schema.Schema, log *slog.Logger, resolve func([]byte) (*schema.Schema, error)) (*cqlstore.Store, error) {
@@ -70,9 +84,26 @@ func openCassandra(c settings.Cassandra, cfg *config.Config, s *schema.Schema, l
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
 	start := time.Now()
-	st, err := cqlstore.Open(ctx, s, cqlstore.Options{Cluster: cl, Prefix: c.KeyspacePrefix, GCGraceSeconds: cfg.GCGraceSeconds, Logger: log, Schema: resolve, Adopt: c.Adopt})
-	if err != nil {
-		return nil, err
+	var st *cqlstore.Store
+	for attempt := 1; ; attempt++ {
+		st, err = cqlstore.Open(ctx, s, cqlstore.Options{Cluster: cl, Prefix: c.KeyspacePrefix, GCGraceSeconds: cfg.GCGraceSeconds, Logger: log, Schema: resolve, Adopt: c.Adopt})
+		if err == nil {
+			break
+		}
+		if !loginRefused(err) {
+			return nil, err
+		}
+		// A fresh node with PasswordAuthenticator opens its CQL port some
+		// seconds before it creates its default superuser, and services
+		// are not always started in order: wait it out, within the
+		// start-up bound.
+		log.Warn("the Cassandra cluster refused thriftd's login; a node that has just started may not have made its roles yet: trying again",
+			"cassandra", strings.Join(c.Hosts, ","), "user", c.Username, "attempt", attempt, "waited", time.Since(start).Round(time.Second).String(), "err", err)
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w (still refused after %s)", err, time.Since(start).Round(time.Second))
+		case <-time.After(loginRetry):
+		}
 	}
 	log.Info("Cassandra schema ready", "hosts", strings.Join(c.Hosts, ","), "prefix", c.KeyspacePrefix, "took", time.Since(start).Round(time.Millisecond).String())
 	return st, nil

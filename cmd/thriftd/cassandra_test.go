@@ -75,7 +75,7 @@ func TestCassandraClusterFromFlags(t *testing.T) {
 // thriftd refuses to start, naming the contact points, when no node answers.
 func TestUnreachableClusterIsRefused(t *testing.T) {
 	eff := resolve(t, "-config", fixture(t, "storage-conf-0.6-test.xml"), "-cassandra", "127.0.0.1:1", "-cassandra-timeout", "2s", "-listen", "127.0.0.1:0", "-admin", "off")
-	err := run(eff, slog.New(slog.DiscardHandler))
+	err := run(eff, slog.New(slog.DiscardHandler), nil)
 	if err == nil || !strings.Contains(err.Error(), "cannot reach the Cassandra cluster at 127.0.0.1:1") {
 		t.Errorf("run = %v", err)
 	}

@@ -28,6 +28,7 @@ import (
 	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/engine/cqlstore"
 	"github.com/thriftd/thriftd/engine/ldbstore"
+	"github.com/thriftd/thriftd/gen-go/cassandra19"
 	"github.com/thriftd/thriftd/handler"
 	"github.com/thriftd/thriftd/handler19"
 	"github.com/thriftd/thriftd/marshal"
@@ -103,7 +104,7 @@ func main() {
 	case c.drop:
 		err = dropPrefix(eff.Cassandra, log)
 	default:
-		err = run(eff, log)
+		err = run(eff, log, func() (*settings.Effective, error) { return settings.Resolve(c.config, c.settings) })
 	}
 	if err != nil {
 		log.Error("thriftd stopped", "err", err)
@@ -123,7 +124,9 @@ func newLogger(s settings.Log) *slog.Logger {
 	return slog.New(slog.NewTextHandler(os.Stderr, o))
 }
 
-func run(eff *settings.Effective, log *slog.Logger) error {
+// run serves until a signal; reload resolves the settings again, for
+// SIGHUP (nil: no reload).
+func run(eff *settings.Effective, log *slog.Logger, reload func() (*settings.Effective, error)) error {
 	cfg := eff.Storage
 	s, err := schema.FromConfig(cfg)
 	if err != nil {
@@ -196,7 +199,7 @@ func run(eff *settings.Effective, log *slog.Logger) error {
 		Logger:      log,
 		Metrics:     calls,
 	})
-	svc19 := handler19.New(handler19.Options{
+	opts19 := handler19.Options{
 		Schema:         current,
 		Store:          store,
 		ParseType:      parseType,
@@ -210,34 +213,66 @@ func run(eff *settings.Effective, log *slog.Logger) error {
 		Guard:          guard19Of(guard),
 		Logger:         log,
 		Metrics:        calls,
-	})
+	}
+	svc19 := handler19.New(opts19)
+	v19, v19From := svc19.Processor, svc19.ProcessorFrom
+	// The replay of the migration proxy's durable log writes through a
+	// service without a guard: its writes were allowed when made.
+	replayOpts := opts19
+	replayOpts.Guard, replayOpts.Metrics = nil, nil
+	proxy, err := openProxy(eff, func() cassandra19.Cassandra { return handler19.New(replayOpts).Connection() }, reg, log)
+	if err != nil {
+		return err
+	}
+	var migration admin.Migration
+	if proxy != nil {
+		defer proxy.Close()
+		migration = proxyAdmin{proxy}
+		v19 = func() thrift.TProcessor { return svc19.ProcessorOf(proxy.Wrap(svc19.Connection())) }
+		v19From = func(peer, host string) thrift.TProcessor {
+			return svc19.ProcessorOf(proxy.Wrap(svc19.ConnectionFrom(peer, host)))
+		}
+		if reload != nil {
+			stopHUP := make(chan struct{})
+			defer close(stopHUP)
+			reloadOnHUP(proxy, reload, log, stopHUP)
+		}
+	}
 	router := &dialect.Router{
 		V06:     svc.Processor,
-		V19:     svc19.Processor,
+		V19:     v19,
 		V06From: svc.ProcessorFrom,
-		V19From: svc19.ProcessorFrom,
+		V19From: v19From,
 		Default: apiDefault(eff.API, cfg.ThriftFramedTransport),
 	}
 	// The generated processors otherwise start a goroutine and a ticker per
 	// request to poll the socket; connections here are watched by the server.
 	thrift.ServerConnectivityCheckInterval = 0
-	srv := server.New(server.Options{
+	srvOpts := server.Options{
 		MaxMessageSize: cfg.Server.MaxMessageSize,
 		MaxConnections: cfg.Server.MaxConnections,
 		IdleTimeout:    cfg.Server.IdleTimeout,
 		RequestTimeout: cfg.Server.RequestTimeout,
 		Logger:         log,
 		Registerer:     reg,
-	}, router.NewProcessor)
+	}
+	srv := server.New(srvOpts, router.NewProcessor)
+	stopTarget, err := serveTarget(eff, &dialect.Router{V06: svc.Processor, V19: svc19.Processor, V06From: svc.ProcessorFrom,
+		V19From: svc19.ProcessorFrom, Default: router.Default}, srvOpts, log)
+	if err != nil {
+		return err
+	}
+	defer stopTarget(context.Background())
 
 	var adm *admin.Server
 	if addr := adminAddr(eff.Admin, log); addr != "" {
 		adm, err = startAdmin(addr, eff.Admin, admin.Options{
 			Registry: reg, Store: store, Schema: s, Current: current,
 			Node: admin.Node{Address: nodeAddress(l.Addr()), Token: s.Partitioner.TokenString(token),
-				ClusterName: cfg.ClusterName, Partitioner: s.Partitioner.Name(), Started: time.Now()},
+				ClusterName: cfg.ClusterName, Partitioner: s.Partitioner.Name(), Started: time.Now(),
+				Store: storeName(where)},
 			Drain: drainer(srv, cfg.Server.ShutdownTimeout, log),
-			Roles: roles, RolesChanged: guard.Forget,
+			Roles: roles, RolesChanged: guard.Forget, Migration: migration,
 		}, log)
 		if err != nil {
 			for _, tl := range listeners {
@@ -438,6 +473,12 @@ func newGuard(eff *settings.Effective, st store, log *slog.Logger) (g *auth.Guar
 	var src auth.Source
 	switch s := st.(type) {
 	case *cqlstore.Store:
+		ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+		err := checkClusterAuthorizer(ctx, eff, s, log)
+		cancel()
+		if err != nil {
+			return nil, nil, closeAudit, err
+		}
 		src = s.Roles()
 	case *ldbstore.Store:
 		if roles, err = auth.OpenLocal(s.Auth()); err != nil {

@@ -44,6 +44,7 @@ func withComposite(f *family, clustering []string, desc []bool) {
 		}
 	}
 	f.adopt = a
+	f.layout = layoutOf(f)
 }
 
 // splitComposite returns the components of a CompositeType name.

@@ -54,6 +54,7 @@ func withStatics(f *family, statics []string) {
 	c := f.def.Comparator
 	sort.Slice(a.names, func(i, j int) bool { return c.Compare(a.names[i], a.names[j]) < 0 })
 	f.adopt = a
+	f.layout = layoutOf(f)
 }
 
 // readWithStatics is readColumns of a family of the static shape.

@@ -52,6 +52,7 @@ const superMap = `""`
 func withSuper(f *family) {
 	plain := *f
 	f.adopt = &adoptedLayout{statics: map[string]string{}, plain: &plain, super: true}
+	f.layout = layoutOf(f)
 	// The table has no ghost column; column1 and key hold names and keys
 	// as they are (adoptedFamily).
 	f.ghost = false

@@ -147,7 +147,7 @@ const minFenceTTL = 3600
 // readGhost reads the ghost of key's partition at the serial level ctx
 // carries.
 func (st *Store) readGhost(ctx context.Context, f *family, key string) (*ghostFence, error) {
-	bctx, cancel := st.bound(ctx)
+	bctx, cancel := st.withRequestTimeout(ctx)
 	defer cancel()
 	var g ghostFence
 	var value raw
@@ -245,7 +245,7 @@ func (st *Store) casBatch(ctx context.Context, keyspace, key string, c engine.CA
 			bq(`UPDATE `+f.table+` SET `+vc+` = ? WHERE key = ?`+row+` IF `+vc+` = ?`, args...)
 		}
 	}
-	bctx, cancel := st.bound(ctx)
+	bctx, cancel := st.withRequestTimeout(ctx)
 	defer cancel()
 	// MapExecCAS reads the first row whatever its columns: a batch not
 	// applied answers with the current values of its conditions' rows.

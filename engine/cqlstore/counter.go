@@ -89,7 +89,7 @@ func (st *Store) applyCounterRow(ctx context.Context, keyspace string, r engine.
 		}
 		byCF[m.ColumnFamily] = append(byCF[m.ColumnFamily], counterStatement(f, st.keyOf(f, r.Key), m))
 	}
-	ctx, cancel := st.bound(ctx)
+	ctx, cancel := st.withRequestTimeout(ctx)
 	defer cancel()
 	for _, cf := range order {
 		stmts := byCF[cf]
@@ -147,7 +147,7 @@ func counterStatement(f *family, key raw, m engine.CounterMutation) statement {
 func (st *Store) readCounterRow(ctx context.Context, f *family, key string, q engine.Query) (engine.Row, error) {
 	row := engine.Row{Key: key}
 	if f.adopt != nil {
-		ctx, cancel := st.bound(ctx)
+		ctx, cancel := st.withRequestTimeout(ctx)
 		defer cancel()
 		var err error
 		row.Columns, err = st.readComposite(ctx, f, key, q)
@@ -186,7 +186,7 @@ func (st *Store) readCounterRow(ctx context.Context, f *family, key string, q en
 		stmt += ` LIMIT ?`
 		args = append(args, min(q.Count, math.MaxInt32))
 	}
-	ctx, cancel := st.bound(ctx)
+	ctx, cancel := st.withRequestTimeout(ctx)
 	defer cancel()
 	iter := st.readQuery(ctx, stmt, args...).PageSize(pageSize).Iter()
 	var scEnc, enc, value raw

@@ -46,7 +46,7 @@ func writeConsistency(l engine.ConsistencyLevel) gocql.Consistency {
 	return readConsistency(l)
 }
 
-// errRequestTimeout is the cause of a context that Store.bound ended.
+// errRequestTimeout is the cause of a context that Store.withRequestTimeout ended.
 var errRequestTimeout = errors.New("cassandra request timeout")
 
 // errHeartbeatFailed is the message the driver gives every request in
@@ -115,37 +115,50 @@ func timedOut(ctx context.Context, err error) *engine.TimedOutError {
 	return &engine.TimedOutError{Bound: engine.BoundDriver, Detail: err.Error() + coordinatorOf(ctx)}
 }
 
-// coordinator records the node a bounded request was last sent to (the
-// store's query observer fills it in), for the log of its timeout.
-type coordinator struct{ addr atomic.Pointer[string] }
+// request is the state one data request to the cluster carries in its
+// context, under one key (withRequestTimeout puts it there): its time
+// limit, the node it was last sent to (the store's query observer fills
+// it in, for the log of its timeout) and the store, whose listening
+// clusterError asks.
+type request struct {
+	timeout     time.Duration
+	coordinator atomic.Pointer[string]
+	store       *Store
+}
 
-type coordinatorKey struct{}
+type requestKey struct{}
+
+// requestOf is the state of the request of ctx, or nil.
+func requestOf(ctx context.Context) *request {
+	r, _ := ctx.Value(requestKey{}).(*request)
+	return r
+}
 
 // noteCoordinator records host as the coordinator of the request of ctx.
 func noteCoordinator(ctx context.Context, host *gocql.HostInfo) {
-	if c, ok := ctx.Value(coordinatorKey{}).(*coordinator); ok && host != nil {
+	if r := requestOf(ctx); r != nil && host != nil {
 		a := host.HostnameAndPort()
-		c.addr.Store(&a)
+		r.coordinator.Store(&a)
 	}
 }
 
 // coordinatorOf is ", coordinator HOST:PORT" for a request of ctx whose
 // coordinator is known.
 func coordinatorOf(ctx context.Context) string {
-	if c, ok := ctx.Value(coordinatorKey{}).(*coordinator); ok {
-		if a := c.addr.Load(); a != nil {
+	if r := requestOf(ctx); r != nil {
+		if a := r.coordinator.Load(); a != nil {
 			return ", coordinator " + *a
 		}
 	}
 	return ""
 }
 
-type requestTimeoutKey struct{}
-
-// requestTimeoutOf is the bound Store.bound gave the request of ctx.
+// requestTimeoutOf is the limit withRequestTimeout gave the request of ctx.
 func requestTimeoutOf(ctx context.Context) time.Duration {
-	d, _ := ctx.Value(requestTimeoutKey{}).(time.Duration)
-	return d
+	if r := requestOf(ctx); r != nil {
+		return r.timeout
+	}
+	return 0
 }
 
 // tableGone reports whether err is the cluster's refusal of a statement
@@ -202,16 +215,12 @@ func unreached(err error) bool {
 		(errors.As(err, &op) && op.Op == "dial" && !errors.Is(err, syscall.ECONNREFUSED))
 }
 
-// listenProbe reports whether any node of the cluster accepts a TCP
-// connection; Store.bound puts the store's in each request's context.
-type listenProbe func() bool
-
-type listenProbeKey struct{}
-
-// nodeListening asks the probe in ctx; without one, no node is.
+// nodeListening reports whether a node of the cluster of the request of
+// ctx accepts a TCP connection (Store.listening); without a request, no
+// node is.
 func nodeListening(ctx context.Context) bool {
-	p, _ := ctx.Value(listenProbeKey{}).(listenProbe)
-	return p != nil && p()
+	r := requestOf(ctx)
+	return r != nil && r.store != nil && r.store.listening()
 }
 
 // inDoubt reports whether err leaves the outcome unknown: the

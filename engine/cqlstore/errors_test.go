@@ -93,7 +93,7 @@ func TestClusterErrorContexts(t *testing.T) {
 		t.Fatalf("clusterError(nil) = %v", err)
 	}
 	st := &Store{opts: Options{Cluster: Cluster{Timeout: 1}}}
-	bounded, cancel := st.bound(context.Background())
+	bounded, cancel := st.withRequestTimeout(context.Background())
 	defer cancel()
 	<-bounded.Done()
 	if err := clusterError(bounded, "read", bounded.Err()); !errors.Is(err, engine.ErrTimedOut) {
@@ -174,7 +174,7 @@ func TestTimeoutNamesItsBound(t *testing.T) {
 	}
 
 	st := &Store{opts: Options{Cluster: Cluster{Timeout: time.Millisecond}}}
-	bctx, cancel := st.bound(context.Background())
+	bctx, cancel := st.withRequestTimeout(context.Background())
 	defer cancel()
 	<-bctx.Done()
 	err := clusterError(bctx, "read t", bctx.Err())

@@ -365,7 +365,7 @@ func (st *Store) indexReady(ctx context.Context, cqlKS, cf string, column []byte
 	if ok {
 		return true, nil
 	}
-	ctx, cancel := st.bound(ctx)
+	ctx, cancel := st.withRequestTimeout(ctx)
 	defer cancel()
 	var written int64
 	err := st.schemaQuery(`SELECT written FROM `+quote(cqlKS)+`.`+indexTable+` WHERE family = ? AND column = ? AND value = ? AND row_token = ? AND key = ?`, markerArgs(cf, column)...).
@@ -499,7 +499,7 @@ func (st *Store) buildIndex(ctx context.Context, cqlKS string, f *family, column
 			continue // a value too long to index: 1.2 refused writing it
 		}
 		for _, s := range stmts {
-			qctx, cancel := st.bound(ctx)
+			qctx, cancel := st.withRequestTimeout(ctx)
 			err := st.session.Query(s.cql, s.args...).WithContext(qctx).Consistency(gocql.Quorum).Idempotent(true).Exec()
 			cancel()
 			if err != nil {
@@ -668,7 +668,7 @@ func (st *Store) liveEntries(ctx context.Context, f *family, column, value []byt
 	}
 	_ = st.each(ctx, len(stale), func(ctx context.Context, i int) error {
 		e := stale[i]
-		dctx, cancel := st.bound(ctx)
+		dctx, cancel := st.withRequestTimeout(ctx)
 		defer cancel()
 		err := st.session.Query(f.index.delete, e.ts, f.def.Name, raw(column), entryValue(value), raw(e.token), raw(e.key)).
 			WithContext(dctx).Consistency(gocql.One).Exec()

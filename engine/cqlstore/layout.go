@@ -91,11 +91,18 @@ type family struct {
 	// index, when set, is where the entries of the family's KEYS
 	// columns go (index.go).
 	index *familyIndex
+	// selects are the texts of the reads of columnsSelect (readmany.go).
+	selects *selectTexts
+	// layout reads the rows of the family's shape (tablelayout.go); set
+	// by newFamily and by each with* that changes the shape.
+	layout tableLayout
 }
 
 // newFamily is def's family in the 0.6 layout, stored in table.
 func newFamily(def *schema.ColumnFamily, table string, system bool) *family {
-	return &family{def: def, table: table, system: system, cql: newWriteCQL(table), ghost: true}
+	f := &family{def: def, table: table, system: system, cql: newWriteCQL(table), ghost: true, selects: new(selectTexts)}
+	f.layout = layoutOf(f)
+	return f
 }
 
 // tableColumns are a table's columns as system_schema.columns lists
@@ -156,6 +163,16 @@ func (f *family) encode(c marshal.Comparator, name []byte) raw {
 func (f *family) decode(c marshal.Comparator, stored []byte) ([]byte, error) {
 	if f.rawNames {
 		return append(make([]byte, 0, len(stored)), stored...), nil
+	}
+	return decodeName(c, stored)
+}
+
+// decodeScanned is decode of a name the caller scanned into a copy of
+// its own (raw) and no longer uses: a name stored as it is is that copy,
+// not copied again.
+func (f *family) decodeScanned(c marshal.Comparator, stored raw) ([]byte, error) {
+	if f.rawNames || byteOrdered(c) {
+		return stored, nil
 	}
 	return decodeName(c, stored)
 }

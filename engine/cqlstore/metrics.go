@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
@@ -87,6 +88,8 @@ type metrics struct {
 	// *HostInfo, which lives as long as the host is in the ring: the
 	// label is the host's address, read under the host's lock, once.
 	perHost sync.Map
+	// rec is the statement recording in progress, nil when none (record.go).
+	rec atomic.Pointer[recording]
 }
 
 func newMetrics() *metrics {
@@ -128,6 +131,9 @@ func newMetrics() *metrics {
 // (each page of a paged read is one).
 func (m *metrics) ObserveQuery(ctx context.Context, q gocql.ObservedQuery) {
 	noteCoordinator(ctx, q.Host)
+	if r := m.rec.Load(); r != nil {
+		r.query(q)
+	}
 	m.inKind[kindQuery].Inc()
 	m.observe(kindQuery, q.Start, q.End, q.Attempt, q.Host, q.Err)
 }
@@ -136,6 +142,9 @@ func (m *metrics) ObserveQuery(ctx context.Context, q gocql.ObservedQuery) {
 // of a whole batch.
 func (m *metrics) ObserveBatch(ctx context.Context, b gocql.ObservedBatch) {
 	noteCoordinator(ctx, b.Host)
+	if r := m.rec.Load(); r != nil {
+		r.batch(b)
+	}
 	m.inKind[kindBatch].Add(float64(len(b.Statements)))
 	m.observe(kindBatch, b.Start, b.End, b.Attempt, b.Host, b.Err)
 }
@@ -164,13 +173,16 @@ func (m *metrics) ObserveConnect(c gocql.ObservedConnect) {
 	}
 	addr := c.Host.ConnectAddressAndPort()
 	m.connects.WithLabelValues(addr).Inc()
+	// The failures' series exists from a host's first dial, at 0, so that
+	// a dashboard or an alert's rate() sees the first failure.
+	failures := m.connectFailures.WithLabelValues(addr)
 	if c.Err != nil {
-		m.connectFailures.WithLabelValues(addr).Inc()
+		failures.Inc()
 	}
 }
 
 // outcomeOf classes a request's error as clusterError reports it to the
-// client. A deadline passing is the request timeout (Store.bound); a
+// client. A deadline passing is the request timeout (Store.withRequestTimeout); a
 // context the client canceled is neither unavailable nor in doubt.
 func outcomeOf(err error) requestOutcome {
 	switch {

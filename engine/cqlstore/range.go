@@ -91,7 +91,7 @@ func (st *Store) walkKeys(ctx context.Context, f *family, b engine.Bounds, want 
 // state (empty after the last).
 func (st *Store) walkPage(ctx context.Context, f *family, b engine.Bounds, stmt string, args []any, size int, state []byte,
 	visit func(string, dht.Token) bool) (more bool, next []byte, err error) {
-	pctx, cancel := st.bound(ctx)
+	pctx, cancel := st.withRequestTimeout(ctx)
 	defer cancel()
 	iter := st.readQuery(pctx, stmt, args...).PageSize(size).PageState(state).Iter()
 	var blob raw

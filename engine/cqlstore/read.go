@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -118,46 +117,9 @@ func (st *Store) Count(ctx context.Context, keyspace, key, cf string, superColum
 	if f.system {
 		return 0, nil
 	}
-	ctx, cancel := st.bound(ctx)
+	ctx, cancel := st.withRequestTimeout(ctx)
 	defer cancel()
-	if f.superShape() {
-		return st.countAdoptedSuper(ctx, f, key, superColumn)
-	}
-	if f.adopt != nil {
-		return st.countWithStatics(ctx, f, key)
-	}
-	kb := st.keyOf(f, key)
-	if f.def.Super && superColumn == nil {
-		// Super columns with a live subcolumn: one per run of rows.
-		iter := st.readQuery(ctx, `SELECT super_column FROM `+f.table+` WHERE key = ?`, kb).PageSize(pageSize).Iter()
-		n := 0
-		var sc raw
-		var last []byte
-		for iter.Scan(&sc) {
-			if len(sc) > 0 && !bytes.Equal(sc, last) {
-				n++
-				last = append(last[:0], sc...)
-			}
-		}
-		return n, clusterError(ctx, "count super columns of "+f.table, iter.Close())
-	}
-	if c := f.def.Comparator; !f.def.Super && spelled(f, c) || superColumn != nil && spelled(f, f.def.SubComparator) {
-		// Each name's spellings count once.
-		if superColumn != nil {
-			c = f.def.SubComparator
-		}
-		cols, err := st.readSpelled(ctx, f, key, engine.Query{ColumnFamily: cf, SuperColumn: superColumn, Predicate: engine.Predicate{Count: -1}}, c)
-		return len(cols), err
-	}
-	stmt := `SELECT count(column1) FROM ` + f.table + ` WHERE key = ?`
-	args := []any{kb}
-	if superColumn != nil {
-		stmt += ` AND super_column = ?`
-		args = append(args, f.encode(f.def.Comparator, superColumn))
-	}
-	var n int64
-	err = st.readQuery(ctx, stmt, args...).Scan(&n)
-	return int(n), clusterError(ctx, "count columns of "+f.table, err)
+	return f.layout.count(ctx, st, f, key, superColumn)
 }
 
 // readQuery is a read of the cluster at the call's consistency level,
@@ -173,21 +135,7 @@ func (st *Store) readRow(ctx context.Context, f *family, key string, q engine.Qu
 	if f.system || (q.Names == nil && q.Count == 0) || (q.Names != nil && len(q.Names) == 0) {
 		return row, nil
 	}
-	if counterFamily(f.def) {
-		return st.readCounterRow(ctx, f, key, q)
-	}
-	ctx, cancel := st.bound(ctx)
-	defer cancel()
-	if f.superShape() {
-		return st.readAdoptedSuper(ctx, f, key, q)
-	}
-	var err error
-	if f.def.Super && q.SuperColumn == nil {
-		row.SuperColumns, err = st.readSupers(ctx, f, key, q.Predicate)
-	} else {
-		row.Columns, err = st.readColumns(ctx, f, key, q)
-	}
-	return row, err
+	return f.layout.readRow(ctx, st, f, key, q)
 }
 
 // uniqueEncoded returns the stored forms of names in ascending byte
@@ -212,40 +160,75 @@ func uniqueEncoded(f *family, c marshal.Comparator, names [][]byte) []raw {
 // bound the column cannot hold is left out and returned as a filter the
 // names read must pass (nil when there is none).
 func where(f *family, col string, c marshal.Comparator, p engine.Predicate) (string, []any, *boundFilter) {
+	args, cl, filter := restrict(f, c, p)
+	return whereText(col, cl), args, filter
+}
+
+// clauses are the restrictions of a clustering column that restrict
+// chose.
+type clauses uint8
+
+const (
+	clauseIn    clauses = 1 << iota // col IN ?
+	clauseStart                     // col >= ?
+	clauseEnd                       // col <= ?
+	clauseMask  = clauseIn | clauseStart | clauseEnd
+)
+
+// restrict is where's choice of clauses, with their arguments in the
+// order whereText writes them.
+func restrict(f *family, c marshal.Comparator, p engine.Predicate) ([]any, clauses, *boundFilter) {
 	if p.Names != nil {
-		return ` AND ` + col + ` IN ?`, []any{uniqueEncoded(f, c, p.Names)}, nil
+		return []any{uniqueEncoded(f, c, p.Names)}, clauseIn, nil
 	}
-	var sb strings.Builder
-	var args []any
-	var filter *boundFilter
+	var (
+		args   []any
+		cl     clauses
+		filter *boundFilter
+	)
 	lo, hi := p.Start, p.Finish
 	if p.Reversed != f.desc {
 		lo, hi = p.Finish, p.Start
 	}
-	bound := func(op string, b []byte) {
-		b = f.bound(c, b)
+	limit := func(clause clauses, b []byte) {
+		b = f.storedBound(c, b)
 		if f.rawNames && !valid12(c, b) {
 			if filter == nil {
 				base, _ := marshal.Unreversed(c)
 				filter = &boundFilter{c: base}
 			}
-			if op == ">=" {
+			if clause == clauseStart {
 				filter.lo = b
 			} else {
 				filter.hi = b
 			}
 			return
 		}
-		sb.WriteString(` AND ` + col + ` ` + op + ` ?`)
+		cl |= clause
 		args = append(args, f.encode(c, b))
 	}
 	if len(lo) > 0 {
-		bound(">=", lo)
+		limit(clauseStart, lo)
 	}
 	if len(hi) > 0 {
-		bound("<=", hi)
+		limit(clauseEnd, hi)
 	}
-	return sb.String(), args, filter
+	return args, cl, filter
+}
+
+// whereText is the text of the clauses cl on column col.
+func whereText(col string, cl clauses) string {
+	switch {
+	case cl&clauseIn != 0:
+		return ` AND ` + col + ` IN ?`
+	case cl == clauseStart:
+		return ` AND ` + col + ` >= ?`
+	case cl == clauseEnd:
+		return ` AND ` + col + ` <= ?`
+	case cl == clauseStart|clauseEnd:
+		return ` AND ` + col + ` >= ? AND ` + col + ` <= ?`
+	}
+	return ""
 }
 
 // boundFilter holds the bounds of a slice that its clustering column
@@ -274,13 +257,13 @@ func valid12(c marshal.Comparator, name []byte) bool {
 	return c.Validate(name) == nil
 }
 
-// bound is a slice bound of f's names compared by c, as the column holds
-// it. A bound c does not accept (get_paged_slice's start column, which 1.2
+// storedBound is a slice bound of f's names compared by c, as the
+// column holds it. A bound c does not accept (get_paged_slice's start column, which 1.2
 // did not check) falls where its encoding falls among the names' (as in
 // the LevelDB store, and as 1.2 compared it); a column of the comparator's
 // own CQL type would refuse it, so it is bound as the valid name of the
 // same encoding where there is one (where returns a filter for the rest).
-func (f *family) bound(c marshal.Comparator, b []byte) []byte {
+func (f *family) storedBound(c marshal.Comparator, b []byte) []byte {
 	if !f.rawNames || valid12(c, b) {
 		return b
 	}
@@ -293,11 +276,9 @@ func (f *family) bound(c marshal.Comparator, b []byte) []byte {
 }
 
 // readColumns reads the columns of a Standard row, or the subcolumns of
-// one super column.
+// one super column, of a table of thriftd's own layouts (ownLayout; an
+// adopted static table's dynamic columns, staticLayout).
 func (st *Store) readColumns(ctx context.Context, f *family, key string, q engine.Query) ([]engine.Column, error) {
-	if f.adopt != nil {
-		return st.readWithStatics(ctx, f, key, q)
-	}
 	if c := f.def.Comparator; q.SuperColumn == nil && spelled(f, c) {
 		return st.readSpelled(ctx, f, key, q, c)
 	} else if c := f.def.SubComparator; q.SuperColumn != nil && spelled(f, c) {
@@ -307,7 +288,7 @@ func (st *Store) readColumns(ctx context.Context, f *family, key string, q engin
 	c, cells, filter := sel.c, sel.cells, sel.filter
 	iter := st.readQuery(ctx, sel.stmt, sel.args...).PageSize(pageSize).Iter()
 	var (
-		out   []engine.Column
+		out   = make([]engine.Column, 0, resultCap(q))
 		enc   raw
 		value raw
 		ts    int64
@@ -329,7 +310,7 @@ func (st *Store) readColumns(ctx context.Context, f *family, key string, q engin
 			enc, value, ttl, wrote = nil, nil, nil, nil
 			continue
 		}
-		name, err := f.decode(c, enc)
+		name, err := f.decodeScanned(c, enc)
 		if err != nil {
 			iter.Close()
 			return nil, fmt.Errorf("%s: stored column name: %w", f.table, err)
@@ -424,6 +405,18 @@ func (st *Store) readSupers(ctx context.Context, f *family, key string, p engine
 		finish()
 	}
 	return out, clusterError(ctx, "read "+f.table, iter.Close())
+}
+
+// resultCap is the room to make for the columns of q: what it can
+// return, up to a page.
+func resultCap(q engine.Query) int {
+	if q.Names != nil {
+		return min(len(q.Names), pageSize)
+	}
+	if q.Count > 0 {
+		return min(q.Count, pageSize)
+	}
+	return 0
 }
 
 func nonNil[B ~[]byte](b B) []byte {

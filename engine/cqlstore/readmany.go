@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
+	"sync/atomic"
 	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
@@ -28,47 +30,100 @@ type columnsSelect struct {
 
 func (st *Store) columnsSelect(f *family, q engine.Query, key any, many bool) columnsSelect {
 	out := columnsSelect{c: f.def.Comparator, cells: valueCells{on: f.valueType != "" && q.SuperColumn == nil}}
-	sel := `SELECT column1, value, writetime(value), ttl(value)`
+	var shape selectShape
 	if many {
-		sel = `SELECT key, column1, value, writetime(value), ttl(value)`
-	}
-	if f.writtenTTL {
-		sel += `, written_ttl`
-	}
-	sel += out.cells.selects()
-	stmt := sel + ` FROM ` + f.table + ` WHERE key = ?`
-	if many {
-		stmt = sel + ` FROM ` + f.table + ` WHERE key IN ?`
+		shape |= selectMany
 	}
 	args := []any{key}
 	if q.SuperColumn != nil {
-		stmt += ` AND super_column = ?`
+		shape |= selectSuper
 		args = append(args, f.encode(f.def.Comparator, q.SuperColumn))
 		out.c = f.def.SubComparator
 	}
-	w, wargs, filter := where(f, "column1", out.c, q.Predicate)
-	stmt += w
+	wargs, clauses, filter := restrict(f, out.c, q.Predicate)
+	shape |= selectShape(clauses)
 	args = append(args, wargs...)
 	if q.Names == nil && q.Reversed {
-		if f.def.Super {
-			stmt += ` ORDER BY super_column DESC, column1 DESC`
-		} else if f.desc {
-			stmt += ` ORDER BY column1 ASC`
-		} else {
-			stmt += ` ORDER BY column1 DESC`
-		}
+		shape |= selectReversed
 	}
 	if q.Names == nil && q.Count > 0 && filter == nil {
-		// A bound LIMIT keeps one prepared statement for every count.
-		if many {
-			stmt += ` PER PARTITION LIMIT ?`
-		} else {
-			stmt += ` LIMIT ?`
-		}
+		shape |= selectLimit
 		args = append(args, min(q.Count, math.MaxInt32))
 	}
-	out.stmt, out.args, out.filter = stmt, args, filter
+	out.stmt, out.args, out.filter = f.selects.text(f, shape), args, filter
 	return out
+}
+
+// selectShape tells apart the texts of columnsSelect: the clauses of
+// restrict in its low bits, then the rest of the statement.
+type selectShape uint8
+
+const (
+	selectMany selectShape = 1 << (iota + 3)
+	selectSuper
+	selectReversed
+	selectLimit
+	selectShapes = 1 << (iota + 3)
+)
+
+// selectTexts are a family's columnsSelect texts, each built on first use
+// and kept for the family's life, so that a read neither concatenates its
+// statement nor makes the driver hash a new string per call. A family's
+// copies (adoptedLayout.plain) share them: they differ only in fields the
+// texts do not depend on.
+type selectTexts [selectShapes]atomic.Pointer[string]
+
+func (t *selectTexts) text(f *family, shape selectShape) string {
+	if p := t[shape].Load(); p != nil {
+		return *p
+	}
+	s := selectText(f, shape)
+	t[shape].Store(&s)
+	return s
+}
+
+// selectText builds the text of shape for f.
+func selectText(f *family, shape selectShape) string {
+	var sb strings.Builder
+	sb.WriteString(`SELECT `)
+	if shape&selectMany != 0 {
+		sb.WriteString(`key, `)
+	}
+	sb.WriteString(`column1, value, writetime(value), ttl(value)`)
+	if f.writtenTTL {
+		sb.WriteString(`, written_ttl`)
+	}
+	cells := valueCells{on: f.valueType != "" && shape&selectSuper == 0}
+	sb.WriteString(cells.selects())
+	sb.WriteString(` FROM ` + f.table)
+	if shape&selectMany != 0 {
+		sb.WriteString(` WHERE key IN ?`)
+	} else {
+		sb.WriteString(` WHERE key = ?`)
+	}
+	if shape&selectSuper != 0 {
+		sb.WriteString(` AND super_column = ?`)
+	}
+	sb.WriteString(whereText("column1", clauses(shape)&clauseMask))
+	if shape&selectReversed != 0 {
+		switch {
+		case f.def.Super:
+			sb.WriteString(` ORDER BY super_column DESC, column1 DESC`)
+		case f.desc:
+			sb.WriteString(` ORDER BY column1 ASC`)
+		default:
+			sb.WriteString(` ORDER BY column1 DESC`)
+		}
+	}
+	if shape&selectLimit != 0 {
+		// A bound LIMIT keeps one prepared statement for every count.
+		if shape&selectMany != 0 {
+			sb.WriteString(` PER PARTITION LIMIT ?`)
+		} else {
+			sb.WriteString(` LIMIT ?`)
+		}
+	}
+	return sb.String()
 }
 
 // manyKeys is how many rows one statement of readMany reads at most.
@@ -154,7 +209,7 @@ func (st *Store) readManyOnce(ctx context.Context, f *family, keys []raw, q engi
 				kb, enc, value, ttl, wrote = nil, nil, nil, nil, nil
 				continue
 			}
-			name, err := f.decode(c, enc)
+			name, err := f.decodeScanned(c, enc)
 			if err != nil {
 				return false, fmt.Errorf("%s: stored column name: %w", f.table, err)
 			}
@@ -189,7 +244,7 @@ func (st *Store) pages(ctx context.Context, what, stmt string, args []any, size 
 
 // page is one request of pages.
 func (st *Store) page(ctx context.Context, what, stmt string, args []any, size int, state []byte, scan func(*gocql.Iter) (bool, error)) (next []byte, more bool, err error) {
-	pctx, cancel := st.bound(ctx)
+	pctx, cancel := st.withRequestTimeout(ctx)
 	defer cancel()
 	iter := st.readQuery(pctx, stmt, args...).PageSize(size).PageState(state).Iter()
 	more, err = scan(iter)

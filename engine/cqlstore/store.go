@@ -128,7 +128,7 @@ func (c Cluster) session(m *metrics, proto int) (*gocql.Session, error) {
 	// The driver's timeout is per connection, and schema changes (a
 	// keyspace drop flushes and snapshots) take far longer than data
 	// requests: the session allows schemaTimeout, and the store bounds
-	// each data request by Timeout through its context (Store.bound).
+	// each data request by Timeout through its context (Store.withRequestTimeout).
 	cc.Timeout = max(c.timeout(), schemaTimeout)
 	cc.ConnectTimeout = c.timeout()
 	cc.WriteTimeout = c.timeout()
@@ -374,16 +374,16 @@ func (st *Store) nodeToken(tokens []string) dht.Token {
 }
 
 // BoundsRequests implements engine.RequestBounder: every data request
-// is bounded by Cluster.Timeout (bound).
+// is limited to Cluster.Timeout (withRequestTimeout).
 func (st *Store) BoundsRequests() bool { return true }
 
-// bound limits one data request to the cluster to Cluster.Timeout, and
-// lets clusterError ask whether a node still listens (listening).
-func (st *Store) bound(ctx context.Context) (context.Context, context.CancelFunc) {
-	ctx = context.WithValue(ctx, listenProbeKey{}, listenProbe(st.listening))
-	ctx = context.WithValue(ctx, coordinatorKey{}, &coordinator{})
-	ctx = context.WithValue(ctx, requestTimeoutKey{}, st.opts.Cluster.timeout())
-	return context.WithTimeoutCause(ctx, st.opts.Cluster.timeout(), errRequestTimeout)
+// withRequestTimeout limits one data request to the cluster to
+// Cluster.Timeout, and carries the request's state (request) for
+// clusterError: one context value and one deadline per request.
+func (st *Store) withRequestTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
+	t := st.opts.Cluster.timeout()
+	ctx = context.WithValue(ctx, requestKey{}, &request{timeout: t, store: st})
+	return context.WithTimeoutCause(ctx, t, errRequestTimeout)
 }
 
 // probeInterval is how long a probe's finding is kept: a storm of failed

@@ -120,7 +120,7 @@ func (st *Store) applyRow(ctx context.Context, keyspace string, r engine.RowMuta
 	if len(stmts) == 0 {
 		return nil
 	}
-	ctx, cancel := st.bound(ctx)
+	ctx, cancel := st.withRequestTimeout(ctx)
 	defer cancel()
 	if len(entries) > 0 {
 		// Written and acknowledged before the cells, so that no reader

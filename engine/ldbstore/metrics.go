@@ -2,6 +2,7 @@ package ldbstore
 
 import (
 	"strconv"
+	"syscall"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -36,6 +37,10 @@ var (
 		"Bytes held in the block cache.", nil, nil)
 	descOpenTables = prometheus.NewDesc("thriftd_leveldb_open_tables",
 		"Table files held open.", nil, nil)
+	descDiskFree = prometheus.NewDesc("thriftd_leveldb_disk_free_bytes",
+		"Bytes free for thriftd on the file system of the data directory (what df's Avail says).", nil, nil)
+	descDiskSize = prometheus.NewDesc("thriftd_leveldb_disk_size_bytes",
+		"Size of the file system of the data directory.", nil, nil)
 	descScanRows = prometheus.NewDesc("thriftd_leveldb_scan_rows_total",
 		"Rows range scans read, by where from: head (the row's head alone), data (the data region, the head too short for the slice), rebuilt (the data region, the head stale and rebuilt).", []string{"source"}, nil)
 )
@@ -43,7 +48,7 @@ var (
 // Describe implements prometheus.Collector.
 func (st *Store) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descLevelSize, descLevelTables, descLevelRead, descLevelWrite, descLevelTime,
-		descCompactions, descDelays, descDelayTime, descPaused, descIORead, descIOWrite, descBlockCache, descOpenTables, descScanRows} {
+		descCompactions, descDelays, descDelayTime, descPaused, descIORead, descIOWrite, descBlockCache, descOpenTables, descScanRows, descDiskFree, descDiskSize} {
 		ch <- d
 	}
 }
@@ -87,6 +92,13 @@ func (st *Store) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descIOWrite, counter, float64(s.IOWrite))
 	ch <- prometheus.MustNewConstMetric(descBlockCache, gauge, float64(s.BlockCacheSize))
 	ch <- prometheus.MustNewConstMetric(descOpenTables, gauge, float64(s.OpenedTablesCount))
+	// The file system's room: a full disk stops writes (guarantees in the
+	// README), and an alert on it comes before that.
+	var fs syscall.Statfs_t
+	if syscall.Statfs(st.dir, &fs) == nil {
+		ch <- prometheus.MustNewConstMetric(descDiskFree, gauge, float64(fs.Bavail)*float64(fs.Bsize))
+		ch <- prometheus.MustNewConstMetric(descDiskSize, gauge, float64(fs.Blocks)*float64(fs.Bsize))
+	}
 	ch <- prometheus.MustNewConstMetric(descScanRows, counter, float64(st.scanStats.fromHead.Load()), "head")
 	ch <- prometheus.MustNewConstMetric(descScanRows, counter, float64(st.scanStats.fromData.Load()), "data")
 	ch <- prometheus.MustNewConstMetric(descScanRows, counter, float64(st.scanStats.rebuilt.Load()), "rebuilt")

@@ -53,8 +53,7 @@ const (
 func start(t *testing.T, auditLog string, extra ...string) (*testenv.Node, *admin.Client) {
 	t.Helper()
 	args := append([]string{"-api", "auto", "-authenticator", "PasswordAuthenticator",
-		"-authorizer", "org.apache.cassandra.auth.CassandraAuthorizer", "-audit-log", auditLog,
-		"-max-failed-logins", "3"}, extra...)
+		"-authorizer", "org.apache.cassandra.auth.CassandraAuthorizer", "-audit-log", auditLog}, extra...)
 	n := testenv.NewNode(t, thriftdBin, testenv.Fixture("storage-conf-0.6-test.xml"), args...)
 	n.Start()
 	addr := testenv.LogValue(n.WaitLog(t, 5*time.Second, map[string]string{"msg": "admin endpoint is serving"})["addr"])
@@ -99,7 +98,7 @@ func creds(user, password string) map[string]string {
 
 func TestPasswordsAndPermissions(t *testing.T) {
 	audit := filepath.Join(t.TempDir(), "audit.log")
-	n, adm := start(t, audit)
+	n, adm := start(t, audit, "-max-failed-logins", "3")
 	// alice reads Keyspace1; bob writes Keyspace1.Standard1 through the
 	// role writers.
 	change(t, adm, admin.RoleChange{Statement: "create_user", Role: "alice", Password: ptr(alicePassword)})
@@ -192,14 +191,25 @@ func TestPasswordsAndPermissions(t *testing.T) {
 			t.Errorf("login %v: %q, want %q", tc.creds["username"], got, tc.want)
 		}
 	}
-	// Three failures on the connection: the fourth login is refused
-	// though its password is right.
-	if got, want := why(c.Login(ctx, &cassandra19.AuthenticationRequest{Credentials: creds("alice", alicePassword)})), "AuthenticationException: Too many failed login attempts; try again later"; got != want {
-		t.Errorf("login after 3 failures: %q, want %q", got, want)
+	// Three failures of alice from this host (-max-failed-logins 3): her
+	// next login is refused though its password is right, on this
+	// connection and on a fresh one; bob, who has not failed, logs in
+	// from the same host, on the same connection too.
+	for range 2 {
+		c.Login(ctx, &cassandra19.AuthenticationRequest{Credentials: creds("alice", wrongPassword)})
 	}
-	// From the same address on a fresh connection too.
-	if got, want := why(n.Client19(true).Login(ctx, &cassandra19.AuthenticationRequest{Credentials: creds("bob", bobPassword)})), "AuthenticationException: Too many failed login attempts; try again later"; got != want {
-		t.Errorf("login from the same address: %q, want %q", got, want)
+	tooMany := "AuthenticationException: Too many failed login attempts; try again later"
+	if got := why(c.Login(ctx, &cassandra19.AuthenticationRequest{Credentials: creds("alice", alicePassword)})); got != tooMany {
+		t.Errorf("login after 3 failures: %q, want %q", got, tooMany)
+	}
+	if got := why(n.Client19(true).Login(ctx, &cassandra19.AuthenticationRequest{Credentials: creds("alice", alicePassword)})); got != tooMany {
+		t.Errorf("alice from the same address: %q, want %q", got, tooMany)
+	}
+	if err := c.Login(ctx, &cassandra19.AuthenticationRequest{Credentials: creds("bob", bobPassword)}); err != nil {
+		t.Errorf("bob on the connection alice failed on: %v", why(err))
+	}
+	if err := n.Client19(true).Login(ctx, &cassandra19.AuthenticationRequest{Credentials: creds("bob", bobPassword)}); err != nil {
+		t.Errorf("bob from alice's address: %v", why(err))
 	}
 
 	checkAudit(t, audit)
@@ -212,6 +222,29 @@ func noPasswords(t *testing.T, logs string) {
 		if strings.Contains(logs, pw) {
 			t.Fatalf("the server log holds a password:\n%s", logs)
 		}
+	}
+}
+
+// TestNoLockoutByDefault: thriftd's failed-login bound is off unless
+// set (Cassandra has none), so a client that keeps failing, under its own
+// name or another's, never keeps a user with the right password out.
+func TestNoLockoutByDefault(t *testing.T) {
+	n := testenv.NewNode(t, thriftdBin, testenv.Fixture("storage-conf-0.6-test.xml"),
+		"-api", "auto", "-authenticator", "PasswordAuthenticator")
+	n.Start()
+	c := n.Client19(true)
+	for range 12 {
+		for _, u := range []string{"cassandra", "mallory"} {
+			if got := why(c.Login(ctx, &cassandra19.AuthenticationRequest{Credentials: creds(u, wrongPassword)})); got != "AuthenticationException: Username and/or password are incorrect" {
+				t.Fatalf("wrong password of %s: %q", u, got)
+			}
+		}
+	}
+	if err := c.Login(ctx, &cassandra19.AuthenticationRequest{Credentials: creds("cassandra", "cassandra")}); err != nil {
+		t.Errorf("cassandra on the failing connection: %v", why(err))
+	}
+	if err := n.Client19(true).Login(ctx, &cassandra19.AuthenticationRequest{Credentials: creds("cassandra", "cassandra")}); err != nil {
+		t.Errorf("cassandra on a fresh connection: %v", why(err))
 	}
 }
 
@@ -295,10 +328,10 @@ func checkAudit(t *testing.T, path string) {
 			refusal = e
 		}
 	}
-	// 4 logins succeed (alice, bob, cassandra, and none else), 5 fail
-	// (3 bad credentials, 2 over the bound).
-	if counts["LOGIN_SUCCESS"] != 3 || counts["LOGIN_ERROR"] != 5 || counts["UNAUTHORIZED_ATTEMPT"] != 5 {
-		t.Errorf("audit entries by type %v, want 3 LOGIN_SUCCESS, 5 LOGIN_ERROR, 5 UNAUTHORIZED_ATTEMPT\n%s", counts, raw)
+	// 5 logins succeed (alice, cassandra, bob three times), 7 fail (5 bad
+	// credentials, 2 of alice's over the bound).
+	if counts["LOGIN_SUCCESS"] != 5 || counts["LOGIN_ERROR"] != 7 || counts["UNAUTHORIZED_ATTEMPT"] != 5 {
+		t.Errorf("audit entries by type %v, want 5 LOGIN_SUCCESS, 7 LOGIN_ERROR, 5 UNAUTHORIZED_ATTEMPT\n%s", counts, raw)
 	}
 	if refusal == nil {
 		t.Fatalf("no audit line for alice's insert\n%s", raw)

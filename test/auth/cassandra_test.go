@@ -149,3 +149,93 @@ func superSession(t *testing.T, points, prefix string) *gocql.Session {
 	})
 	return s
 }
+
+// thriftdOnAuthCluster is a thriftd on the auth cluster, logged in to it
+// as user (password cassandra), with extra arguments last.
+func thriftdOnAuthCluster(t *testing.T, points, prefix, user string, extra ...string) *testenv.Node {
+	t.Helper()
+	pwFile := filepath.Join(t.TempDir(), "cassandra.password")
+	if err := os.WriteFile(pwFile, []byte("cassandra\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	args := append([]string{"-config", testenv.Fixture("storage-conf-0.6-test.xml"),
+		"-listen", "127.0.0.1:0", "-log-format", "json", "-log-level", "info", "-admin", "off", "-api", "auto",
+		"-cassandra", points, "-cassandra-prefix", prefix, "-cassandra-username", user, "-cassandra-password-file", pwFile}, extra...)
+	return testenv.NewNodeArgs(t, thriftdBin, args...)
+}
+
+// TestAllowAllInFrontOfAuthorizingCluster: thriftd reaches the cluster as
+// a superuser, so PasswordAuthenticator with AllowAllAuthorizer would
+// serve every user every table the cluster (CassandraAuthorizer) refuses
+// them. Start-up stops, naming the settings, unless
+// -accept-allow-all-authorizer says it is meant. (The second start reuses
+// the schema the first made, so it is quick.)
+func TestAllowAllInFrontOfAuthorizingCluster(t *testing.T) {
+	points := testenv.CassandraCluster(t, "auth")
+	var b [4]byte
+	rand.Read(b[:])
+	prefix := "o" + hex.EncodeToString(b[:]) + "_"
+	superSession(t, points, prefix)
+
+	n := thriftdOnAuthCluster(t, points, prefix, "cassandra", "-authenticator", "PasswordAuthenticator")
+	if err := n.TryStart(); err == nil {
+		t.Fatalf("thriftd started with AllowAllAuthorizer in front of a cluster enforcing CassandraAuthorizer\n%s", n.Tail(20))
+	}
+	stopped := n.Records(map[string]string{"msg": "thriftd stopped"})
+	if len(stopped) != 1 {
+		t.Fatalf("no \"thriftd stopped\" line:\n%s", n.Tail(20))
+	}
+	msg := fmt.Sprint(stopped[0]["err"])
+	for _, want := range []string{"enforces authorizer CassandraAuthorizer", "auth.authorizer", "org.apache.cassandra.auth.AllowAllAuthorizer", "auth.accept_allow_all_authorizer", "-accept-allow-all-authorizer"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the refusal does not name %q: %s", want, msg)
+		}
+	}
+
+	n = thriftdOnAuthCluster(t, points, prefix, "cassandra", "-authenticator", "PasswordAuthenticator", "-accept-allow-all-authorizer")
+	n.Start()
+	if w := n.Records(map[string]string{"level": "WARN", "cluster_authorizer": "CassandraAuthorizer"}); len(w) != 1 {
+		t.Errorf("no warning of the accepted AllowAllAuthorizer:\n%s", n.Tail(20))
+	}
+	// CassandraAuthorizer in front of it needs no choice: every other
+	// test of the auth cluster starts so.
+}
+
+// TestStartBeforeTheRoleExists: a fresh node with PasswordAuthenticator
+// opens its CQL port some seconds before it makes its superuser, so a
+// thriftd started right after it is refused its login at first. It waits,
+// saying so, and serves once the role exists, as when the role is made
+// here after thriftd's first refusal.
+func TestStartBeforeTheRoleExists(t *testing.T) {
+	points := testenv.CassandraCluster(t, "auth")
+	var b [4]byte
+	rand.Read(b[:])
+	sfx := hex.EncodeToString(b[:])
+	prefix := "l" + sfx + "_"
+	late := "late_" + sfx
+	s := superSession(t, points, prefix)
+	t.Cleanup(func() { s.Query("DROP ROLE IF EXISTS " + late).Exec() })
+
+	n := thriftdOnAuthCluster(t, points, prefix, late, "-authenticator", "PasswordAuthenticator", "-authorizer", "CassandraAuthorizer")
+	started := make(chan error, 1)
+	go func() { started <- n.TryStart() }()
+	// thriftd has been refused, and says it is waiting.
+	w := n.WaitLog(t, 2*time.Minute, map[string]string{"level": "WARN", "user": late, "attempt": "1"})
+	if !strings.Contains(fmt.Sprint(w["err"]), "and/or password are incorrect") {
+		t.Errorf("the retry line's err: %v", w["err"])
+	}
+	if err := s.Query(fmt.Sprintf("CREATE ROLE %s WITH PASSWORD = 'cassandra' AND LOGIN = true AND SUPERUSER = true", late)).Exec(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-started; err != nil {
+		t.Fatalf("%v\n%s", err, n.Tail(30))
+	}
+	c, err := testenv.Dial19(n.Addr, true, 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Login(ctx, &cassandra19.AuthenticationRequest{Credentials: creds(late, "cassandra")}); err != nil {
+		t.Fatalf("login through thriftd as the late role: %v", why(err))
+	}
+}

@@ -150,6 +150,12 @@ var excuses = []excuse{
 	{name: "a range deletion (a Deletion by SliceRange): 1.2.19 refused it (Deletion does not yet support SliceRange predicates.), thriftd serves it as 2.1.21 does (here it refuses the next mutation of the batch)",
 		match: byLabel("batch_mutate with a slice range deletion", "atomic_batch_mutate with a slice range deletion",
 			"batch_mutate with a super column deletion by slice range", "batch_mutate deletion of counters by a slice range")},
+	{name: "a call before set_keyspace: 1.2.19 said no keyspace has been specified, thriftd answers in 2.0-2.1.21's words",
+		match: refAndThr("InvalidRequestException(no keyspace has been specified)", "InvalidRequestException(No keyspace has been specified. USE a keyspace, or explicitly specify keyspace.tablename)")},
+	{name: "get_paged_slice with a row filter: 1.2.19 passed the filter to its index search (and timed out without an indexed column), thriftd refuses it as 2.0 and 2.1.21 do (Cross-row paging is not supported along with index clauses)",
+		match: func(label string, _, t outcome) bool {
+			return strings.HasPrefix(label, "get_paged_slice with a row filter") && strings.Contains(t.String(), "Cross-row paging is not supported along with index clauses")
+		}},
 	{name: "2.0's and 2.1's CfDef properties (here memtable_flush_period_in_ms) are kept and described back, as 2.1.21 describes them; 1.2.19 dropped them",
 		match: func(label string, r, t outcome) bool {
 			return strings.HasPrefix(label, "describe_keyspace") &&

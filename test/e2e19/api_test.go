@@ -136,7 +136,7 @@ func TestReadsAndWrites(t *testing.T) {
 
 	var ire *cassandra19.InvalidRequestException
 	_, err := c.GetSlice(ctx, []byte("k"), parent, all, cassandra19.ConsistencyLevel_ONE)
-	if !errors.As(err, &ire) || ire.Why != "no keyspace has been specified" {
+	if !errors.As(err, &ire) || ire.Why != "No keyspace has been specified. USE a keyspace, or explicitly specify keyspace.tablename" {
 		t.Fatalf("a read before set_keyspace: %v", err)
 	}
 	if err := c.SetKeyspace(ctx, "NoSuchKeyspace"); !errors.As(err, &ire) || ire.Why != "Keyspace 'NoSuchKeyspace' does not exist" {

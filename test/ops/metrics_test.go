@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -109,6 +110,16 @@ func TestMetrics(t *testing.T) {
 		if sample(body, series) < 0 {
 			t.Errorf("/metrics has no %s", series)
 		}
+	}
+	// The data directory's file system: its size as statfs says, and some
+	// room free on it.
+	var fs syscall.Statfs_t
+	if err := syscall.Statfs(n.Data, &fs); err != nil {
+		t.Fatal(err)
+	}
+	free, size := sample(body, "thriftd_leveldb_disk_free_bytes"), sample(body, "thriftd_leveldb_disk_size_bytes")
+	if want := float64(fs.Blocks) * float64(fs.Bsize); size != want || free <= 0 || free > size {
+		t.Errorf("disk free %v of size %v, want the data directory's file system (%v bytes)", free, size, want)
 	}
 	if !strings.Contains(body, "# TYPE thriftd_thrift_call_duration_seconds histogram") {
 		t.Error("the call latency is not a histogram")

@@ -15,7 +15,7 @@ if [ -n "$canary" ]; then
 	# A report without its figures must fail the checks below.
 	echo "THRIFTD CANARY $canary: a report without figures" >"$out"
 else
-	./test/bench -short >"$out"
+	./test/bench -short -rate 50 >"$out"
 	./test/bench -short -load-columns 20000 >>"$out"
 	./test/bench -short -transfer-columns 20000 >>"$out"
 fi
@@ -32,6 +32,15 @@ for shape in 'insert \(1 column\)' 'get_slice \(10 of 100 columns\)' 'multiget_s
 	'batch_mutate \(100 columns\)' 'get_range_slices \(100 rows × 5 of 100 columns\)' 'get_paged_slice \(500 columns: 5 rows × 100\)'; do
 	grep -qE "^\| $shape \| 32 \| $fig $fig $fig $fig" <<<"$compare" ||
 		{ echo "bench.sh: the short benchmark printed no 19.x row with four figures for: $shape" >&2; exit 1; }
+done
+# Each shape measured at a fixed rate too (-rate), on every column that
+# makes it (0.6 none of the counters and the index).
+grep -qF '| shape | conns | real 1.2.19 max calls/s | real 1.2.19 CPU µs/call at 50/s | thriftd 19.x max calls/s |' <<<"$compare" ||
+	{ echo "bench.sh: the short benchmark printed no fixed-rate table" >&2; exit 1; }
+rate='([0-9]+|—) \| ([0-9]+( \+ [0-9]+)*|—)( \(reached [0-9]+/s\))? \|'
+for shape in 'insert \(1 column\)' 'get_slice \(10 of 100 columns\)' 'add \(one hot counter\)' 'get_indexed_slices \(EQ'; do
+	grep -qE "^\| $shape.* \| 32 \| $rate $rate $rate $rate\$" <<<"$compare" ||
+		{ echo "bench.sh: the short benchmark printed no fixed-rate row for: $shape" >&2; exit 1; }
 done
 # Shapes 0.6 cannot make have figures in the three other columns.
 for shape in 'add \(one hot counter\)' 'get_indexed_slices \(EQ on a KEYS index: the 1% of rows that match, 2 columns each\)'; do

@@ -80,23 +80,35 @@ if check bench@cassandra; then
 fi
 
 # The 19.x comparison's column of thriftd on the Cassandra store, short:
-# every 19.x shape has a figure in it, beside thriftd on LevelDB.
+# every 19.x shape has a figure in it, beside thriftd on LevelDB and the
+# direct CQL client replaying the requests thriftd's store sent for it
+# (its statement recorder), each also at a fixed rate (-rate).
 if check compare@cassandra; then
 	t=$SECONDS
 	if [ -n "$canary" ]; then
+		# A report without its figures must fail the checks below.
 		echo "THRIFTD CANARY $canary: a report without figures" >"$bin/compare.md"
 	else
 		[ -x "$bin/thriftd-bench" ] || go build -o "$bin/" ./cmd/thriftd ./cmd/thriftd-stress ./cmd/thriftd-bench
 		"$bin/thriftd-bench" -thriftd "$bin/thriftd" -stress "$bin/thriftd-stress" -config storage-conf.xml \
-			-ceilings=false -compare 19,cql -reference off -cassandra-store "$THRIFTD_CASSANDRA_MURMUR3" -short >"$bin/compare.md"
+			-ceilings=false -compare 19,cql,direct -rate 50 -reference off -cassandra-store "$THRIFTD_CASSANDRA_MURMUR3" -short >"$bin/compare.md"
 	fi
 	cat "$bin/compare.md"
-	grep -qF '| shape | conns | thriftd 19.x ops/s (p99 ms) | thriftd on C* 5 ops/s (p99 ms) |' "$bin/compare.md" ||
-		{ echo "cassandra.sh: the short comparison printed no table with the Cassandra store's column" >&2; exit 1; }
+	grep -qF '| shape | conns | thriftd 19.x ops/s (p99 ms) | thriftd on C* 5 ops/s (p99 ms) | direct CQL ops/s (p99 ms) |' "$bin/compare.md" ||
+		{ echo "cassandra.sh: the short comparison printed no table with the Cassandra store's and the direct client's columns" >&2; exit 1; }
 	fig='[0-9]+ \([0-9.]+\) \|'
+	cpu='[0-9]+(\+[0-9]+)*'
+	rate='[0-9]+ \| [0-9]+( \+ [0-9]+)*( \(reached [0-9]+/s\))? \|'
+	ratio='([0-9.]+|—) \|'
 	for shape in insert get_slice multiget_slice batch_mutate get_range_slices get_paged_slice add get_indexed_slices; do
-		grep -qE "^\| $shape \(.*\) \| 32 \| $fig $fig [0-9]+ / [0-9]+\+[0-9]+ \|" "$bin/compare.md" ||
-			{ echo "cassandra.sh: the short comparison printed no row with both figures and CPU for: $shape" >&2; exit 1; }
+		grep -qE "^\| $shape \(.*\) \| 32 \| $fig $fig $fig $cpu / $cpu / $cpu \|" "$bin/compare.md" ||
+			{ echo "cassandra.sh: the short comparison printed no row with the three figures and CPU for: $shape" >&2; exit 1; }
+		grep -qE "^\| $shape \(.*\) \| 32 \| $rate $rate $rate\$" "$bin/compare.md" ||
+			{ echo "cassandra.sh: the short comparison printed no fixed-rate row with three columns for: $shape" >&2; exit 1; }
+		grep -qE "^\| $shape \(.*\) \| 32 \| [0-9.]+ \| $ratio $ratio $ratio $ratio\$" "$bin/compare.md" ||
+			{ echo "cassandra.sh: the short comparison printed no row of thriftd beside the direct client for: $shape" >&2; exit 1; }
+		grep -qE "^- $shape \(.*\) \([0-9]+ calls recorded\): thriftd [0-9.]+ requests per call" "$bin/compare.md" ||
+			{ echo "cassandra.sh: the short comparison listed no recorded requests for: $shape" >&2; exit 1; }
 	done
 	echo "cassandra.sh: the short comparison with the Cassandra store took $((SECONDS - t)) s"
 	phase "cassandra: short comparison" $((SECONDS - t))

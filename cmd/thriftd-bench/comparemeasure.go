@@ -1,0 +1,162 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+)
+
+// compareRow is one line of the comparison table.
+type compareRow struct {
+	shape string
+	conns int
+	ops   map[string]float64
+	p99   map[string]float64
+	// Server CPU time per call of each column, one figure per server
+	// process (thriftd and the Cassandra node for the cql column; the
+	// client and the node for the direct column).
+	cpu map[string][]time.Duration
+	// The same at the fixed rate of -rate: calls per second reached and
+	// CPU time per call.
+	rateOps map[string]float64
+	rateCPU map[string][]time.Duration
+}
+
+func newCompareRow(shape string, conns int) compareRow {
+	return compareRow{shape: shape, conns: conns, ops: map[string]float64{}, p99: map[string]float64{},
+		cpu: map[string][]time.Duration{}, rateOps: map[string]float64{}, rateCPU: map[string][]time.Duration{}}
+}
+
+// measureTarget takes one cell of the comparison: shape s against target
+// t at n connections, warmed, at its maximum, then at -rate when set.
+func measureTarget(o *options, t target, s shape19, n int, r *compareRow, shapeWarm, duration time.Duration) error {
+	c := &o.compare
+	valueSize := strconv.Itoa(o.valueSize)
+	shape := s.args19For(c.rows, c.indexRows)
+	if t.col == col06 {
+		if s.args06 == nil {
+			return nil // a shape 0.6 cannot make
+		}
+		shape = append([]string{"-n", strconv.Itoa(c.rows)}, s.args06...)
+	}
+	if shapeWarm > 0 {
+		a := append(append([]string{"-keyspace", t.ks, "-t", strconv.Itoa(n), "-S", valueSize, "-duration", shapeWarm.String()}, t.args...), shape...)
+		if _, err := stress(o.stress, t.p, a...); err != nil {
+			// One server failing a shape (a timeout of an overloaded
+			// node) leaves its cell empty, not the whole table.
+			return fmt.Errorf("%s, %s, %d connections, warming: %v", t.title, s.name, n, err)
+		}
+	}
+	a := append(append([]string{"-keyspace", t.ks, "-t", strconv.Itoa(n), "-S", valueSize, "-duration", duration.String()}, t.args...), shape...)
+	var stopProfile func() error
+	if c.profiles != "" && t.p.admin != "" {
+		name := fmt.Sprintf("%s-%s-%d.pprof", fileName(s.name), t.col, n)
+		stopProfile = profileCPU(t.p.admin, duration, filepath.Join(c.profiles, name))
+	}
+	run := func(a []string) (*summary, []time.Duration, error) {
+		if t.p.serverPid() != 0 {
+			return stressCPU(o.stress, t.p, a...)
+		}
+		sum, err := stress(o.stress, t.p, a...)
+		return sum, nil, err
+	}
+	sum, cpu, err := run(a)
+	if stopProfile != nil {
+		if perr := stopProfile(); perr != nil && err == nil {
+			err = perr
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("%s, %s, %d connections: %v", t.title, s.name, n, err)
+	}
+	r.ops[t.col], r.p99[t.col], r.cpu[t.col] = sum.OpsPerSec, sum.P99Ms, cpu
+	if c.rate > 0 {
+		sum, cpu, err := run(append(append([]string(nil), a...), "-rate", strconv.FormatFloat(c.rate, 'f', -1, 64)))
+		if err != nil {
+			return fmt.Errorf("%s, %s, %d connections, at %v calls/s: %v", t.title, s.name, n, c.rate, err)
+		}
+		r.rateOps[t.col], r.rateCPU[t.col] = sum.OpsPerSec, cpu
+	}
+	return nil
+}
+
+// directState is the direct CQL column's: its session, the thriftd on
+// the Cassandra store whose requests it replays, and each shape's replay.
+type directState struct {
+	s       *gocql.Session
+	count   *driverCount
+	thriftd target
+	replays map[string]*replay
+	// perCall are the requests per call the client's driver sent, by
+	// shape, beside thriftd's.
+	perCall map[string][2]float64
+}
+
+// measure takes the direct column's cell of shape s at n connections:
+// records what thriftd's store sends for it (once per shape), then
+// replays it warmed, at its maximum, then at -rate when set.
+func (d *directState) measure(o *options, s shape19, n int, r *compareRow, shapeWarm, duration, capture time.Duration) error {
+	c := &o.compare
+	rp := d.replays[s.name]
+	if rp == nil {
+		a := append(append([]string{"-keyspace", d.thriftd.ks, "-t", "1", "-S", strconv.Itoa(o.valueSize), "-duration", capture.String()}, d.thriftd.args...),
+			s.args19For(c.rows, c.indexRows)...)
+		rec, calls, err := recordShape(o.stress, d.thriftd.p, a...)
+		if err != nil {
+			return fmt.Errorf("recording thriftd's requests: %w", err)
+		}
+		if rp, err = newReplay(d.s, rec, calls); err != nil {
+			return err
+		}
+		d.replays[s.name] = rp
+	}
+	if shapeWarm > 0 {
+		if _, err := rp.run(n, shapeWarm, 0); err != nil {
+			return fmt.Errorf("warming: %w", err)
+		}
+	}
+	sent0, all0 := rp.sent.Load(), d.count.n.Load()
+	sum, cpu, err := rp.runCPU(n, duration, 0, d.thriftd.p.others)
+	if err != nil {
+		return err
+	}
+	if d.perCall == nil {
+		d.perCall = map[string][2]float64{}
+	}
+	d.perCall[s.name] = [2]float64{float64(rp.sent.Load()-sent0) / float64(sum.Ops), float64(d.count.n.Load()-all0) / float64(sum.Ops)}
+	r.ops[colDirect], r.p99[colDirect], r.cpu[colDirect] = sum.OpsPerSec, sum.P99Ms, cpu
+	if c.rate > 0 {
+		sum, cpu, err := rp.runCPU(n, duration, c.rate, d.thriftd.p.others)
+		if err != nil {
+			return fmt.Errorf("at %v calls/s: %w", c.rate, err)
+		}
+		r.rateOps[colDirect], r.rateCPU[colDirect] = sum.OpsPerSec, cpu
+	}
+	return nil
+}
+
+// report lists, for each shape, the requests per call thriftd's store
+// sent and the direct client replayed.
+func (d *directState) report(shapes []shape19, conns []int) {
+	fmt.Printf("\nWhat thriftd's Cassandra store sent the node per call (its statement recorder), which the direct CQL client replays:\n\n")
+	for _, s := range shapes {
+		rp := d.replays[s.name]
+		if rp == nil {
+			continue
+		}
+		var want, wantAll float64
+		for _, q := range rp.reqs {
+			want += q.perCall
+			wantAll += float64(q.Sent+q.Pages+q.Retries) / float64(rp.calls)
+		}
+		pc := d.perCall[s.name]
+		fmt.Printf("- %s (%d calls recorded): thriftd %.2f requests per call (%.2f with further pages and retries); the direct client %.2f (%.2f)\n",
+			s.name, rp.calls, want, wantAll, pc[0], pc[1])
+		for _, l := range rp.describe() {
+			fmt.Printf("  - %s\n", l)
+		}
+	}
+}
