@@ -204,7 +204,7 @@ func (l *logSink) records() []map[string]any {
 // want, and returns it.
 func (l *logSink) waitRecord(t *testing.T, want map[string]string) map[string]any {
 	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
+	deadline := time.Now().Add(time.Minute)
 	for {
 		for _, r := range l.records() {
 			if matches(r, want) {
@@ -460,7 +460,7 @@ func (c *rawConn) expectClosed(t *testing.T, within time.Duration) []byte {
 // waitFor polls cond until it holds or the time is up.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
+	deadline := time.Now().Add(time.Minute)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)

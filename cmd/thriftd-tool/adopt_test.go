@@ -238,7 +238,7 @@ func TestThriftdFollowsCQLSchemaChanges(t *testing.T) {
 	if err := s.Query(`CREATE TABLE ` + ks + `.later (key blob, column1 text, value blob, PRIMARY KEY (key, column1))`).Exec(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		err = c.Insert(ctx, []byte("k"), &cassandra19.ColumnParent{ColumnFamily: "later"},
 			&cassandra19.Column{Name: []byte("a"), Value: []byte("b"), Timestamp: &ts}, one)
@@ -246,7 +246,7 @@ func TestThriftdFollowsCQLSchemaChanges(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("a table created with CQL is not served after 20 s: %v\n%s", err, n.Tail(20))
+			t.Fatalf("a table created with CQL is not served after 2 minutes: %v\n%s", err, n.Tail(20))
 		}
 		time.Sleep(200 * time.Millisecond)
 	}

@@ -33,22 +33,15 @@ var thriftdBin, toolBin string
 // TestMain builds thriftd and this tool (without the race detector, so
 // that the tool's memory is its own).
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "thriftd-tool-test")
+	tool, cleanupTool, err := testenv.Binary("thriftd-tool", false)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	toolBin = filepath.Join(dir, "thriftd-tool")
-	build := exec.Command("go", "build", "-o", toolBin, "./cmd/thriftd-tool")
-	build.Dir = testenv.RepoRoot()
-	build.Stdout, build.Stderr = os.Stdout, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building thriftd-tool:", err)
-		os.Exit(1)
-	}
+	toolBin = tool
 	code := 0
 	func() {
-		defer os.RemoveAll(dir)
+		defer cleanupTool()
 		path, cleanup, err := testenv.Thriftd(false)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)

@@ -17,8 +17,13 @@ const thriftdSchemaTable = "thriftd_schema"
 
 // cqlSession connects to the contact points ("HOST:PORT,...").
 func cqlSession(points string) (*gocql.Session, error) {
-	c := gocql.NewCluster(strings.Split(points, ",")...)
-	c.Timeout = 60 * time.Second
+	return newSession(gocql.NewCluster(strings.Split(points, ",")...), points, 60*time.Second)
+}
+
+// newSession opens a session of c, at consistency ONE, with a request
+// timeout of timeout; points names the nodes in its error.
+func newSession(c *gocql.ClusterConfig, points string, timeout time.Duration) (*gocql.Session, error) {
+	c.Timeout = timeout
 	c.ConnectTimeout = 10 * time.Second
 	c.Consistency = gocql.One
 	s, err := c.CreateSession()

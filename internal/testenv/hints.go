@@ -89,18 +89,11 @@ func hostSession(hostPort string) (*gocql.Session, error) {
 	c := gocql.NewCluster(hostPort)
 	c.DisableInitialHostLookup = true
 	c.HostFilter = gocql.WhiteListHostFilter(host)
-	c.Timeout = 30 * time.Second
-	c.ConnectTimeout = 10 * time.Second
-	c.Consistency = gocql.One
-	s, err := c.CreateSession()
-	if err != nil {
-		return nil, fmt.Errorf("connect to Cassandra at %s: %w", hostPort, err)
-	}
-	return s, nil
+	return newSession(c, hostPort, 30*time.Second)
 }
 
 // SettleHints makes sure that no hint lands on a node of the test cluster
-// name (contact points points) while the test's keyspaces are dropped, and
+// name (its contact points found as CassandraCluster finds them) while the test's keyspaces are dropped, and
 // returns the function that resumes hint delivery once they are. Hints are
 // given wait to be delivered; on a busy machine delivery can crawl (a page
 // whose answers come back late is sent again from its start), so hints
@@ -109,8 +102,9 @@ func hostSession(hostPort string) (*gocql.Session, error) {
 // a hint's time to live in flight (write_request_timeout, 2 s on the test
 // nodes) none can land. The hints are the test's own, for the keyspaces
 // about to be dropped.
-func SettleHints(t testing.TB, name, points string, wait time.Duration) (resume func()) {
+func SettleHints(t testing.TB, name string, wait time.Duration) (resume func()) {
 	t.Helper()
+	points := CassandraCluster(t, name)
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	took, err := AwaitHintsDelivered(ctx, points)
 	cancel()

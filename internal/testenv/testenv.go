@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -23,29 +24,47 @@ func Fixture(name string) string {
 	return filepath.Join(RepoRoot(), "test", "fixtures", name)
 }
 
-// Thriftd returns the thriftd binary for whole-process tests: $THRIFTD_BIN
+// Thriftd returns the thriftd binary for whole-process tests (see Binary).
+func Thriftd(race bool) (path string, cleanup func(), err error) {
+	return Binary("thriftd", race)
+}
+
+// Binary returns the binary of ./cmd/NAME (thriftd, thriftd-tool,
+// thriftd-cli) for whole-process tests. With race, it is
+// $THRIFTD_RACE_BIN, $THRIFTD_TOOL_RACE_BIN or $THRIFTD_CLI_RACE_BIN when
+// set (test/run-all builds them once, before go test), else the plain
+// binary's variable ($THRIFTD_BIN, $THRIFTD_TOOL_BIN, $THRIFTD_CLI_BIN)
 // when set, else one built into a temporary directory, with the race
 // detector if race is true. cleanup removes what was built.
-func Thriftd(race bool) (path string, cleanup func(), err error) {
-	if bin := os.Getenv("THRIFTD_BIN"); bin != "" {
+func Binary(name string, race bool) (path string, cleanup func(), err error) {
+	v := "THRIFTD"
+	if short, ok := strings.CutPrefix(name, "thriftd-"); ok {
+		v += "_" + strings.ToUpper(short)
+	}
+	if race {
+		if bin := os.Getenv(v + "_RACE_BIN"); bin != "" {
+			return bin, func() {}, nil
+		}
+	}
+	if bin := os.Getenv(v + "_BIN"); bin != "" {
 		return bin, func() {}, nil
 	}
-	dir, err := os.MkdirTemp("", "thriftd-test")
+	dir, err := os.MkdirTemp("", name+"-test")
 	if err != nil {
 		return "", nil, err
 	}
 	cleanup = func() { os.RemoveAll(dir) }
-	path = filepath.Join(dir, "thriftd")
+	path = filepath.Join(dir, name)
 	args := []string{"build", "-o", path}
 	if race {
 		args = append(args, "-race")
 	}
-	build := exec.Command("go", append(args, "./cmd/thriftd")...)
+	build := exec.Command("go", append(args, "./cmd/"+name)...)
 	build.Dir = RepoRoot()
 	build.Stdout, build.Stderr = os.Stdout, os.Stderr
 	if err := build.Run(); err != nil {
 		cleanup()
-		return "", nil, fmt.Errorf("building thriftd: %w", err)
+		return "", nil, fmt.Errorf("building %s: %w", name, err)
 	}
 	return path, cleanup, nil
 }

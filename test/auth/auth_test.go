@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -32,21 +31,13 @@ var toolBin string
 // under it, bcrypt takes seconds a hash, and each login and role here
 // pays for one.
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "thriftd-auth-test")
+	path, cleanup, err := testenv.Binary("thriftd-tool", false)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	toolBin = filepath.Join(dir, "thriftd-tool")
-	build := exec.Command("go", "build", "-o", toolBin, "./cmd/thriftd-tool")
-	build.Dir = testenv.RepoRoot()
-	build.Stdout, build.Stderr = os.Stdout, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building thriftd-tool:", err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	defer os.RemoveAll(dir)
+	defer cleanup()
+	toolBin = path
 	testenv.Main(m, false, &thriftdBin)
 }
 

@@ -90,7 +90,7 @@ func TestCassandraStoreRoles(t *testing.T) {
 	}
 	// A grant made with CQL applies within the permissions validity (2 s).
 	exec(fmt.Sprintf(`GRANT MODIFY ON TABLE "%sKeyspace1"."Standard1" TO %s`, prefix, user))
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(time.Minute)
 	for {
 		err := cl.Insert(ctx, []byte("k"), parent, col, one)
 		if err == nil {

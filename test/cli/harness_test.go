@@ -30,20 +30,13 @@ func runMain(m *testing.M) int {
 	}
 	defer cleanup()
 	thriftdBin = path
-	dir, err := os.MkdirTemp("", "thriftd-cli-test")
+	cli, cleanupCLI, err := testenv.Binary("thriftd-cli", true)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer os.RemoveAll(dir)
-	cliBin = filepath.Join(dir, "thriftd-cli")
-	build := exec.Command("go", "build", "-race", "-o", cliBin, "./cmd/thriftd-cli")
-	build.Dir = testenv.RepoRoot()
-	build.Stdout, build.Stderr = os.Stdout, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building thriftd-cli:", err)
-		return 1
-	}
+	defer cleanupCLI()
+	cliBin = cli
 	return m.Run()
 }
 

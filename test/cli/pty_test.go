@@ -77,10 +77,10 @@ var ansi = regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-z]`)
 // waitFor waits until the terminal has shown want count times.
 func (term *terminal) waitFor(want string, count int) {
 	term.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute)
 	for strings.Count(term.output(), want) < count {
 		if time.Now().After(deadline) {
-			term.t.Fatalf("the terminal did not show %q %d times within 20s; it shows:\n%s", want, count, term.output())
+			term.t.Fatalf("the terminal did not show %q %d times within 2 minutes; it shows:\n%s", want, count, term.output())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

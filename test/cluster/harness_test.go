@@ -60,7 +60,7 @@ func freshPrefix(t *testing.T, points string) string {
 	t.Helper()
 	prefix := testenv.CassandraPrefix(t)
 	t.Cleanup(func() {
-		resume := testenv.SettleHints(t, "ring3", points, time.Minute)
+		resume := testenv.SettleHints(t, "ring3", time.Minute)
 		defer resume()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()

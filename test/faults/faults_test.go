@@ -104,7 +104,7 @@ func TestFaults(t *testing.T) {
 		// to change its schema ("Unknown CF <id>"; see
 		// testenv.AwaitHintsDelivered). A drop that fails for a node
 		// still catching up after a pause is tried again.
-		resume := testenv.SettleHints(t, "ring3", points, 2*time.Minute)
+		resume := testenv.SettleHints(t, "ring3", 2*time.Minute)
 		defer resume()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()

@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -25,21 +24,13 @@ import (
 var thriftdBin, toolBin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "thriftd-tool-test")
+	path, cleanup, err := testenv.Binary("thriftd-tool", true)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	toolBin = filepath.Join(dir, "thriftd-tool")
-	build := exec.Command("go", "build", "-race", "-o", toolBin, "./cmd/thriftd-tool")
-	build.Dir = testenv.RepoRoot()
-	build.Stdout, build.Stderr = os.Stdout, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building thriftd-tool:", err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	defer os.RemoveAll(dir)
+	defer cleanup()
+	toolBin = path
 	testenv.Main(m, true, &thriftdBin)
 }
 

@@ -84,7 +84,7 @@ func TestMetrics(t *testing.T) {
 		}
 	}
 	// The closed connection is counted once its goroutine has ended.
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(time.Minute)
 	for sample(body, `thriftd_server_connections_closed_total{reason="client"}`) != 1 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 		_, body = get(t, n.admin, "/metrics", "")
@@ -183,7 +183,7 @@ func TestConnectionMetrics(t *testing.T) {
 		`thriftd_server_connections_closed_total{reason="oversize"}`: 1,
 	}
 	var body string
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		_, body = get(t, n.admin, "/metrics", "")
 		ok := true
 		for s, v := range want {
@@ -262,7 +262,7 @@ func TestAdminPortTaken(t *testing.T) {
 func waitMetric(t *testing.T, n *node, series string, want float64) {
 	t.Helper()
 	var got float64
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		_, body := get(t, n.admin, "/metrics", "")
 		if got = sample(body, series); got == want {
 			return

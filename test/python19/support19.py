@@ -7,6 +7,7 @@ generated 19.x bindings used the way pycassa 1.x uses them."""
 import os
 import struct
 import sys
+import time
 import uuid
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -86,6 +87,16 @@ def unpack_composite(name):
 
 def timeuuid():
     return uuid.uuid1().bytes
+
+
+def wait_until(cond, what, timeout=120):
+    """Polls cond until it holds: a TTL's expiry is waited for, as long as
+    a busy machine needs, up to timeout seconds."""
+    deadline = time.time() + timeout
+    while not cond():
+        if time.time() > deadline:
+            raise AssertionError('after %d s, %s' % (timeout, what))
+        time.sleep(0.2)
 
 
 def unique(prefix):

@@ -147,4 +147,14 @@ class Thriftd19Test < Minitest::Test
     e = assert_raises(exception) { yield }
     assert_equal message, e.why
   end
+
+  # wait_until polls the block until it is true: a TTL's expiry is waited
+  # for, as long as a busy machine needs, up to timeout seconds.
+  def wait_until(what, timeout = 120)
+    deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + timeout
+    until yield
+      flunk "after #{timeout} s, #{what}" if Process.clock_gettime(Process::CLOCK_MONOTONIC) > deadline
+      sleep 0.2
+    end
+  end
 end

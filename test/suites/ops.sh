@@ -10,6 +10,8 @@
 # stores, runs with go test in test/ops.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. test/suites/lib/suite.bash
+check ops || exit 0
 
 need=()
 command -v podman >/dev/null || need+=(podman)
@@ -30,6 +32,7 @@ fi
 
 t=$SECONDS
 go vet -tags deploy ./test/deploy
-go test -tags deploy -count=1 -timeout 30m -v ./test/deploy 2>&1 |
+# shellcheck disable=SC2046 # the packages are words
+go test -tags deploy -count=1 -timeout 30m -v $(canary_go_packages ./test/deploy) 2>&1 |
 	grep --line-buffered -E '^(=== RUN|--- |\s+\S+_test.go:|PASS|FAIL|ok)'
 echo "test/deploy took $((SECONDS - t)) s"

@@ -21,7 +21,17 @@
 # again when that file changes; a second run needs no network.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. test/suites/lib/suite.bash
 t0=$SECONDS
+backend=${THRIFTD_TEST_BACKEND:-leveldb}
+case $backend in leveldb | cassandra) ;; *)
+	echo "pycassa: THRIFTD_TEST_BACKEND=$backend: want leveldb or cassandra" >&2
+	exit 1
+	;;
+esac
+name=pycassa
+[ "$backend" = leveldb ] || name=pycassa@cassandra
+check "$name" || exit 0
 
 # ---- Python 2.7 and the packages ------------------------------------------
 
@@ -70,31 +80,36 @@ exec 9>&-
 python=$venv/env/bin/python
 export PYTHONDONTWRITEBYTECODE=1
 
-# run LABEL ADDR [PYTEST ARGS...] runs the suite against ADDR.
+tests=(test/pycassa)
+[ -z "$canary" ] || tests=("$(canary_python)")
+
+# run LABEL ADDR [PYTEST ARGS...] runs the suite against ADDR; its status
+# is pytest's (a function's status is its last command's: not the echo's).
 run() {
-	local label=$1 addr=$2 t=$SECONDS
+	local label=$1 addr=$2 t=$SECONDS status=0
 	shift 2
 	echo "pycassa: against $label ($addr)"
-	THRIFTD_PYCASSA_TARGET=$addr "$python" -m pytest -p no:cacheprovider -q -ra test/pycassa "$@"
-	echo "pycassa: against $label took $((SECONDS - t)) s"
+	THRIFTD_PYCASSA_TARGET=$addr "$python" -m pytest -p no:cacheprovider -q -ra "${tests[@]}" "$@" || status=$?
+	echo "pycassa: against $label took $((SECONDS - t)) s (pytest's status $status)"
+	return "$status"
 }
 
 if [ -n "${THRIFTD_PYCASSA_TARGET:-}" ]; then
 	run "the server given" "$THRIFTD_PYCASSA_TARGET" "$@"
-	exit 0
+	exit
 fi
-backend=${THRIFTD_TEST_BACKEND:-leveldb}
-case $backend in leveldb | cassandra) ;; *)
-	echo "pycassa: THRIFTD_TEST_BACKEND=$backend: want leveldb or cassandra" >&2
-	exit 1
-	;;
-esac
 
-if [ -n "${THRIFTD_REFERENCE_12:-}" ] && [ "$backend" = leveldb ]; then
+# The reference run is skipped when the same suite passed against 1.2.19
+# on this machine before (reference_key in test/suites/lib/suite.bash).
+key=$(reference_key pycassa test/pycassa)
+if [ -n "${THRIFTD_REFERENCE_12:-}" ] && [ "$backend" = leveldb ] && [ -z "$canary" ] && [ $# -eq 0 ] && reference_passed "$key"; then
+	echo "pycassa: against Cassandra 1.2.19: passed before with these files ($reference_passes/$key); not run again"
+elif [ -n "${THRIFTD_REFERENCE_12:-}" ] && [ "$backend" = leveldb ] && [ -z "$canary" ]; then
 	# A start reuses the node test/run-all started; the suite drops its
 	# keyspace there when it ends.
 	addr=$(test/cassandra/reference start 1.2 | tail -n 1)
 	run "Cassandra 1.2.19" "$addr" "$@"
+	[ $# -gt 0 ] || reference_pass "$key"
 fi
 
 # ---- thriftd --------------------------------------------------------------
@@ -115,7 +130,9 @@ if [ -z "$bin" ]; then
 fi
 
 flags=(-data "$tmp/data")
-if [ "$backend" = cassandra ]; then
+# The canary runs through the same thriftd start and status as the suite,
+# on LevelDB: its test talks to no server.
+if [ "$backend" = cassandra ] && [ -z "$canary" ]; then
 	points=${THRIFTD_CASSANDRA_RANDOM:-$(test/cassandra/cluster start random | tail -n 1)}
 	prefix=t$(od -An -N5 -tx1 /dev/urandom | tr -d ' \n')_
 	flags=(-cassandra "$points" -cassandra-prefix "$prefix")
@@ -151,7 +168,7 @@ if [ -n "$bad" ]; then
 	echo "pycassa: thriftd logged $(printf '%s\n' "$bad" | wc -l) warnings or errors while serving the suite" >&2
 	status=1
 fi
-if [ "$backend" = cassandra ] && [ "${THRIFTD_CASSANDRA_KEEP_KEYSPACES:-}" != 1 ]; then
+if [ "$backend" = cassandra ] && [ -z "$canary" ] && [ "${THRIFTD_CASSANDRA_KEEP_KEYSPACES:-}" != 1 ]; then
 	"$bin" -config test/pycassa/storage-conf.xml -cassandra "$points" -cassandra-prefix "$prefix" \
 		-cassandra-drop >/dev/null 2>&1 || echo "pycassa: dropping the keyspaces of $prefix failed" >&2
 fi

@@ -5,6 +5,12 @@
 # python3-pytest; thriftd is $THRIFTD_BIN, else built here.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. test/suites/lib/suite.bash
+name=python
+[ "${THRIFTD_TEST_BACKEND:-leveldb}" = leveldb ] || name=python@cassandra
+check "$name" || exit 0
+tests=(test/python)
+[ -z "$canary" ] || tests=("$(canary_python)")
 
 python=/usr/bin/python3
 if ! "$python" -c 'import thrift, pytest' 2>/dev/null; then
@@ -12,7 +18,7 @@ if ! "$python" -c 'import thrift, pytest' 2>/dev/null; then
 	exit 1
 fi
 
-if [ -z "${THRIFTD_BIN:-}" ]; then
+if [ -z "${THRIFTD_BIN:-}" ] && [ -z "$canary" ]; then
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
 	go build -o "$tmp/thriftd" ./cmd/thriftd
@@ -20,4 +26,4 @@ if [ -z "${THRIFTD_BIN:-}" ]; then
 fi
 
 export PYTHONDONTWRITEBYTECODE=1
-"$python" -m pytest -p no:cacheprovider -q -ra test/python "$@"
+"$python" -m pytest -p no:cacheprovider -q -ra "${tests[@]}" "$@"

@@ -9,6 +9,13 @@
 # such as the real Cassandra 1.2.19 of test/cassandra/reference.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. test/suites/lib/suite.bash
+name=python19
+[ "${THRIFTD_TEST_BACKEND:-leveldb}" = leveldb ] || name=python19@cassandra
+check "$name" || exit 0
+tests=(test/python19)
+# The canary fails against thriftd, not the reference node.
+[ -z "$canary" ] || { tests=("$(canary_python)"); unset THRIFTD_REFERENCE_12; }
 
 python=/usr/bin/python3
 if ! "$python" -c 'import thrift, pytest' 2>/dev/null; then
@@ -25,7 +32,7 @@ if ! command -v openssl >/dev/null; then
 	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq openssl >&2
 fi
 
-if [ -z "${THRIFTD_BIN:-}" ]; then
+if [ -z "${THRIFTD_BIN:-}" ] && [ -z "$canary" ]; then
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
 	go build -o "$tmp/thriftd" ./cmd/thriftd
@@ -37,7 +44,13 @@ export PYTHONDONTWRITEBYTECODE=1
 # the suite runs against it first, so that a failure on thriftd is known
 # not to be the suite's own expectation (once, not again on the Cassandra
 # store).
-if [ -n "${THRIFTD_REFERENCE_12:-}" ] && [ -z "${THRIFTD19_TARGET:-}" ] && [ "${THRIFTD_TEST_BACKEND:-leveldb}" = leveldb ]; then
+# It is skipped when the same suite passed against 1.2.19 on this machine
+# before (reference_key in test/suites/lib/suite.bash).
+key=$(reference_key python19 test/python19 test/python/support.py clients/python/cassandra19)
+if [ -n "${THRIFTD_REFERENCE_12:-}" ] && [ -z "${THRIFTD19_TARGET:-}" ] && [ "${THRIFTD_TEST_BACKEND:-leveldb}" = leveldb ] &&
+	[ $# -eq 0 ] && reference_passed "$key"; then
+	echo "against Cassandra 1.2.19: passed before with these files ($reference_passes/$key); not run again"
+elif [ -n "${THRIFTD_REFERENCE_12:-}" ] && [ -z "${THRIFTD19_TARGET:-}" ] && [ "${THRIFTD_TEST_BACKEND:-leveldb}" = leveldb ]; then
 	# A start reuses the node test/run-all started.
 	addr=$(test/cassandra/reference start 1.2 | tail -n 1)
 	echo "against Cassandra 1.2.19 at $addr"
@@ -45,6 +58,7 @@ if [ -n "${THRIFTD_REFERENCE_12:-}" ] && [ -z "${THRIFTD19_TARGET:-}" ] && [ "${
 	# thriftd.
 	THRIFTD19_TARGET=$addr "$python" -m pytest -p no:cacheprovider -q -ra test/python19 \
 		--ignore=test/python19/test_transport19.py --ignore=test/python19/test_tls19.py "$@"
+	[ $# -gt 0 ] || reference_pass "$key"
 	echo "against thriftd"
 fi
-"$python" -m pytest -p no:cacheprovider -q -ra test/python19 "$@"
+"$python" -m pytest -p no:cacheprovider -q -ra "${tests[@]}" "$@"

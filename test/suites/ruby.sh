@@ -5,6 +5,10 @@
 # else built here.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. test/suites/lib/suite.bash
+check ruby || exit 0
+tests=(test/ruby/test_*.rb)
+[ -z "$canary" ] || tests=("$(canary_ruby)")
 
 ruby=/usr/bin/ruby
 if ! "$ruby" -e 'require "thrift"; require "minitest"' 2>/dev/null; then
@@ -12,11 +16,11 @@ if ! "$ruby" -e 'require "thrift"; require "minitest"' 2>/dev/null; then
 	exit 1
 fi
 
-if [ -z "${THRIFTD_BIN:-}" ]; then
+if [ -z "${THRIFTD_BIN:-}" ] && [ -z "$canary" ]; then
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
 	go build -o "$tmp/thriftd" ./cmd/thriftd
 	export THRIFTD_BIN="$tmp/thriftd"
 fi
 
-"$ruby" -e 'ARGV.each { |f| require File.expand_path(f) }' test/ruby/test_*.rb
+"$ruby" -e 'ARGV.each { |f| require File.expand_path(f) }' "${tests[@]}"

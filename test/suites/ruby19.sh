@@ -11,6 +11,13 @@
 # such as the real Cassandra 1.2.19 of test/cassandra/reference.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. test/suites/lib/suite.bash
+name=ruby19
+[ "${THRIFTD_TEST_BACKEND:-leveldb}" = leveldb ] || name=ruby19@cassandra
+check "$name" || exit 0
+tests=(test/ruby19/test_*.rb)
+# The canary fails against thriftd, not the reference node.
+[ -z "$canary" ] || { tests=("$(canary_ruby)"); unset THRIFTD_REFERENCE_12; }
 
 ruby=/usr/bin/ruby
 if ! "$ruby" -e 'require "thrift"; require "minitest"' 2>/dev/null; then
@@ -18,7 +25,7 @@ if ! "$ruby" -e 'require "thrift"; require "minitest"' 2>/dev/null; then
 	exit 1
 fi
 
-if [ -z "${THRIFTD_BIN:-}" ]; then
+if [ -z "${THRIFTD_BIN:-}" ] && [ -z "$canary" ]; then
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
 	go build -o "$tmp/thriftd" ./cmd/thriftd
@@ -29,11 +36,18 @@ fi
 # the suite runs against it first, so that a failure on thriftd is known
 # not to be the suite's own expectation (once, not again on the Cassandra
 # store).
-if [ -n "${THRIFTD_REFERENCE_12:-}" ] && [ -z "${THRIFTD19_TARGET:-}" ] && [ "${THRIFTD_TEST_BACKEND:-leveldb}" = leveldb ]; then
+# It is skipped when the same suite passed against 1.2.19 on this machine
+# before (reference_key in test/suites/lib/suite.bash).
+key=$(reference_key ruby19 test/ruby19 test/ruby/helper.rb clients/ruby/lib)
+if [ -n "${THRIFTD_REFERENCE_12:-}" ] && [ -z "${THRIFTD19_TARGET:-}" ] && [ "${THRIFTD_TEST_BACKEND:-leveldb}" = leveldb ] &&
+	reference_passed "$key"; then
+	echo "against Cassandra 1.2.19: passed before with these files ($reference_passes/$key); not run again"
+elif [ -n "${THRIFTD_REFERENCE_12:-}" ] && [ -z "${THRIFTD19_TARGET:-}" ] && [ "${THRIFTD_TEST_BACKEND:-leveldb}" = leveldb ]; then
 	# A start reuses the node test/run-all started.
 	addr=$(test/cassandra/reference start 1.2 | tail -n 1)
 	echo "against Cassandra 1.2.19 at $addr"
-	THRIFTD19_TARGET=$addr "$ruby" -e 'ARGV.each { |f| require File.expand_path(f) }' test/ruby19/test_*.rb
+	THRIFTD19_TARGET=$addr "$ruby" -e 'ARGV.each { |f| require File.expand_path(f) }' "${tests[@]}"
+	reference_pass "$key"
 	echo "against thriftd"
 fi
-"$ruby" -e 'ARGV.each { |f| require File.expand_path(f) }' test/ruby19/test_*.rb
+"$ruby" -e 'ARGV.each { |f| require File.expand_path(f) }' "${tests[@]}"
