@@ -89,8 +89,8 @@ type Row struct {
 	SuperColumns []SuperColumn
 }
 
-// Bounds is a non-wrapping range of tokens.
-type Bounds struct {
+// TokenRange is a non-wrapping range of tokens.
+type TokenRange struct {
 	// Start is the lowest token; the empty (minimum) token means the
 	// beginning of the ring.
 	Start dht.Token
@@ -101,16 +101,16 @@ type Bounds struct {
 	End dht.Token
 }
 
-// RingRange splits the ring range (left, right] into non-wrapping Bounds,
+// RingRange splits the ring range (left, right] into non-wrapping TokenRanges,
 // in ring order: the start is exclusive and the end inclusive, as the
 // Thrift APIs' token ranges are. An empty right is the end of the ring; a
 // range whose right is not after its left wraps through the minimum token,
 // and left == right is the whole ring, beginning just after left.
-func RingRange(left, right dht.Token) []Bounds {
+func RingRange(left, right dht.Token) []TokenRange {
 	if len(right) == 0 || bytes.Compare(left, right) < 0 {
-		return []Bounds{{Start: left, End: right}}
+		return []TokenRange{{Start: left, End: right}}
 	}
-	return []Bounds{
+	return []TokenRange{
 		{Start: left},
 		{Start: dht.Token{}, StartInclusive: true, End: right},
 	}
@@ -203,11 +203,11 @@ type Store interface {
 	// family is returned, even when the predicate selects nothing live in
 	// it (0.6's range ghosts), until its tombstones are purged. It stops
 	// with ctx's error once ctx is done.
-	Range(ctx context.Context, keyspace string, b Bounds, q Query, maxRows int) ([]Row, error)
+	Range(ctx context.Context, keyspace string, b TokenRange, q Query, maxRows int) ([]Row, error)
 
 	// Splits returns tokens strictly inside b that cut the rows of every
 	// column family into runs of about keysPerSplit rows, in ring order.
-	Splits(ctx context.Context, b Bounds, keysPerSplit int) ([]dht.Token, error)
+	Splits(ctx context.Context, b TokenRange, keysPerSplit int) ([]dht.Token, error)
 
 	// Close waits for calls in flight and releases the store.
 	Close() error
@@ -225,51 +225,52 @@ var ErrUnavailable = errors.New("not enough replicas are alive for the consisten
 // is unknown, as in 0.6.
 var ErrTimedOut = errors.New("replicas did not answer in time")
 
-// RequestBounder is implemented by a Store that bounds each request it
-// sends to replicas itself, as a Cassandra coordinator bounds each of its
-// waits (the Cassandra store: cassandra.timeout per request, and the
+// RequestTimeLimiter is implemented by a Store that limits the time of
+// each request it sends to replicas itself, as a Cassandra coordinator
+// limits each of its waits (the Cassandra store: cassandra.timeout per request, and the
 // nodes' own read, range and write request timeouts). The handlers give
 // such a store's calls no deadline of their own (RpcTimeoutInMillis): a
 // call that reads many rows is many requests, each within its bound, and
 // may rightly take longer than one, as a range read of many pages did on
 // Cassandra 2.1.
-type RequestBounder interface {
-	BoundsRequests() bool
+type RequestTimeLimiter interface {
+	LimitsRequestTime() bool
 }
 
-// BoundsRequests reports whether st bounds each of its requests itself.
-func BoundsRequests(st Store) bool {
-	b, ok := st.(RequestBounder)
-	return ok && b.BoundsRequests()
+// LimitsRequestTime reports whether st limits the time of each of its
+// requests itself.
+func LimitsRequestTime(st Store) bool {
+	b, ok := st.(RequestTimeLimiter)
+	return ok && b.LimitsRequestTime()
 }
 
-// Bounds a TimedOutError names: which wait ran out.
+// Sources of a TimedOutError: which wait ran out.
 const (
-	// BoundNode is the cluster's own: the coordinator's read, range or
+	// TimeoutNode is the cluster's own: the coordinator's read, range or
 	// write request timeout (Cassandra's "Operation timed out").
-	BoundNode = "node"
-	// BoundDriver is the client driver's: no response on the connection
+	TimeoutNode = "node"
+	// TimeoutDriver is the client driver's: no response on the connection
 	// within its timeout, or a connection lost with the request on it.
-	BoundDriver = "driver"
-	// BoundRequest is the store's bound of one request to the cluster
+	TimeoutDriver = "driver"
+	// TimeoutRequest is the store's time limit of one request to the cluster
 	// (the Cassandra store's cassandra.timeout).
-	BoundRequest = "request"
-	// BoundBusy is a request not sent in time: every connection busy or
+	TimeoutRequest = "request"
+	// TimeoutBusy is a request not sent in time: every connection busy or
 	// reconnecting while a node still accepts connections.
-	BoundBusy = "busy"
+	TimeoutBusy = "busy"
 )
 
-// TimedOutError is a Store's timeout that says which bound ran out
-// (Bound*) and what the cluster said of it (Detail: the coordinator,
+// TimedOutError is a Store's timeout that says which wait ran out
+// (Source, one of Timeout*) and what the cluster said of it (Detail: the coordinator,
 // the consistency level, the replicas that answered). It wraps
 // ErrTimedOut.
 type TimedOutError struct {
-	Bound  string
+	Source string
 	Detail string
 }
 
 func (e *TimedOutError) Error() string {
-	return e.Bound + " timeout: " + e.Detail + ": " + ErrTimedOut.Error()
+	return e.Source + " timeout: " + e.Detail + ": " + ErrTimedOut.Error()
 }
 
 func (e *TimedOutError) Unwrap() error { return ErrTimedOut }

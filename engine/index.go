@@ -20,5 +20,5 @@ type Indexer interface {
 	// value. ready is false, and keys nil, while the index is not usable:
 	// not declared, or still being built over the rows the family held
 	// when it was declared. The caller then scans instead.
-	IndexedKeys(ctx context.Context, keyspace, columnFamily string, column, value []byte, b Bounds, max int) (keys []string, ready bool, err error)
+	IndexedKeys(ctx context.Context, keyspace, columnFamily string, column, value []byte, b TokenRange, max int) (keys []string, ready bool, err error)
 }

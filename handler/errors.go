@@ -121,7 +121,7 @@ func (s *Service) replyOn(ctx context.Context, method, keyspace, family string, 
 		var to *engine.TimedOutError
 		switch {
 		case errors.As(err, &to):
-			bound, detail = to.Bound, to.Detail
+			bound, detail = to.Source, to.Detail
 		case errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil:
 			bound, detail = "call", fmt.Sprintf("the call's deadline of %v (RpcTimeoutInMillis) passed", s.timeout)
 		}

@@ -171,7 +171,7 @@ func (s *levelStore) Get(ctx context.Context, ks, key string, q engine.Query) (e
 	return s.Store.Get(ctx, ks, key, q)
 }
 
-func (s *levelStore) Range(ctx context.Context, ks string, b engine.Bounds, q engine.Query, n int) ([]engine.Row, error) {
+func (s *levelStore) Range(ctx context.Context, ks string, b engine.TokenRange, q engine.Query, n int) ([]engine.Row, error) {
 	s.note(ctx)
 	return s.Store.Range(ctx, ks, b, q, n)
 }
@@ -220,7 +220,7 @@ func (s *boundingStore) GetMany(ctx context.Context, ks string, keys []string, q
 func TestTimedOutIsLoggedWithItsBound(t *testing.T) {
 	e := newEnv(t)
 	bs := &boundingStore{Store: e.store, bounds: true, fail: fmt.Errorf("cassandra: read t: %w",
-		&engine.TimedOutError{Bound: engine.BoundDriver, Detail: "gocql: no response received from cassandra within timeout period, coordinator 127.0.0.1:9042"})}
+		&engine.TimedOutError{Source: engine.TimeoutDriver, Detail: "gocql: no response received from cassandra within timeout period, coordinator 127.0.0.1:9042"})}
 	e2 := newEnv(t, func(o *Options) { o.Store = bs })
 	_, err := e2.c.MultigetSlice(e2.ctx, ks1, []string{"a"}, parent("Standard1", nil), all(), one)
 	if _, ok := err.(*cassandra.TimedOutException); !ok {

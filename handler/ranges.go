@@ -89,10 +89,10 @@ func javaKeyRange(kr *cassandra.KeyRange) *cassandra.KeyRange {
 // An end equal to the minimum token means the end of the ring. A range
 // whose end is not after its start wraps through the minimum token, and
 // start == end is the whole ring beginning just after start.
-func (s *Service) rangeBounds(kr *cassandra.KeyRange) ([]engine.Bounds, error) {
+func (s *Service) rangeBounds(kr *cassandra.KeyRange) ([]engine.TokenRange, error) {
 	p := s.sch().Partitioner
 	if kr.StartKey != nil {
-		return []engine.Bounds{{
+		return []engine.TokenRange{{
 			Start:          p.Token(*kr.StartKey),
 			StartInclusive: true,
 			End:            p.Token(*kr.EndKey),

@@ -18,14 +18,14 @@ func TestRingRange(t *testing.T) {
 	tests := []struct {
 		name        string
 		left, right dht.Token
-		want        []engine.Bounds
+		want        []engine.TokenRange
 	}{
-		{"ordered", tok("b"), tok("d"), []engine.Bounds{{Start: tok("b"), End: tok("d")}}},
-		{"to the end of the ring", tok("b"), minTok, []engine.Bounds{{Start: tok("b"), End: minTok}}},
-		{"whole ring from the minimum", minTok, minTok, []engine.Bounds{{Start: minTok, End: minTok}}},
-		{"from the minimum", minTok, tok("c"), []engine.Bounds{{Start: minTok, End: tok("c")}}},
-		{"wrapping", tok("d"), tok("b"), []engine.Bounds{{Start: tok("d")}, {Start: minTok, StartInclusive: true, End: tok("b")}}},
-		{"whole ring after a token", tok("c"), tok("c"), []engine.Bounds{{Start: tok("c")}, {Start: minTok, StartInclusive: true, End: tok("c")}}},
+		{"ordered", tok("b"), tok("d"), []engine.TokenRange{{Start: tok("b"), End: tok("d")}}},
+		{"to the end of the ring", tok("b"), minTok, []engine.TokenRange{{Start: tok("b"), End: minTok}}},
+		{"whole ring from the minimum", minTok, minTok, []engine.TokenRange{{Start: minTok, End: minTok}}},
+		{"from the minimum", minTok, tok("c"), []engine.TokenRange{{Start: minTok, End: tok("c")}}},
+		{"wrapping", tok("d"), tok("b"), []engine.TokenRange{{Start: tok("d")}, {Start: minTok, StartInclusive: true, End: tok("b")}}},
+		{"whole ring after a token", tok("c"), tok("c"), []engine.TokenRange{{Start: tok("c")}, {Start: minTok, StartInclusive: true, End: tok("c")}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

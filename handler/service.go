@@ -129,7 +129,7 @@ func New(o Options) *Service {
 			s.clusterName = c.ClusterName
 		}
 		s.configText = string(c.Text)
-		if !engine.BoundsRequests(o.Store) {
+		if !engine.LimitsRequestTime(o.Store) {
 			// A store that bounds each of its requests itself gets no
 			// deadline per call (engine.RequestBounder).
 			s.timeout = time.Duration(c.RpcTimeoutInMillis) * time.Millisecond

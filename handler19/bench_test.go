@@ -156,7 +156,7 @@ func (s *stubStore) GetMany(_ context.Context, _ string, keys []string, _ engine
 	return s.rows[:len(keys)], nil
 }
 
-func (s *stubStore) Range(_ context.Context, _ string, _ engine.Bounds, _ engine.Query, maxRows int) ([]engine.Row, error) {
+func (s *stubStore) Range(_ context.Context, _ string, _ engine.TokenRange, _ engine.Query, maxRows int) ([]engine.Row, error) {
 	return s.rows[:min(maxRows, len(s.rows))], nil
 }
 

@@ -121,7 +121,7 @@ func (s *Service) timeoutBound(ctx context.Context, err error) (bound, detail st
 	var to *engine.TimedOutError
 	switch {
 	case errors.As(err, &to):
-		return to.Bound, to.Detail
+		return to.Source, to.Detail
 	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil:
 		return "call", fmt.Sprintf("the call's deadline of %v (RpcTimeoutInMillis) passed", s.timeout)
 	}

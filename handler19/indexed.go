@@ -54,11 +54,11 @@ func (c *conn) getIndexedSlices(ctx context.Context, parent *cassandra19.ColumnP
 		return nil, err
 	}
 	// From start_key, inclusive, to the end of the ring: 1.2 did not wrap.
-	b := engine.Bounds{StartInclusive: true}
+	b := engine.TokenRange{StartInclusive: true}
 	if len(clause.StartKey) > 0 {
 		b.Start = sch.Partitioner.Token(string(clause.StartKey))
 	}
-	return c.searchIndexed(ctx, ks, sch.Partitioner, f, clause.Expressions, []engine.Bounds{b}, sliceQuery(f, parent.SuperColumn, pred), int(clause.Count))
+	return c.searchIndexed(ctx, ks, sch.Partitioner, f, clause.Expressions, []engine.TokenRange{b}, sliceQuery(f, parent.SuperColumn, pred), int(clause.Count))
 }
 
 // validateIndexClauses is ThriftValidation.validateIndexClauses.
@@ -245,7 +245,7 @@ func (x *rowFilter) primary(f *family) *cassandra19.IndexExpression {
 
 // searchIndexed answers up to want rows of pieces, in order, that satisfy
 // every expression, each with what q selects.
-func (c *conn) searchIndexed(ctx context.Context, ks string, p dht.Partitioner, f *family, exprs []*cassandra19.IndexExpression, pieces []engine.Bounds, q engine.Query, want int) ([]*cassandra19.KeySlice, error) {
+func (c *conn) searchIndexed(ctx context.Context, ks string, p dht.Partitioner, f *family, exprs []*cassandra19.IndexExpression, pieces []engine.TokenRange, q engine.Query, want int) ([]*cassandra19.KeySlice, error) {
 	if want <= 0 {
 		return []*cassandra19.KeySlice{}, nil
 	}
@@ -314,7 +314,7 @@ func (c *conn) searchIndexed(ctx context.Context, ks string, p dht.Partitioner, 
 			if len(cands) < page {
 				break
 			}
-			b = engine.Bounds{Start: p.Token(cands[len(cands)-1].Key), End: b.End}
+			b = engine.TokenRange{Start: p.Token(cands[len(cands)-1].Key), End: b.End}
 			if len(b.End) > 0 && bytes.Compare(b.Start, b.End) >= 0 {
 				break
 			}

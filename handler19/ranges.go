@@ -169,7 +169,7 @@ func (c *conn) getPagedSlice(ctx context.Context, cfName string, kr *cassandra19
 				columns += len(cols)
 				width = len(cols)
 				// The next row is the first after this one's token.
-				b = engine.Bounds{Start: p.Token(row.Key), End: b.End}
+				b = engine.TokenRange{Start: p.Token(row.Key), End: b.End}
 				if piece >= want || (len(b.End) > 0 && bytes.Compare(b.Start, b.End) >= 0) {
 					done = true
 					break
@@ -246,9 +246,9 @@ func preservesOrder(p dht.Partitioner) bool {
 // ring's start or end; a start key with an end token runs through that
 // token; tokens give (start, end], wrapping around the ring when end is
 // not after start.
-func rangeBounds(p dht.Partitioner, kr *cassandra19.KeyRange) ([]engine.Bounds, error) {
+func rangeBounds(p dht.Partitioner, kr *cassandra19.KeyRange) ([]engine.TokenRange, error) {
 	if kr.StartKey != nil {
-		b := engine.Bounds{Start: p.Token(string(kr.StartKey)), StartInclusive: true}
+		b := engine.TokenRange{Start: p.Token(string(kr.StartKey)), StartInclusive: true}
 		if kr.EndKey != nil {
 			b.End = p.Token(string(kr.EndKey))
 		} else {
@@ -258,7 +258,7 @@ func rangeBounds(p dht.Partitioner, kr *cassandra19.KeyRange) ([]engine.Bounds, 
 			}
 			b.End = end
 		}
-		return []engine.Bounds{b}, nil
+		return []engine.TokenRange{b}, nil
 	}
 	left, err := parseToken(p, *kr.StartToken)
 	if err != nil {

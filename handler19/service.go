@@ -174,7 +174,7 @@ var _ cassandra19.Cassandra = (*conn)(nil)
 // (RpcTimeoutInMillis), or none on a store that bounds each of its
 // requests itself (engine.RequestBounder).
 func callTimeout(d time.Duration, st engine.Store) time.Duration {
-	if engine.BoundsRequests(st) {
+	if engine.LimitsRequestTime(st) {
 		return 0
 	}
 	return d

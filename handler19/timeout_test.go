@@ -45,7 +45,7 @@ func (s *timeoutStore) GetMany(ctx context.Context, keyspace string, keys []stri
 	return s.Store.GetMany(ctx, keyspace, keys, q)
 }
 
-func (s *timeoutStore) Range(ctx context.Context, keyspace string, b engine.Bounds, q engine.Query, maxRows int) ([]engine.Row, error) {
+func (s *timeoutStore) Range(ctx context.Context, keyspace string, b engine.TokenRange, q engine.Query, maxRows int) ([]engine.Row, error) {
 	if s.fail != nil {
 		return nil, s.fail
 	}
@@ -123,7 +123,7 @@ func TestTimedOutIsLoggedWithItsBound(t *testing.T) {
 
 	st := &timeoutStore{}
 	_, c, log := timeoutService(t, st, 0)
-	st.fail = fmt.Errorf("cassandra: read t: %w", &engine.TimedOutError{Bound: engine.BoundNode,
+	st.fail = fmt.Errorf("cassandra: read t: %w", &engine.TimedOutError{Source: engine.TimeoutNode,
 		Detail: "read: Operation timed out - received only 0 responses. (consistency ONE, 0 of 1 replicas answered), coordinator 127.0.0.1:9042"})
 	_, err := c.GetSlice(ctx, []byte("k"), parent, pred, cassandra19.ConsistencyLevel_ONE)
 	var te *cassandra19.TimedOutException
@@ -131,7 +131,7 @@ func TestTimedOutIsLoggedWithItsBound(t *testing.T) {
 		t.Fatalf("get_slice on a timed-out read: %T %v, want TimedOutException", err, err)
 	}
 	l := timeoutLine(t, log)
-	for k, want := range map[string]string{"method": "get_slice", "keyspace": "K", "column_family": "C", "bound": engine.BoundNode} {
+	for k, want := range map[string]string{"method": "get_slice", "keyspace": "K", "column_family": "C", "bound": engine.TimeoutNode} {
 		if l[k] != want {
 			t.Errorf("log %s = %v, want %q", k, l[k], want)
 		}

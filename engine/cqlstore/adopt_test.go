@@ -567,7 +567,7 @@ func TestAdoptedCounterShape(t *testing.T) {
 			t.Errorf("count %s: %d, %v; want %d", c.cf, n, err, c.want)
 		}
 	}
-	rows, err := st.Range(ctx, ks, engine.Bounds{}, engine.Query{ColumnFamily: "chits", Predicate: engine.Predicate{Count: 10}}, 10)
+	rows, err := st.Range(ctx, ks, engine.TokenRange{}, engine.Query{ColumnFamily: "chits", Predicate: engine.Predicate{Count: 10}}, 10)
 	if err != nil || len(rows) != 1 || rows[0].Key != "k" || len(rows[0].Columns) != 3 {
 		t.Errorf("range of chits: %+v, %v", rows, err)
 	}

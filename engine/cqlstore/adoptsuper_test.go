@@ -267,7 +267,7 @@ func TestAdoptedSuperShape(t *testing.T) {
 	}
 	rangeKeys := func() string {
 		t.Helper()
-		rows, err := st.Range(ctx, ks, engine.Bounds{StartInclusive: true}, engine.Query{ColumnFamily: "Super1", Predicate: engine.Predicate{Count: 1}}, 100)
+		rows, err := st.Range(ctx, ks, engine.TokenRange{StartInclusive: true}, engine.Query{ColumnFamily: "Super1", Predicate: engine.Predicate{Count: 1}}, 100)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -81,7 +81,7 @@ func TestCompareAndSet(t *testing.T) {
 	}
 	// A range read at a serial level reads at QUORUM: the cluster serves
 	// serial reads of one partition only.
-	if _, err := st.Range(engine.WithConsistency(ctx, 10), ks, engine.Bounds{}, engine.Query{ColumnFamily: "Standard1", Predicate: engine.Predicate{Count: 10}}, 10); err != nil {
+	if _, err := st.Range(engine.WithConsistency(ctx, 10), ks, engine.TokenRange{}, engine.Query{ColumnFamily: "Standard1", Predicate: engine.Predicate{Count: 10}}, 10); err != nil {
 		t.Errorf("range read at LOCAL_SERIAL: %v", err)
 	}
 

@@ -311,7 +311,7 @@ func TestUnboundableStart(t *testing.T) {
 		{"Utf", []byte{0x62, 0xff}, 1, "z"},              // after "a", the count applied after it
 		{"Long", []byte("x"), 10, "9151314442816847872"}, // 0x78 padded: after 1<<62
 	} {
-		rows, err := st.Range(ctx, "U", engine.Bounds{}, engine.Query{ColumnFamily: tc.cf, Predicate: engine.Predicate{Start: tc.start, Count: tc.count}}, 1)
+		rows, err := st.Range(ctx, "U", engine.TokenRange{}, engine.Query{ColumnFamily: tc.cf, Predicate: engine.Predicate{Start: tc.start, Count: tc.count}}, 1)
 		if err != nil {
 			t.Errorf("%s from %x: %v", tc.cf, tc.start, err)
 			continue

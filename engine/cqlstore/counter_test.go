@@ -103,7 +103,7 @@ func TestCounterTables(t *testing.T) {
 			t.Errorf("read %q, want %q", c.got, c.want)
 		}
 	}
-	rows, err = st.Range(ctx, "C", engine.Bounds{StartInclusive: true}, engine.Query{ColumnFamily: "Hits", Predicate: all}, 10)
+	rows, err = st.Range(ctx, "C", engine.TokenRange{StartInclusive: true}, engine.Query{ColumnFamily: "Hits", Predicate: all}, 10)
 	must(err)
 	byKey := map[string]string{}
 	for _, r := range rows {

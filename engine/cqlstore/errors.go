@@ -67,7 +67,7 @@ func clusterError(ctx context.Context, what string, err error) error {
 	}
 	switch {
 	case errors.Is(err, context.DeadlineExceeded) && errors.Is(context.Cause(ctx), errRequestTimeout):
-		return fmt.Errorf("cassandra: %s: %w", what, &engine.TimedOutError{Bound: engine.BoundRequest,
+		return fmt.Errorf("cassandra: %s: %w", what, &engine.TimedOutError{Source: engine.TimeoutRequest,
 			Detail: fmt.Sprintf("no answer within cassandra.timeout (%v)%s", requestTimeoutOf(ctx), coordinatorOf(ctx))})
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return err
@@ -78,7 +78,7 @@ func clusterError(ctx context.Context, what string, err error) error {
 		// slow (a pool reconnecting after heartbeats a busy node missed,
 		// every stream in use), and a live Cassandra answers a slow
 		// request with TimedOutException, which clients retry.
-		return fmt.Errorf("cassandra: %s: %w", what, &engine.TimedOutError{Bound: engine.BoundBusy,
+		return fmt.Errorf("cassandra: %s: %w", what, &engine.TimedOutError{Source: engine.TimeoutBusy,
 			Detail: err.Error() + "; a node accepts connections but none could take the request in time"})
 	case notApplied(err):
 		return fmt.Errorf("cassandra: %s: %v: %w", what, err, engine.ErrUnavailable)
@@ -104,15 +104,15 @@ func timedOut(ctx context.Context, err error) *engine.TimedOutError {
 	)
 	switch {
 	case errors.As(err, &readTimeout):
-		return &engine.TimedOutError{Bound: engine.BoundNode, Detail: fmt.Sprintf("read: %s (consistency %v, %d of %d replicas answered, data present %v)%s",
+		return &engine.TimedOutError{Source: engine.TimeoutNode, Detail: fmt.Sprintf("read: %s (consistency %v, %d of %d replicas answered, data present %v)%s",
 			readTimeout.Message(), readTimeout.Consistency, readTimeout.Received, readTimeout.BlockFor, readTimeout.DataPresent != 0, coordinatorOf(ctx))}
 	case errors.As(err, &writeTimeout):
-		return &engine.TimedOutError{Bound: engine.BoundNode, Detail: fmt.Sprintf("write %s: %s (consistency %v, %d of %d replicas answered)%s",
+		return &engine.TimedOutError{Source: engine.TimeoutNode, Detail: fmt.Sprintf("write %s: %s (consistency %v, %d of %d replicas answered)%s",
 			writeTimeout.WriteType, writeTimeout.Message(), writeTimeout.Consistency, writeTimeout.Received, writeTimeout.BlockFor, coordinatorOf(ctx))}
 	case errors.As(err, &re):
-		return &engine.TimedOutError{Bound: engine.BoundNode, Detail: fmt.Sprintf("%s (error code %#x)%s", re.Message(), re.Code(), coordinatorOf(ctx))}
+		return &engine.TimedOutError{Source: engine.TimeoutNode, Detail: fmt.Sprintf("%s (error code %#x)%s", re.Message(), re.Code(), coordinatorOf(ctx))}
 	}
-	return &engine.TimedOutError{Bound: engine.BoundDriver, Detail: err.Error() + coordinatorOf(ctx)}
+	return &engine.TimedOutError{Source: engine.TimeoutDriver, Detail: err.Error() + coordinatorOf(ctx)}
 }
 
 // request is the state one data request to the cluster carries in its

@@ -155,11 +155,11 @@ func TestTimeoutNamesItsBound(t *testing.T) {
 		bound string
 		says  string
 	}{
-		{"node's read timeout", &gocql.RequestErrReadTimeout{Consistency: gocql.Quorum, Received: 1, BlockFor: 2}, engine.BoundNode, "read:  (consistency QUORUM, 1 of 2 replicas answered, data present false)"},
-		{"node's write timeout", &gocql.RequestErrWriteTimeout{Consistency: gocql.One, BlockFor: 1, WriteType: "BATCH"}, engine.BoundNode, "write BATCH:  (consistency ONE, 0 of 1 replicas answered)"},
-		{"coordinator overloaded", &gocql.RequestErrOverloaded{}, engine.BoundNode, "error code"},
-		{"driver's timeout", gocql.ErrTimeoutNoResponse, engine.BoundDriver, "no response received from cassandra within timeout period"},
-		{"connection lost", fmt.Errorf("gocql: failed to read uncompressed frame, err: %w", io.EOF), engine.BoundDriver, "EOF"},
+		{"node's read timeout", &gocql.RequestErrReadTimeout{Consistency: gocql.Quorum, Received: 1, BlockFor: 2}, engine.TimeoutNode, "read:  (consistency QUORUM, 1 of 2 replicas answered, data present false)"},
+		{"node's write timeout", &gocql.RequestErrWriteTimeout{Consistency: gocql.One, BlockFor: 1, WriteType: "BATCH"}, engine.TimeoutNode, "write BATCH:  (consistency ONE, 0 of 1 replicas answered)"},
+		{"coordinator overloaded", &gocql.RequestErrOverloaded{}, engine.TimeoutNode, "error code"},
+		{"driver's timeout", gocql.ErrTimeoutNoResponse, engine.TimeoutDriver, "no response received from cassandra within timeout period"},
+		{"connection lost", fmt.Errorf("gocql: failed to read uncompressed frame, err: %w", io.EOF), engine.TimeoutDriver, "EOF"},
 	}
 	for _, c := range cases {
 		err := clusterError(context.Background(), "read t", c.err)
@@ -168,8 +168,8 @@ func TestTimeoutNamesItsBound(t *testing.T) {
 			t.Errorf("%s: %v, want an engine.TimedOutError", c.name, err)
 			continue
 		}
-		if to.Bound != c.bound || !strings.Contains(to.Detail, c.says) {
-			t.Errorf("%s: bound %q, detail %q; want bound %q saying %q", c.name, to.Bound, to.Detail, c.bound, c.says)
+		if to.Source != c.bound || !strings.Contains(to.Detail, c.says) {
+			t.Errorf("%s: bound %q, detail %q; want bound %q saying %q", c.name, to.Source, to.Detail, c.bound, c.says)
 		}
 	}
 
@@ -179,7 +179,7 @@ func TestTimeoutNamesItsBound(t *testing.T) {
 	<-bctx.Done()
 	err := clusterError(bctx, "read t", bctx.Err())
 	var to *engine.TimedOutError
-	if !errors.As(err, &to) || to.Bound != engine.BoundRequest || !strings.Contains(to.Detail, "cassandra.timeout (1ms)") {
-		t.Errorf("the store's request bound: %v, want an engine.TimedOutError of bound %q naming cassandra.timeout (1ms)", err, engine.BoundRequest)
+	if !errors.As(err, &to) || to.Source != engine.TimeoutRequest || !strings.Contains(to.Detail, "cassandra.timeout (1ms)") {
+		t.Errorf("the store's request bound: %v, want an engine.TimedOutError of bound %q naming cassandra.timeout (1ms)", err, engine.TimeoutRequest)
 	}
 }

@@ -478,7 +478,7 @@ func (st *Store) buildIndex(ctx context.Context, cqlKS string, f *family, column
 // keys, in token order from b's start, of the rows whose column holds
 // value now, as the call's consistency level reads them. An empty value
 // is not looked up (the caller scans).
-func (st *Store) IndexedKeys(ctx context.Context, keyspace, columnFamily string, column, value []byte, b engine.Bounds, max int) ([]string, bool, error) {
+func (st *Store) IndexedKeys(ctx context.Context, keyspace, columnFamily string, column, value []byte, b engine.TokenRange, max int) ([]string, bool, error) {
 	if err := st.enter(); err != nil {
 		return nil, false, err
 	}

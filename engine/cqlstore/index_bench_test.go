@@ -373,7 +373,7 @@ func BenchmarkIndexedQuery(b *testing.B) {
 		}
 	}
 	for deadline := time.Now().Add(time.Minute); ; {
-		if _, ready, _ := st.IndexedKeys(ctx, storetest.Keyspace, "Standard1", []byte("state"), []byte("match"), engine.Bounds{}, 1); ready {
+		if _, ready, _ := st.IndexedKeys(ctx, storetest.Keyspace, "Standard1", []byte("state"), []byte("match"), engine.TokenRange{}, 1); ready {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -386,7 +386,7 @@ func BenchmarkIndexedQuery(b *testing.B) {
 	want := indexRows / 100
 	b.Run("index", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			keys, _, err := st.IndexedKeys(ctx, storetest.Keyspace, "Standard1", []byte("state"), []byte("match"), engine.Bounds{StartInclusive: true}, indexRows)
+			keys, _, err := st.IndexedKeys(ctx, storetest.Keyspace, "Standard1", []byte("state"), []byte("match"), engine.TokenRange{StartInclusive: true}, indexRows)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -398,7 +398,7 @@ func BenchmarkIndexedQuery(b *testing.B) {
 	})
 	b.Run("scan", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			got, err := st.Range(ctx, storetest.Keyspace, engine.Bounds{StartInclusive: true}, names, indexRows)
+			got, err := st.Range(ctx, storetest.Keyspace, engine.TokenRange{StartInclusive: true}, names, indexRows)
 			if err != nil {
 				b.Fatal(err)
 			}

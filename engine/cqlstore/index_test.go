@@ -65,7 +65,7 @@ func TestIndexedFamilyValueLimit(t *testing.T) {
 	var keys []string
 	ready := false
 	for deadline := time.Now().Add(30 * time.Second); !ready && err == nil && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		keys, ready, err = st.IndexedKeys(ctx, storetest.Keyspace, "Standard1", []byte("state"), make([]byte, 65534), engine.Bounds{StartInclusive: true}, 10)
+		keys, ready, err = st.IndexedKeys(ctx, storetest.Keyspace, "Standard1", []byte("state"), make([]byte, 65534), engine.TokenRange{StartInclusive: true}, 10)
 	}
 	if err != nil || !ready || fmt.Sprint(keys) != "[k]" {
 		t.Errorf("state = 65,534 zero bytes: %v, ready %v, %v; want [k]", keys, ready, err)
@@ -124,7 +124,7 @@ func TestIndexOnTypedTables(t *testing.T) {
 		sort.Slice(ks, func(i, j int) bool { return bytes.Compare(part.Token(ks[i]), part.Token(ks[j])) < 0 })
 		return fmt.Sprint(ks)
 	}
-	query := func(cf, column string, value []byte, b engine.Bounds) string {
+	query := func(cf, column string, value []byte, b engine.TokenRange) string {
 		t.Helper()
 		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 			got, ready, err := st.IndexedKeys(ctx, "T", cf, []byte(column), value, b, 100)
@@ -139,7 +139,7 @@ func TestIndexOnTypedTables(t *testing.T) {
 			}
 		}
 	}
-	all := engine.Bounds{StartInclusive: true}
+	all := engine.TokenRange{StartInclusive: true}
 	if got, want := query("Text", "state", []byte("CA"), all), sorted("k0", "k2", "k4"); got != want {
 		t.Errorf("Text state = CA: %v, want %v (token order, not the other column's CA)", got, want)
 	}
@@ -148,7 +148,7 @@ func TestIndexOnTypedTables(t *testing.T) {
 	}
 	first := strings.Trim(sorted("k0", "k2", "k4"), "[]")
 	from := strings.Fields(first)[0]
-	if got, want := query("Text", "state", []byte("CA"), engine.Bounds{Start: part.Token(from)}), strings.Replace(sorted("k0", "k2", "k4"), from+" ", "", 1); got != want {
+	if got, want := query("Text", "state", []byte("CA"), engine.TokenRange{Start: part.Token(from)}), strings.Replace(sorted("k0", "k2", "k4"), from+" ", "", 1); got != want {
 		t.Errorf("Text state = CA after %s: %v, want %v", from, got, want)
 	}
 	if _, ready, err := st.IndexedKeys(ctx, "T", "Ctr", []byte("c"), n(1), all, 10); ready || err != nil {
@@ -241,7 +241,7 @@ func TestIndexedKeysStatements(t *testing.T) {
 		ready := false
 		var err error
 		for deadline := time.Now().Add(30 * time.Second); !ready && err == nil && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-			keys, ready, err = st.IndexedKeys(ctx, storetest.Keyspace, "Standard1", []byte("state"), []byte("CA"), engine.Bounds{StartInclusive: true}, 1000)
+			keys, ready, err = st.IndexedKeys(ctx, storetest.Keyspace, "Standard1", []byte("state"), []byte("CA"), engine.TokenRange{StartInclusive: true}, 1000)
 		}
 		if err != nil || !ready {
 			t.Fatalf("IndexedKeys: ready %v, %v", ready, err)

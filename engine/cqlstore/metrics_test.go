@@ -283,7 +283,7 @@ func TestStatementsPerCall(t *testing.T) {
 		}, 1, 1},
 		// One page of 100 rows, 5 columns each (PER PARTITION LIMIT).
 		{"get_range_slices of 100 rows × 5 columns", func() error {
-			r, err := st.Range(ctx, storetest.Keyspace, engine.Bounds{}, engine.Query{ColumnFamily: "Standard1", Predicate: storetest.All(5)}, 100)
+			r, err := st.Range(ctx, storetest.Keyspace, engine.TokenRange{}, engine.Query{ColumnFamily: "Standard1", Predicate: storetest.All(5)}, 100)
 			if err == nil && len(r) != 100 {
 				err = fmt.Errorf("get_range_slices read %d rows", len(r))
 			}
@@ -297,7 +297,7 @@ func TestStatementsPerCall(t *testing.T) {
 		// The keys of 100 rows, then their slices in one statement.
 		{"get_range_slices of 100 rows × 5 columns from c50", func() error {
 			q := engine.Query{ColumnFamily: "Standard1", Predicate: engine.Predicate{Start: []byte("c50"), Count: 5}}
-			r, err := st.Range(ctx, storetest.Keyspace, engine.Bounds{}, q, 100)
+			r, err := st.Range(ctx, storetest.Keyspace, engine.TokenRange{}, q, 100)
 			if err == nil && len(r) != 100 {
 				err = fmt.Errorf("get_range_slices read %d rows", len(r))
 			}
@@ -312,7 +312,7 @@ func TestStatementsPerCall(t *testing.T) {
 		// row (whose token starts the bounds, not included): one page,
 		// though the first row of it is skipped.
 		{"get_paged_slice's batch of 4 rows", func() error {
-			b := engine.Bounds{Start: dht.Murmur3Partitioner{}.Token(keys[3])}
+			b := engine.TokenRange{Start: dht.Murmur3Partitioner{}.Token(keys[3])}
 			r, err := st.Range(ctx, storetest.Keyspace, b, engine.Query{ColumnFamily: "Standard1", Predicate: storetest.All(100)}, 4)
 			if err == nil && len(r) != 4 {
 				err = fmt.Errorf("get_paged_slice read %d rows", len(r))

@@ -17,7 +17,7 @@ import (
 // keeping those inside b, then reads their predicate as GetMany does. A
 // partition that holds only the ghost marker is a range ghost: it is
 // returned with nothing in it.
-func (st *Store) Range(ctx context.Context, keyspace string, b engine.Bounds, q engine.Query, maxRows int) ([]engine.Row, error) {
+func (st *Store) Range(ctx context.Context, keyspace string, b engine.TokenRange, q engine.Query, maxRows int) ([]engine.Row, error) {
 	if err := st.enter(); err != nil {
 		return nil, err
 	}
@@ -54,7 +54,7 @@ func (st *Store) Range(ctx context.Context, keyspace string, b engine.Bounds, q 
 // walk as a whole: a walk of many keys on a busy cluster may rightly take
 // longer than one request, and only a page the cluster does not answer in
 // time is a timeout. ctx bounds the whole walk.
-func (st *Store) walkKeys(ctx context.Context, f *family, b engine.Bounds, want int, visit func(string, dht.Token) bool) error {
+func (st *Store) walkKeys(ctx context.Context, f *family, b engine.TokenRange, want int, visit func(string, dht.Token) bool) error {
 	stmt, args := `SELECT DISTINCT key FROM `+f.table, []any(nil)
 	if len(b.Start) > 0 {
 		// The minimum token needs no bound (and ByteOrdered's, the empty
@@ -89,7 +89,7 @@ func (st *Store) walkKeys(ctx context.Context, f *family, b engine.Bounds, want 
 // walkPage reads one page of walkKeys under its own bound, from state (nil:
 // the first), and returns whether visit wants more and the next page's
 // state (empty after the last).
-func (st *Store) walkPage(ctx context.Context, f *family, b engine.Bounds, stmt string, args []any, size int, state []byte,
+func (st *Store) walkPage(ctx context.Context, f *family, b engine.TokenRange, stmt string, args []any, size int, state []byte,
 	visit func(string, dht.Token) bool) (more bool, next []byte, err error) {
 	pctx, cancel := st.withRequestTimeout(ctx)
 	defer cancel()
@@ -128,7 +128,7 @@ func (st *Store) walkPage(ctx context.Context, f *family, b engine.Bounds, stmt 
 // column family in b, as the LevelDB store does: exact, and as costly as
 // reading every key in b once. It is bounded by ctx and, per page, by
 // Cluster.Timeout (walkKeys).
-func (st *Store) Splits(ctx context.Context, b engine.Bounds, keysPerSplit int) ([]dht.Token, error) {
+func (st *Store) Splits(ctx context.Context, b engine.TokenRange, keysPerSplit int) ([]dht.Token, error) {
 	if err := st.enter(); err != nil {
 		return nil, err
 	}

@@ -269,7 +269,7 @@ func scansWhole(f *family, q engine.Query) bool {
 // LIMIT), until maxRows rows.
 //
 // Each page is a request of its own under Cluster.Timeout (st.pages).
-func (st *Store) scanRows(ctx context.Context, f *family, b engine.Bounds, q engine.Query, maxRows int) ([]engine.Row, error) {
+func (st *Store) scanRows(ctx context.Context, f *family, b engine.TokenRange, q engine.Query, maxRows int) ([]engine.Row, error) {
 	cells := valueCells{on: f.valueType != ""}
 	stmt := `SELECT key, column1, value, writetime(value), ttl(value)`
 	if f.writtenTTL {

@@ -179,7 +179,7 @@ func TestGhostsExpireAfterGCGrace(t *testing.T) {
 	storetest.Apply(t, st, storetest.Put("Standard1", "live", "a", "v", 1), storetest.Put("Standard1", "dead", "a", "v", 1))
 	storetest.Apply(t, st, storetest.Del("Standard1", "dead", nil, nil, 2))
 	keys := func() string {
-		rows, err := st.Range(ctx, storetest.Keyspace, engine.Bounds{StartInclusive: true}, engine.Query{ColumnFamily: "Standard1", Predicate: storetest.All(10)}, 10)
+		rows, err := st.Range(ctx, storetest.Keyspace, engine.TokenRange{StartInclusive: true}, engine.Query{ColumnFamily: "Standard1", Predicate: storetest.All(10)}, 10)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -247,7 +247,7 @@ func TestEveryLevelIsServed(t *testing.T) {
 		if r, err := st.Get(c, storetest.Keyspace, "k", engine.Query{ColumnFamily: "Standard1", Predicate: storetest.All(1)}); err != nil || storetest.Render(r) != fmt.Sprintf("a=v@%d", l) {
 			t.Errorf("level %d: read %q, %v", l, storetest.Render(r), err)
 		}
-		if rows, err := st.Range(c, storetest.Keyspace, engine.Bounds{StartInclusive: true}, engine.Query{ColumnFamily: "Standard1", Predicate: storetest.All(1)}, 10); err != nil || len(rows) != 1 {
+		if rows, err := st.Range(c, storetest.Keyspace, engine.TokenRange{StartInclusive: true}, engine.Query{ColumnFamily: "Standard1", Predicate: storetest.All(1)}, 10); err != nil || len(rows) != 1 {
 			t.Errorf("level %d: range %d rows, %v", l, len(rows), err)
 		}
 	}

@@ -45,11 +45,11 @@ func TestSlowPagesAreEachBounded(t *testing.T) {
 		read func() (int, error)
 	}{
 		{"range of whole rows", func() (int, error) {
-			got, err := st.Range(ctx, storetest.Keyspace, engine.Bounds{}, whole, 100)
+			got, err := st.Range(ctx, storetest.Keyspace, engine.TokenRange{}, whole, 100)
 			return len(got), err
 		}},
 		{"range from a start column", func() (int, error) {
-			got, err := st.Range(ctx, storetest.Keyspace, engine.Bounds{}, fromA, 100)
+			got, err := st.Range(ctx, storetest.Keyspace, engine.TokenRange{}, fromA, 100)
 			return len(got), err
 		}},
 		{"multiget", func() (int, error) {
@@ -86,8 +86,8 @@ func TestSlowPagesAreEachBounded(t *testing.T) {
 		if !errors.As(err, &to) || !errors.Is(err, engine.ErrTimedOut) {
 			t.Fatalf("%s on a node slower than the request timeout: %v, want an engine.TimedOutError", r.name, err)
 		}
-		if to.Bound != engine.BoundRequest || !strings.Contains(to.Detail, "cassandra.timeout (2s)") || !strings.Contains(to.Detail, "coordinator ") {
-			t.Errorf("%s: timeout bound %q, detail %q; want the request bound of 2s, with the coordinator", r.name, to.Bound, to.Detail)
+		if to.Source != engine.TimeoutRequest || !strings.Contains(to.Detail, "cassandra.timeout (2s)") || !strings.Contains(to.Detail, "coordinator ") {
+			t.Errorf("%s: timeout bound %q, detail %q; want the request bound of 2s, with the coordinator", r.name, to.Source, to.Detail)
 		}
 		// The proxy hands answers on in order: let the late one pass
 		// before the next read.

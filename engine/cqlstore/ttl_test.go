@@ -61,7 +61,7 @@ func TestExpiringColumns(t *testing.T) {
 	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(100 * time.Millisecond) {
 		row, err = st.Get(ctx, storetest.Keyspace, "k", engine.Query{ColumnFamily: "Standard1", Predicate: all})
 		must(err)
-		rows, err := st.Range(ctx, storetest.Keyspace, engine.Bounds{}, engine.Query{ColumnFamily: "Standard1", Predicate: all}, 10)
+		rows, err := st.Range(ctx, storetest.Keyspace, engine.TokenRange{}, engine.Query{ColumnFamily: "Standard1", Predicate: all}, 10)
 		must(err)
 		ghost := false
 		for _, r := range rows {

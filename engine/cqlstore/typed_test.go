@@ -133,7 +133,7 @@ func TestTypedLayoutReadByCQL(t *testing.T) {
 		t.Errorf("count %d, %v", n, err)
 	}
 	// A range read walks the typed keys.
-	rows, err := st.Range(ctx, "T", engine.Bounds{}, engine.Query{ColumnFamily: "LongBytes", Predicate: storetest.All(1)}, 10)
+	rows, err := st.Range(ctx, "T", engine.TokenRange{}, engine.Query{ColumnFamily: "LongBytes", Predicate: storetest.All(1)}, 10)
 	if err != nil || len(rows) != 1 || rows[0].Key != rowKey || len(rows[0].Columns) != 1 {
 		t.Errorf("range: %+v, %v", rows, err)
 	}
@@ -208,7 +208,7 @@ func beUint64(b []byte) uint64 {
 // columns.
 func expectRangeGhost(t *testing.T, st *Store, ks, cf, key string) {
 	t.Helper()
-	rows, err := st.Range(context.Background(), ks, engine.Bounds{}, engine.Query{ColumnFamily: cf, Predicate: storetest.All(10)}, 10)
+	rows, err := st.Range(context.Background(), ks, engine.TokenRange{}, engine.Query{ColumnFamily: cf, Predicate: storetest.All(10)}, 10)
 	if err != nil {
 		t.Fatal(err)
 	}

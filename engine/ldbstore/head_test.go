@@ -241,7 +241,7 @@ func TestUpgradeHeadsOfDowngradedStore(t *testing.T) {
 func rangeOne(t *testing.T, st *Store, key string, q engine.Query) (engine.Row, bool) {
 	t.Helper()
 	tok := st.part.Token(key)
-	rows, err := st.Range(ctx, ks, engine.Bounds{Start: tok, End: tok, StartInclusive: true}, q, 1)
+	rows, err := st.Range(ctx, ks, engine.TokenRange{Start: tok, End: tok, StartInclusive: true}, q, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -360,7 +360,7 @@ func TestPurgedRowLeavesNoHead(t *testing.T) {
 	storetest.Apply(t, st, storetest.Put("Standard1", "gone", "a", "1", 1), storetest.Put("Standard1", "kept", "a", "1", 1))
 	storetest.Apply(t, st, engine.RowMutation{Key: "gone", Mutations: []engine.Mutation{{ColumnFamily: "Standard1", Timestamp: 2, Delete: true}}})
 	all := engine.Query{ColumnFamily: "Standard1", Predicate: storetest.All(10)}
-	rows, err := st.Range(ctx, ks, engine.Bounds{StartInclusive: true}, all, 10)
+	rows, err := st.Range(ctx, ks, engine.TokenRange{StartInclusive: true}, all, 10)
 	if err != nil || len(rows) != 2 {
 		t.Fatalf("before the purge: %d rows (%v), want the ghost and the live row", len(rows), err)
 	}
@@ -368,7 +368,7 @@ func TestPurgedRowLeavesNoHead(t *testing.T) {
 	if _, err := st.Purge(ctx); err != nil {
 		t.Fatal(err)
 	}
-	rows, err = st.Range(ctx, ks, engine.Bounds{StartInclusive: true}, all, 10)
+	rows, err = st.Range(ctx, ks, engine.TokenRange{StartInclusive: true}, all, 10)
 	if err != nil || len(rows) != 1 || rows[0].Key != "kept" {
 		t.Fatalf("after the purge: %v (%v), want the live row alone", rows, err)
 	}
@@ -420,7 +420,7 @@ func TestHeadsUnderConcurrentWrites(t *testing.T) {
 					return
 				default:
 				}
-				if _, err := st.Range(ctx, ks, engine.Bounds{StartInclusive: true}, q, rows); err != nil {
+				if _, err := st.Range(ctx, ks, engine.TokenRange{StartInclusive: true}, q, rows); err != nil {
 					t.Error(err)
 					return
 				}
@@ -431,7 +431,7 @@ func TestHeadsUnderConcurrentWrites(t *testing.T) {
 	close(stop)
 	wg.Wait()
 	for pass := 0; pass < 2; pass++ {
-		got, err := st.Range(ctx, ks, engine.Bounds{StartInclusive: true}, q, rows)
+		got, err := st.Range(ctx, ks, engine.TokenRange{StartInclusive: true}, q, rows)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -108,7 +108,7 @@ func (w *writer) indexEntries(f *family, key string, muts []engine.Mutation) {
 //
 // Locks are taken in one order throughout: the index state's first, then
 // the store's (enter), then a row's.
-func (st *Store) IndexedKeys(ctx context.Context, keyspace, columnFamily string, column, value []byte, b engine.Bounds, max int) ([]string, bool, error) {
+func (st *Store) IndexedKeys(ctx context.Context, keyspace, columnFamily string, column, value []byte, b engine.TokenRange, max int) ([]string, bool, error) {
 	ip, err := st.indexOf(keyspace, columnFamily, column)
 	if err != nil || ip == nil {
 		return nil, false, err
@@ -309,7 +309,7 @@ func (st *Store) buildIndex(keyspace, cf string, f *family, column, ip []byte) {
 	log := st.opts.Logger.With("keyspace", keyspace, "column_family", cf, "column", string(column))
 	log.Info("building a secondary index")
 	q := engine.Query{ColumnFamily: cf, Predicate: engine.Predicate{Names: [][]byte{column}, Count: 1}}
-	b := engine.Bounds{StartInclusive: true}
+	b := engine.TokenRange{StartInclusive: true}
 	entries := 0
 	for {
 		select {
@@ -355,7 +355,7 @@ func (st *Store) buildIndex(keyspace, cf string, f *family, column, ip []byte) {
 			log.Info("secondary index built", "entries", entries)
 			return
 		}
-		b = engine.Bounds{Start: st.part.Token(rows[len(rows)-1].Key), End: b.End}
+		b = engine.TokenRange{Start: st.part.Token(rows[len(rows)-1].Key), End: b.End}
 	}
 }
 

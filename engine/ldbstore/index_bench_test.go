@@ -44,7 +44,7 @@ func BenchmarkIndexedQuery(b *testing.B) {
 		}
 	}
 	for deadline := time.Now().Add(time.Minute); ; {
-		if _, ready, _ := st.IndexedKeys(ctx, storetest.Keyspace, "Standard1", []byte("state"), nil, engine.Bounds{}, 1); ready {
+		if _, ready, _ := st.IndexedKeys(ctx, storetest.Keyspace, "Standard1", []byte("state"), nil, engine.TokenRange{}, 1); ready {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -57,7 +57,7 @@ func BenchmarkIndexedQuery(b *testing.B) {
 	want := rows / 100
 	b.Run("index", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			keys, _, err := st.IndexedKeys(ctx, storetest.Keyspace, "Standard1", []byte("state"), []byte("match"), engine.Bounds{StartInclusive: true}, rows)
+			keys, _, err := st.IndexedKeys(ctx, storetest.Keyspace, "Standard1", []byte("state"), []byte("match"), engine.TokenRange{StartInclusive: true}, rows)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -72,7 +72,7 @@ func BenchmarkIndexedQuery(b *testing.B) {
 	})
 	b.Run("scan", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			got, err := st.Range(ctx, storetest.Keyspace, engine.Bounds{StartInclusive: true}, names, rows)
+			got, err := st.Range(ctx, storetest.Keyspace, engine.TokenRange{StartInclusive: true}, names, rows)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -127,7 +127,7 @@ func renderFixtureScans(t *testing.T, st *Store) string {
 	var b strings.Builder
 	for qi, q := range fixtureQueries {
 		fmt.Fprintf(&b, "query %d\n", qi)
-		bounds := engine.Bounds{StartInclusive: true}
+		bounds := engine.TokenRange{StartInclusive: true}
 		for {
 			rows, err := st.Range(ctx, ks, bounds, q, 37)
 			if err != nil {
@@ -139,7 +139,7 @@ func renderFixtureScans(t *testing.T, st *Store) string {
 			if len(rows) < 37 {
 				break
 			}
-			bounds = engine.Bounds{Start: st.part.Token(rows[len(rows)-1].Key)}
+			bounds = engine.TokenRange{Start: st.part.Token(rows[len(rows)-1].Key)}
 		}
 	}
 	return b.String()

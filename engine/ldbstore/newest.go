@@ -16,21 +16,21 @@ import (
 // or on a tie a tombstone or a greater value (0.6's reconciliation). The
 // store proves most writes need not look: it keeps, per slot of rows
 // (rows hashed by keyspace and key, each slot under one row lock), an
-// upper bound of every timestamp stored in the slot's rows. A write whose
-// timestamp is above its slot's bound wins over whatever is stored, by
+// ceiling: an upper bound of every timestamp stored in the slot's rows. A write whose
+// timestamp is above its slot's ceiling wins over whatever is stored, by
 // timestamp alone, and is written blind; any other (an equal or older
 // timestamp: a tie or an out-of-order write) reads the stored version and
 // reconciles as before. Clients that stamp writes with a clock thus never
 // read, and the answers are those of reconciliation on every write.
 //
-// The bounds live in memory. On disk the store keeps one bound of every
+// The ceilings live in memory. On disk the store keeps one ceiling of every
 // timestamp it holds (metaNewest), raised before any write above it (by
 // newestMargin at a time, so rarely) and written exactly at Close; Open
-// starts every slot at it. A data directory written before the bound
+// starts every slot at it. A data directory written before the ceiling
 // existed is scanned once at Open to find it.
 const newestSlots = lockStripes * 64
 
-// newestMargin is how far above a write's timestamp the stored bound is
+// newestMargin is how far above a write's timestamp the stored ceiling is
 // raised, so that a clock's timestamps raise it only every few minutes
 // (2^28 microseconds is about 4.5 minutes).
 const newestMargin = 1 << 28
@@ -42,7 +42,7 @@ func (st *Store) slot(keyspace, key string) int {
 	return int(st.rowHash(keyspace, key) % newestSlots)
 }
 
-// loadNewest reads the stored bound of the store's timestamps, or finds it
+// loadNewest reads the stored ceiling of the store's timestamps, or finds it
 // by a scan in a directory that has none, and starts every slot at it.
 func (st *Store) loadNewest() error {
 	var bound int64
@@ -51,18 +51,18 @@ func (st *Store) loadNewest() error {
 	case err == nil && len(raw) == 8:
 		bound = int64(binary.BigEndian.Uint64(raw))
 	case err == nil:
-		return fmt.Errorf("%s: stored timestamp bound: %w", st.dir, errCorrupt)
+		return fmt.Errorf("%s: stored timestamp ceiling: %w", st.dir, errCorrupt)
 	case err != leveldb.ErrNotFound:
-		return fmt.Errorf("%s: read stored timestamp bound: %w", st.dir, err)
+		return fmt.Errorf("%s: read stored timestamp ceiling: %w", st.dir, err)
 	default:
 		if bound, err = st.scanNewest(); err != nil {
 			return err
 		}
 		if err := st.db.Put(metaNewest, binary.BigEndian.AppendUint64(nil, uint64(bound)), &opt.WriteOptions{Sync: true}); err != nil {
-			return fmt.Errorf("%s: write timestamp bound: %w", st.dir, err)
+			return fmt.Errorf("%s: write timestamp ceiling: %w", st.dir, err)
 		}
 	}
-	st.bound.Store(bound)
+	st.ceiling.Store(bound)
 	for i := range st.newest {
 		st.newest[i] = bound
 	}
@@ -138,16 +138,16 @@ func (st *Store) storedTimestamp(k, v []byte) (int64, error) {
 	return c.ts, err
 }
 
-// raiseBound makes the stored bound at least ts before a write of ts is
+// raiseTimestampCeiling makes the stored ceiling at least ts before a write of ts is
 // made: synchronously written first, so that no stored version is ever
-// above the bound a restart reads, even after a crash.
-func (st *Store) raiseBound(ts int64) error {
-	if ts <= st.bound.Load() {
+// above the ceiling a restart reads, even after a crash.
+func (st *Store) raiseTimestampCeiling(ts int64) error {
+	if ts <= st.ceiling.Load() {
 		return nil
 	}
-	st.boundMu.Lock()
-	defer st.boundMu.Unlock()
-	if ts <= st.bound.Load() {
+	st.ceilingMu.Lock()
+	defer st.ceilingMu.Unlock()
+	if ts <= st.ceiling.Load() {
 		return nil
 	}
 	next := int64(math.MaxInt64)
@@ -157,12 +157,12 @@ func (st *Store) raiseBound(ts int64) error {
 	if err := st.db.Put(metaNewest, binary.BigEndian.AppendUint64(nil, uint64(next)), st.writeOptions()); err != nil {
 		return err
 	}
-	st.bound.Store(next)
+	st.ceiling.Store(next)
 	return nil
 }
 
 // exactBound is the greatest timestamp of every slot, which Close records
-// as the stored bound, so that the next Open starts every slot where
+// as the stored ceiling, so that the next Open starts every slot where
 // the data is rather than at the margin above it. The caller has stopped
 // all writes.
 func (st *Store) exactBound() []byte {
@@ -170,5 +170,5 @@ func (st *Store) exactBound() []byte {
 	for _, n := range st.newest {
 		newest = max(newest, n)
 	}
-	return binary.BigEndian.AppendUint64(nil, uint64(min(newest, st.bound.Load())))
+	return binary.BigEndian.AppendUint64(nil, uint64(min(newest, st.ceiling.Load())))
 }

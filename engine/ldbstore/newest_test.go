@@ -55,8 +55,8 @@ func TestTimestampBoundSurvivesRestart(t *testing.T) {
 	st = open(t, dir, s, Options{})
 	apply(t, st, put("Standard1", "k", "c", "old", 999))
 	expect(t, get(t, st, "Standard1", "k", nil, all(10)), "c=newer@1000")
-	if st.bound.Load() < 1000 {
-		t.Errorf("bound after a crash is %d, below the stored 1000", st.bound.Load())
+	if st.ceiling.Load() < 1000 {
+		t.Errorf("bound after a crash is %d, below the stored 1000", st.ceiling.Load())
 	}
 	st.Close()
 }

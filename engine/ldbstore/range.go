@@ -19,7 +19,7 @@ import (
 // whose head is current and holds what q reads is answered from the head
 // alone; any other is read from the data region by one seek, and a stale
 // head is rebuilt on the way, so that the next scan finds it current.
-func (st *Store) Range(ctx context.Context, keyspace string, b engine.Bounds, q engine.Query, maxRows int) ([]engine.Row, error) {
+func (st *Store) Range(ctx context.Context, keyspace string, b engine.TokenRange, q engine.Query, maxRows int) ([]engine.Row, error) {
 	if err := st.enter(); err != nil {
 		return nil, err
 	}
@@ -113,7 +113,7 @@ func (s *headScan) err() error {
 // walk calls visit with the key of every row whose token lies in b, in
 // token order, with the scan on that row. A non-nil error from visit ends
 // the walk and is returned.
-func (s *headScan) walk(b engine.Bounds, visit func(key string) error) error {
+func (s *headScan) walk(b engine.TokenRange, visit func(key string) error) error {
 	hp := headRow(nil, s.f.prefix)
 	s.heads = s.snap.NewIterator(util.BytesPrefix(hp), nil)
 	ok := s.heads.Seek(append(hp, b.Start...))
@@ -247,7 +247,7 @@ var errStop error = stopError{}
 // Each row costs one seek, past its end, whatever visit read of it: a
 // LevelDB seek is dearer than a few steps but far cheaper than stepping
 // over the rest of a wide row.
-func (st *Store) walkRows(it iterator.Iterator, f *family, b engine.Bounds, visit func(key string, row []byte) error) error {
+func (st *Store) walkRows(it iterator.Iterator, f *family, b engine.TokenRange, visit func(key string, row []byte) error) error {
 	var row, end []byte
 	ok := it.Seek(append(append([]byte(nil), f.prefix...), b.Start...))
 	for ok && bytes.HasPrefix(it.Key(), f.prefix) {
@@ -272,7 +272,7 @@ func (st *Store) walkRows(it iterator.Iterator, f *family, b engine.Bounds, visi
 
 // Splits implements engine.Store by walking the row tokens of every column
 // family in b.
-func (st *Store) Splits(ctx context.Context, b engine.Bounds, keysPerSplit int) ([]dht.Token, error) {
+func (st *Store) Splits(ctx context.Context, b engine.TokenRange, keysPerSplit int) ([]dht.Token, error) {
 	if err := st.enter(); err != nil {
 		return nil, err
 	}

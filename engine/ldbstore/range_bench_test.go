@@ -54,7 +54,7 @@ func BenchmarkRangeNarrowSliceOfWideRows(b *testing.B) {
 			}
 			b.StartTimer()
 			start := processCPU()
-			got, err := st.Range(ctx, ks, engine.Bounds{Start: p.Token(fmt.Sprintf("%07d", first)), StartInclusive: true}, q, 100)
+			got, err := st.Range(ctx, ks, engine.TokenRange{Start: p.Token(fmt.Sprintf("%07d", first)), StartInclusive: true}, q, 100)
 			cpu += processCPU() - start
 			if err != nil || len(got) == 0 || len(got[0].Columns) != 5 {
 				b.Fatalf("range: %d rows, %v", len(got), err)
@@ -78,7 +78,7 @@ func BenchmarkRangeNarrowSliceOfWideRows(b *testing.B) {
 				defer reportCPU(b)()
 				for i := 0; i < b.N; i++ {
 					start := p.Token(fmt.Sprintf("%07d", (i*7919)%rows))
-					got, err := st.Range(ctx, ks, engine.Bounds{Start: start, StartInclusive: true}, q, 100)
+					got, err := st.Range(ctx, ks, engine.TokenRange{Start: start, StartInclusive: true}, q, 100)
 					if err != nil || len(got) == 0 || len(got[0].Columns) != count {
 						b.Fatalf("range from %x: %d rows, %v", start, len(got), err)
 					}

@@ -72,7 +72,7 @@ func TestNarrowSliceOfWideRows(t *testing.T) {
 	}
 	for _, n := range []int{1, 3, 5, width - 1, width} {
 		for _, max := range []int{1, 5, 100} {
-			rows, err := st.Range(ctx, ks, engine.Bounds{StartInclusive: true}, engine.Query{ColumnFamily: "Standard1", Predicate: all(n)}, max)
+			rows, err := st.Range(ctx, ks, engine.TokenRange{StartInclusive: true}, engine.Query{ColumnFamily: "Standard1", Predicate: all(n)}, max)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -101,7 +101,7 @@ func TestNarrowSliceOfWideRows(t *testing.T) {
 	}
 	apply(t, st, del("Super1", "s1", []byte(name(0)), nil, 2))
 	apply(t, st, del("Super1", "s2", []byte(name(5)), long(1), 2))
-	rows, err := st.Range(ctx, ks, engine.Bounds{StartInclusive: true}, engine.Query{ColumnFamily: "Super1", Predicate: all(3)}, 100)
+	rows, err := st.Range(ctx, ks, engine.TokenRange{StartInclusive: true}, engine.Query{ColumnFamily: "Super1", Predicate: all(3)}, 100)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestNarrowSliceOfWideRows(t *testing.T) {
 		return strings.Join(out, " ")
 	}
 	expect(t, strings.Join(got, "\n"), strings.Join([]string{"s0:" + sup(0, 1, 2), "s1:" + sup(1, 2, 3), "s2:" + sup(0, 1, 2), "s3:" + sup(0, 1, 2)}, "\n"))
-	rows, err = st.Range(ctx, ks, engine.Bounds{StartInclusive: true}, engine.Query{ColumnFamily: "Super1", SuperColumn: []byte(name(5)), Predicate: all(2)}, 100)
+	rows, err = st.Range(ctx, ks, engine.TokenRange{StartInclusive: true}, engine.Query{ColumnFamily: "Super1", SuperColumn: []byte(name(5)), Predicate: all(2)}, 100)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func TestRangeSeeksOncePerWideRowAndNotForNarrowOnes(t *testing.T) {
 		defer it.Release()
 		q := engine.Query{ColumnFamily: "Standard1", Predicate: all(count)}
 		var rows []string
-		err := st.walkRows(it, f, engine.Bounds{StartInclusive: true}, func(key string, row []byte) error {
+		err := st.walkRows(it, f, engine.TokenRange{StartInclusive: true}, func(key string, row []byte) error {
 			r, err := readRow(it, f, row, q, nil, st.now())
 			rows = append(rows, key+":"+render(r))
 			return err

@@ -28,7 +28,7 @@ func TestPurgeOfRangeDeletions(t *testing.T) {
 	apply(t, st, storetest.DelRange("Standard1", "k", nil, []byte("d"), nil, 3))
 	rows := func() string {
 		t.Helper()
-		r, err := st.Range(ctx, ks, engine.Bounds{StartInclusive: true}, engine.Query{ColumnFamily: "Standard1", Predicate: all(10)}, 100)
+		r, err := st.Range(ctx, ks, engine.TokenRange{StartInclusive: true}, engine.Query{ColumnFamily: "Standard1", Predicate: all(10)}, 100)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,7 +74,7 @@ func TestRangeDeletionStalesHeads(t *testing.T) {
 	}
 	scan := func() string {
 		t.Helper()
-		r, err := st.Range(ctx, ks, engine.Bounds{StartInclusive: true}, engine.Query{ColumnFamily: "Standard1", Predicate: all(10)}, 100)
+		r, err := st.Range(ctx, ks, engine.TokenRange{StartInclusive: true}, engine.Query{ColumnFamily: "Standard1", Predicate: all(10)}, 100)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -220,7 +220,7 @@ func walkColumns(it iterator.Iterator, c marshal.Comparator, p []byte, shadow to
 		return nil
 	}
 	left := pred.Count
-	finish := bound(c, p, pred)
+	finish := finishKey(c, p, pred)
 	for ok := startScan(it, c, p, pred); ok && bytes.HasPrefix(it.Key(), p); ok = step(it, pred.Reversed) {
 		if finish != nil && pastFinish(it.Key(), finish, pred.Reversed) {
 			break
@@ -321,10 +321,10 @@ func step(it iterator.Iterator, reversed bool) bool {
 	return it.Next()
 }
 
-// bound returns the key that ends a range scan (nil when unbounded): a
+// finishKey returns the key that ends a range scan (nil when unbounded): a
 // forward scan stops at keys at or past after(finish), a reversed scan at
 // keys before finish's encoding.
-func bound(c marshal.Comparator, p []byte, pred engine.Predicate) []byte {
+func finishKey(c marshal.Comparator, p []byte, pred engine.Predicate) []byte {
 	if len(pred.Finish) == 0 {
 		return nil
 	}
@@ -405,7 +405,7 @@ func walkSpelled(it iterator.Iterator, c marshal.Comparator, p []byte, shadow to
 		return nil
 	}
 	left := pred.Count
-	finish := bound(c, p, pred)
+	finish := finishKey(c, p, pred)
 	ok := startScan(it, c, p, pred)
 	for ok && bytes.HasPrefix(it.Key(), p) {
 		if finish != nil && pastFinish(it.Key(), finish, pred.Reversed) {
@@ -559,7 +559,7 @@ func walkSupers(it iterator.Iterator, def *schema.ColumnFamily, p []byte, rowTom
 		return nil
 	}
 	left := pred.Count
-	finish := bound(c, p, pred)
+	finish := finishKey(c, p, pred)
 	ok := startScan(it, c, p, pred)
 	for ok && bytes.HasPrefix(it.Key(), p) {
 		if finish != nil && pastFinish(it.Key(), finish, pred.Reversed) {

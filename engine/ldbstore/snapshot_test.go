@@ -124,7 +124,7 @@ func TestSnapshotUnderWrites(t *testing.T) {
 			t.Errorf("snapshot %s holds rows 0..%d; want at least the %d acknowledged before it and at most the %d begun before it returned", sn.name, n, sn.before, sn.after)
 		}
 		// Nothing after the prefix either.
-		rows, err := restored.Range(ctx, ks, engine.Bounds{}, engine.Query{ColumnFamily: "Standard1", Predicate: all(1)}, 1<<30)
+		rows, err := restored.Range(ctx, ks, engine.TokenRange{}, engine.Query{ColumnFamily: "Standard1", Predicate: all(1)}, 1<<30)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -258,7 +258,7 @@ func TestSnapshotDuringCompaction(t *testing.T) {
 			t.Fatal(err)
 		}
 		restored := open(t, copyDir(t, filepath.Join(dir, SnapshotDir, name)), s, Options{})
-		rows, err := restored.Range(ctx, ks, engine.Bounds{}, engine.Query{ColumnFamily: "Standard1", Predicate: all(1)}, 1<<30)
+		rows, err := restored.Range(ctx, ks, engine.TokenRange{}, engine.Query{ColumnFamily: "Standard1", Predicate: all(1)}, 1<<30)
 		restored.Close()
 		if err != nil || len(rows) != 1000 {
 			t.Fatalf("snapshot %s: %d rows, %v", name, len(rows), err)

@@ -101,12 +101,12 @@ type Store struct {
 
 	seed  maphash.Seed
 	locks [lockStripes]sync.Mutex
-	// newest[i] bounds the timestamps stored in the rows of slot i, under
-	// row lock i % lockStripes; bound is the stored bound of them all,
-	// raised under boundMu (newest.go).
-	newest  [newestSlots]int64
-	bound   atomic.Int64
-	boundMu sync.Mutex
+	// newest[i] is the ceiling of the timestamps stored in the rows of
+	// slot i, under row lock i % lockStripes; ceiling is the stored
+	// ceiling of them all, raised under ceilingMu (newest.go).
+	newest    [newestSlots]int64
+	ceiling   atomic.Int64
+	ceilingMu sync.Mutex
 	// writeReads counts the LevelDB reads writes made (a Get or a
 	// prefetch walk), for tests of the blind path.
 	writeReads atomic.Int64

@@ -194,7 +194,7 @@ func TestPurgeRemovesExpiredTombstonesAndGhosts(t *testing.T) {
 	apply(t, st, put("Standard1", "dead", "a", "v", 1), put("Standard1", "live", "a", "v", 1), put("Standard1", "live", "b", "v", 1))
 	apply(t, st, del("Standard1", "dead", nil, nil, 2), del("Standard1", "live", nil, []byte("b"), 2))
 	ghosts := func() int {
-		rows, err := st.Range(ctx, ks, engine.Bounds{StartInclusive: true}, engine.Query{ColumnFamily: "Standard1", Predicate: all(10)}, 100)
+		rows, err := st.Range(ctx, ks, engine.TokenRange{StartInclusive: true}, engine.Query{ColumnFamily: "Standard1", Predicate: all(10)}, 100)
 		if err != nil {
 			t.Fatal(err)
 		}

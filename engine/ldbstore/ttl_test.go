@@ -56,7 +56,7 @@ func TestPurgeRemovesExpiredColumns(t *testing.T) {
 	)
 	rows := func(cf string) int {
 		t.Helper()
-		r, err := st.Range(ctx, ks, engine.Bounds{StartInclusive: true}, engine.Query{ColumnFamily: cf, Predicate: all(10)}, 100)
+		r, err := st.Range(ctx, ks, engine.TokenRange{StartInclusive: true}, engine.Query{ColumnFamily: cf, Predicate: all(10)}, 100)
 		if err != nil {
 			t.Fatal(err)
 		}

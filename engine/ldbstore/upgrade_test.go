@@ -87,7 +87,7 @@ func escapeV1(key string) []byte {
 
 func rangeKeys(t *testing.T, st *Store) []string {
 	t.Helper()
-	rows, err := st.Range(ctx, ks, engine.Bounds{StartInclusive: true}, engine.Query{ColumnFamily: "Standard1", Predicate: all(10)}, 100)
+	rows, err := st.Range(ctx, ks, engine.TokenRange{StartInclusive: true}, engine.Query{ColumnFamily: "Standard1", Predicate: all(10)}, 100)
 	if err != nil {
 		t.Fatal(err)
 	}

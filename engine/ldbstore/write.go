@@ -51,7 +51,7 @@ func (st *Store) apply(ctx context.Context, keyspace string, rows []engine.RowMu
 		}
 	}
 	// Nothing is stored above the stored bound (newest.go).
-	if err := st.raiseBound(newest); err != nil {
+	if err := st.raiseTimestampCeiling(newest); err != nil {
 		st.noteWriteError(err)
 		return err
 	}

@@ -55,7 +55,7 @@ func indexed(t *testing.T, st engine.Store, value string, max int) []string {
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	var out []string
-	b := engine.Bounds{StartInclusive: true}
+	b := engine.TokenRange{StartInclusive: true}
 	part := TestSchema(t, "OrderPreservingPartitioner").Partitioner
 	for {
 		keys, ready, err := ix.IndexedKeys(ctx, Keyspace, "Standard1", []byte("state"), []byte(value), b, max)
@@ -76,7 +76,7 @@ func indexed(t *testing.T, st engine.Store, value string, max int) []string {
 		if len(keys) < max {
 			return out
 		}
-		b = engine.Bounds{Start: part.Token(keys[len(keys)-1])}
+		b = engine.TokenRange{Start: part.Token(keys[len(keys)-1])}
 	}
 }
 
@@ -98,19 +98,19 @@ func testIndexAnswers(t *testing.T, h Harness) {
 	expectKeys(t, st, "CA", "k1", "k3")
 	expectKeys(t, st, "NY", "k2")
 	expectKeys(t, st, "TX")
-	// Bounds: from a token, exclusive or inclusive, to an end token.
+	// Token ranges: from a token, exclusive or inclusive, to an end token.
 	ix := st.(engine.Indexer)
 	part := s.Partitioner
-	keys, _, err := ix.IndexedKeys(ctx, Keyspace, "Standard1", []byte("state"), []byte("CA"), engine.Bounds{Start: part.Token("k1")}, 10)
+	keys, _, err := ix.IndexedKeys(ctx, Keyspace, "Standard1", []byte("state"), []byte("CA"), engine.TokenRange{Start: part.Token("k1")}, 10)
 	if err != nil || fmt.Sprint(keys) != "[k3]" {
 		t.Errorf("after k1, exclusive: %v %v, want [k3]", keys, err)
 	}
-	keys, _, err = ix.IndexedKeys(ctx, Keyspace, "Standard1", []byte("state"), []byte("CA"), engine.Bounds{Start: part.Token("k1"), StartInclusive: true, End: part.Token("k2")}, 10)
+	keys, _, err = ix.IndexedKeys(ctx, Keyspace, "Standard1", []byte("state"), []byte("CA"), engine.TokenRange{Start: part.Token("k1"), StartInclusive: true, End: part.Token("k2")}, 10)
 	if err != nil || fmt.Sprint(keys) != "[k1]" {
 		t.Errorf("k1 to k2: %v %v, want [k1]", keys, err)
 	}
 	// A column without an index is not ready: the caller scans.
-	if _, ready, err := ix.IndexedKeys(ctx, Keyspace, "Standard1", []byte("other"), []byte("CA"), engine.Bounds{}, 10); err != nil || ready {
+	if _, ready, err := ix.IndexedKeys(ctx, Keyspace, "Standard1", []byte("other"), []byte("CA"), engine.TokenRange{}, 10); err != nil || ready {
 		t.Errorf("an unindexed column answered ready = %v, %v", ready, err)
 	}
 }
@@ -162,7 +162,7 @@ func testIndexDroppedAndAgain(t *testing.T, h Harness) {
 	Apply(t, st, Put("Standard1", "k1", "state", "CA", 1), Put("Standard1", "k2", "state", "CA", 1))
 	expectKeys(t, st, "CA", "k1", "k2")
 	change(t, st, withIndex(s, "v3", false))
-	if _, ready, err := st.(engine.Indexer).IndexedKeys(ctx, Keyspace, "Standard1", []byte("state"), []byte("CA"), engine.Bounds{}, 10); err != nil || ready {
+	if _, ready, err := st.(engine.Indexer).IndexedKeys(ctx, Keyspace, "Standard1", []byte("state"), []byte("CA"), engine.TokenRange{}, 10); err != nil || ready {
 		t.Errorf("a dropped index answered ready = %v, %v", ready, err)
 	}
 	Apply(t, st, Put("Standard1", "k1", "state", "NY", 2), Put("Standard1", "k3", "state", "CA", 2))
@@ -247,7 +247,7 @@ func testIndexConcurrentWriters(t *testing.T, h Harness) {
 			rnd := rand.New(rand.NewSource(seed))
 			for !stop.Load() {
 				v := values[rnd.Intn(len(values))]
-				if _, _, err := ix.IndexedKeys(ctx, Keyspace, "Standard1", []byte("state"), []byte(v), engine.Bounds{StartInclusive: true}, rows); err != nil {
+				if _, _, err := ix.IndexedKeys(ctx, Keyspace, "Standard1", []byte("state"), []byte(v), engine.TokenRange{StartInclusive: true}, rows); err != nil {
 					errs <- err
 					return
 				}

@@ -93,7 +93,7 @@ func testRangeDeletions(t *testing.T, h Harness) {
 	// by a range is still listed (a range ghost).
 	Apply(t, st, Put("Standard1", "z", "a", "v", 1))
 	Apply(t, st, DelRange("Standard1", "z", nil, nil, nil, 2))
-	rows, err := st.Range(ctx, Keyspace, engine.Bounds{StartInclusive: true}, engine.Query{ColumnFamily: "Standard1", Predicate: All(10)}, 100)
+	rows, err := st.Range(ctx, Keyspace, engine.TokenRange{StartInclusive: true}, engine.Query{ColumnFamily: "Standard1", Predicate: All(10)}, 100)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -108,7 +108,7 @@ func getIn(t testing.TB, st engine.Store, keyspace, cf, key string) string {
 // rangeKeys lists the keys a whole-ring Range returns, ghosts included.
 func rangeKeys(t testing.TB, st engine.Store, keyspace, cf string) string {
 	t.Helper()
-	rows, err := st.Range(ctx, keyspace, engine.Bounds{StartInclusive: true}, engine.Query{ColumnFamily: cf, Predicate: All(100)}, 100)
+	rows, err := st.Range(ctx, keyspace, engine.TokenRange{StartInclusive: true}, engine.Query{ColumnFamily: cf, Predicate: All(100)}, 100)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -208,7 +208,7 @@ func testLongestNames(t *testing.T, h Harness) {
 	longKey := strings.Repeat("k", 1<<16-1)
 	Apply(t, st, Put("Standard1", longKey, "c", "v", 1))
 	Expect(t, Get(t, st, "Standard1", longKey, nil, All(1)), "c=v@1")
-	rows, err := st.Range(ctx, Keyspace, engine.Bounds{Start: TestSchema(t, "OrderPreservingPartitioner").Partitioner.Token("k"), End: nil}, engine.Query{ColumnFamily: "Standard1", Predicate: All(1)}, 10)
+	rows, err := st.Range(ctx, Keyspace, engine.TokenRange{Start: TestSchema(t, "OrderPreservingPartitioner").Partitioner.Token("k"), End: nil}, engine.Query{ColumnFamily: "Standard1", Predicate: All(1)}, 10)
 	if err != nil || len(rows) != 1 || rows[0].Key != longKey {
 		t.Errorf("range over the longest key: %d rows, %v", len(rows), err)
 	}
@@ -262,7 +262,7 @@ func testRangeGhostsAndBounds(t *testing.T, h Harness) {
 	Apply(t, st, Del("Standard1", "b", nil, nil, 2))
 	// A row that only ever held a deletion is a ghost too.
 	Apply(t, st, Del("Standard1", "f", nil, []byte("x"), 2))
-	keys := func(b engine.Bounds, max int) string {
+	keys := func(b engine.TokenRange, max int) string {
 		rows, err := st.Range(ctx, Keyspace, b, engine.Query{ColumnFamily: "Standard1", Predicate: All(10)}, max)
 		if err != nil {
 			t.Fatal(err)
@@ -273,15 +273,15 @@ func testRangeGhostsAndBounds(t *testing.T, h Harness) {
 		}
 		return strings.Join(out, " ")
 	}
-	Expect(t, keys(engine.Bounds{StartInclusive: true}, 100), "a:x=a@1 b: c:x=c@1 d:x=d@1 e:x=e@1 f:")
-	Expect(t, keys(engine.Bounds{Start: p.Token("b"), StartInclusive: true, End: p.Token("d")}, 100), "b: c:x=c@1 d:x=d@1")
-	Expect(t, keys(engine.Bounds{Start: p.Token("b"), End: p.Token("d")}, 100), "c:x=c@1 d:x=d@1")
-	Expect(t, keys(engine.Bounds{Start: p.Token("c")}, 100), "d:x=d@1 e:x=e@1 f:")
-	Expect(t, keys(engine.Bounds{StartInclusive: true}, 2), "a:x=a@1 b:")
-	Expect(t, keys(engine.Bounds{Start: p.Token("bb"), StartInclusive: true, End: p.Token("bc")}, 100), "")
+	Expect(t, keys(engine.TokenRange{StartInclusive: true}, 100), "a:x=a@1 b: c:x=c@1 d:x=d@1 e:x=e@1 f:")
+	Expect(t, keys(engine.TokenRange{Start: p.Token("b"), StartInclusive: true, End: p.Token("d")}, 100), "b: c:x=c@1 d:x=d@1")
+	Expect(t, keys(engine.TokenRange{Start: p.Token("b"), End: p.Token("d")}, 100), "c:x=c@1 d:x=d@1")
+	Expect(t, keys(engine.TokenRange{Start: p.Token("c")}, 100), "d:x=d@1 e:x=e@1 f:")
+	Expect(t, keys(engine.TokenRange{StartInclusive: true}, 2), "a:x=a@1 b:")
+	Expect(t, keys(engine.TokenRange{Start: p.Token("bb"), StartInclusive: true, End: p.Token("bc")}, 100), "")
 	// A Super column family's rows, read at the subcolumn level.
 	Apply(t, st, PutSub("Super1", "s1", "sc", 1, "v", 1), PutSub("Super1", "s2", "other", 1, "v", 1))
-	rows, err := st.Range(ctx, Keyspace, engine.Bounds{StartInclusive: true}, engine.Query{ColumnFamily: "Super1", SuperColumn: []byte("sc"), Predicate: All(10)}, 10)
+	rows, err := st.Range(ctx, Keyspace, engine.TokenRange{StartInclusive: true}, engine.Query{ColumnFamily: "Super1", SuperColumn: []byte("sc"), Predicate: All(10)}, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,7 +307,7 @@ func testRangeIsInTokenOrder(t *testing.T, h Harness) {
 			rows = append(rows, Put("Standard1", "\xff\x00binary", "c", "v", 1))
 			keys = append(keys, "\xff\x00binary")
 			Apply(t, st, rows...)
-			got, err := st.Range(ctx, Keyspace, engine.Bounds{StartInclusive: true}, engine.Query{ColumnFamily: "Standard1", Predicate: All(1)}, 1000)
+			got, err := st.Range(ctx, Keyspace, engine.TokenRange{StartInclusive: true}, engine.Query{ColumnFamily: "Standard1", Predicate: All(1)}, 1000)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -326,7 +326,7 @@ func testRangeIsInTokenOrder(t *testing.T, h Harness) {
 			}
 			// Paging by token, as clients do: start after the last token seen.
 			var paged []string
-			b := engine.Bounds{StartInclusive: true}
+			b := engine.TokenRange{StartInclusive: true}
 			for {
 				page, err := st.Range(ctx, Keyspace, b, engine.Query{ColumnFamily: "Standard1", Predicate: All(1)}, 7)
 				if err != nil {
@@ -338,7 +338,7 @@ func testRangeIsInTokenOrder(t *testing.T, h Harness) {
 				if len(page) < 7 {
 					break
 				}
-				b = engine.Bounds{Start: s.Partitioner.Token(page[len(page)-1].Key)}
+				b = engine.TokenRange{Start: s.Partitioner.Token(page[len(page)-1].Key)}
 			}
 			if len(paged) != len(got) {
 				t.Fatalf("paging by token saw %d rows, want %d", len(paged), len(got))
@@ -415,13 +415,13 @@ func testSplits(t *testing.T, h Harness) {
 		}
 		return strings.Join(out, " ")
 	}
-	got, err := st.Splits(ctx, engine.Bounds{StartInclusive: true}, 3)
+	got, err := st.Splits(ctx, engine.TokenRange{StartInclusive: true}, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Rows of every column family count: k0 k1 k2 | k3 k4 k45 | k5 k6 k7 | k8 k9.
 	Expect(t, render(got), "k2 k45 k7")
-	got, err = st.Splits(ctx, engine.Bounds{Start: p.Token("k3"), End: p.Token("k8")}, 2)
+	got, err = st.Splits(ctx, engine.TokenRange{Start: p.Token("k3"), End: p.Token("k8")}, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -115,7 +115,7 @@ func testExpiringColumns(t *testing.T, h Harness) {
 		t.Errorf("GetMany after expiry = %+v", rows)
 	}
 	// The row whose only column expired is a range ghost.
-	ranged, err := st.Range(ctx, Keyspace, engine.Bounds{StartInclusive: true}, engine.Query{ColumnFamily: "Standard1", Predicate: All(100)}, 10)
+	ranged, err := st.Range(ctx, Keyspace, engine.TokenRange{StartInclusive: true}, engine.Query{ColumnFamily: "Standard1", Predicate: All(100)}, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
