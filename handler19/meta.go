@@ -168,7 +168,7 @@ func (c *conn) describeSplitsEx(ctx context.Context, cfName, startToken, endToke
 	}
 	var cuts []string
 	for _, b := range engine.RingRange(left, right) {
-		tokens, err := c.s.store.Splits(ctx, b, int(keysPerSplit))
+		tokens, err := c.s.store.Splits(ctx, ks, cfName, b, int(keysPerSplit))
 		if err != nil {
 			return nil, err
 		}

@@ -296,8 +296,8 @@ func (s meteredStore) Range(ctx context.Context, keyspace string, b engine.Bound
 	return r, err
 }
 
-func (s meteredStore) Splits(ctx context.Context, b engine.Bounds, keysPerSplit int) ([]dht.Token, error) {
-	return s.Store.Splits(ctx, b, keysPerSplit)
+func (s meteredStore) Splits(ctx context.Context, keyspace, columnFamily string, b engine.Bounds, keysPerSplit int) ([]dht.Token, error) {
+	return s.Store.Splits(ctx, keyspace, columnFamily, b, keysPerSplit)
 }
 
 // errNoTruncate is Truncate's error on a store that cannot truncate.
