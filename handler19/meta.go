@@ -2,6 +2,7 @@ package handler19
 
 import (
 	"context"
+	"math"
 	"sort"
 
 	"github.com/google/uuid"
@@ -142,9 +143,18 @@ func (s *Service) describeSchemaVersions(ctx context.Context) (map[string][]stri
 // schemaVersionUnknown stands for a schema that has no version yet.
 const schemaVersionUnknown = "59adb24e-f3cd-3e02-97f0-5b395827453f"
 
+// indexInterval is the rows between two keys of an sstable's index
+// summary in Cassandra 1.2 (index_interval) and 2.1 (min_index_interval),
+// by default: describe_splits_ex cut the ring at those sampled keys, and
+// estimated a split's rows as its samples times the interval.
+const indexInterval = 128
+
 // describeSplitsEx is describe_splits_ex: the token range cut into pieces
-// of about keysPerSplit rows, with their row counts estimated as the real
-// server's were.
+// of about keysPerSplit rows of the family, as 1.2.19 cut them from its
+// sstables' index samples (StorageService.getSplits). thriftd's samples
+// are the tokens of every indexInterval-th row of the family in the range
+// (Store.Splits), as if its rows were one sstable on disk; rows still in
+// a memtable gave Cassandra no samples, and one split of 128 rows.
 func (c *conn) describeSplitsEx(ctx context.Context, cfName, startToken, endToken string, keysPerSplit int32) ([]*cassandra19.CfSplit, error) {
 	ks, err := c.keyspaceOf()
 	if err != nil {
@@ -166,22 +176,40 @@ func (c *conn) describeSplitsEx(ctx context.Context, cfName, startToken, endToke
 	if keysPerSplit <= 0 {
 		keysPerSplit = 1
 	}
-	var cuts []string
+	tokens := []string{startToken}
 	for _, b := range engine.RingRange(left, right) {
-		tokens, err := c.s.store.Splits(ctx, ks, cfName, b, int(keysPerSplit))
+		samples, err := c.s.store.Splits(ctx, ks, cfName, b, indexInterval)
 		if err != nil {
 			return nil, err
 		}
-		for _, t := range tokens {
-			cuts = append(cuts, p.TokenString(t))
+		for _, t := range samples {
+			tokens = append(tokens, p.TokenString(t))
 		}
 	}
-	bounds := append(append([]string{startToken}, cuts...), endToken)
-	out := make([]*cassandra19.CfSplit, 0, len(bounds)-1)
-	for i := 0; i+1 < len(bounds); i++ {
-		out = append(out, &cassandra19.CfSplit{StartToken: bounds[i], EndToken: bounds[i+1], RowCount: int64(keysPerSplit)})
+	return cutSplits(append(tokens, endToken), int(keysPerSplit)), nil
+}
+
+// cutSplits is 1.2.19's StorageService.getSplits over tokens, the range's
+// start, its samples in ring order and its end: about one split per
+// keysPerSplit estimated rows, each of at least 4 samples (fewer would
+// make the estimate too coarse), cut at samples evenly spread; a split's
+// row count is the samples it spans times indexInterval. 2.1.21 counts
+// the same way, except that a split's count is its samples, not their
+// span, times the interval, and at least the interval.
+func cutSplits(tokens []string, keysPerSplit int) []*cassandra19.CfSplit {
+	samples := len(tokens) - 2
+	estimate := int64(samples+1) * indexInterval
+	count := max(1, min(samples/4+1, int(estimate/int64(keysPerSplit))))
+	step := float64(len(tokens)-1) / float64(count)
+	out := make([]*cassandra19.CfSplit, 0, count)
+	prev := 0
+	for i := 1; i <= count; i++ {
+		// Java's Math.round: half up.
+		idx := int(math.Floor(float64(i)*step + 0.5))
+		out = append(out, &cassandra19.CfSplit{StartToken: tokens[prev], EndToken: tokens[idx], RowCount: int64(idx-prev) * indexInterval})
+		prev = idx
 	}
-	return out, nil
+	return out
 }
 
 // describeSplits is describe_splits: the bounds of describe_splits_ex.
