@@ -144,17 +144,18 @@ func (s *Service) describeSchemaVersions(ctx context.Context) (map[string][]stri
 const schemaVersionUnknown = "59adb24e-f3cd-3e02-97f0-5b395827453f"
 
 // indexInterval is the rows between two keys of an sstable's index
-// summary in Cassandra 1.2 (index_interval) and 2.1 (min_index_interval),
-// by default: describe_splits_ex cut the ring at those sampled keys, and
+// summary in Cassandra 2.1 (min_index_interval; 1.2's index_interval), by
+// default: describe_splits_ex cut the ring at those sampled keys, and
 // estimated a split's rows as its samples times the interval.
 const indexInterval = 128
 
 // describeSplitsEx is describe_splits_ex: the token range cut into pieces
-// of about keysPerSplit rows of the family, as 1.2.19 cut them from its
+// of about keysPerSplit rows of the family, as 2.1.21 cut them from its
 // sstables' index samples (StorageService.getSplits). thriftd's samples
-// are the tokens of every indexInterval-th row of the family in the range
-// (Store.Splits), as if its rows were one sstable on disk; rows still in
-// a memtable gave Cassandra no samples, and one split of 128 rows.
+// are the tokens of the family's first row in the range and of every
+// indexInterval-th row after it, as the index summary of one sstable
+// holding the family's rows sampled them; rows still in a memtable gave
+// Cassandra no samples, and one split of 128 rows.
 func (c *conn) describeSplitsEx(ctx context.Context, cfName, startToken, endToken string, keysPerSplit int32) ([]*cassandra19.CfSplit, error) {
 	ks, err := c.keyspaceOf()
 	if err != nil {
@@ -177,28 +178,37 @@ func (c *conn) describeSplitsEx(ctx context.Context, cfName, startToken, endToke
 		keysPerSplit = 1
 	}
 	tokens := []string{startToken}
+	keysOnly := engine.Query{ColumnFamily: cfName, Predicate: engine.Predicate{Names: [][]byte{}}}
 	for _, b := range engine.RingRange(left, right) {
-		samples, err := c.s.store.Splits(ctx, ks, cfName, b, indexInterval)
+		first, err := c.s.store.Range(ctx, ks, b, keysOnly, 1)
 		if err != nil {
 			return nil, err
 		}
-		for _, t := range samples {
+		if len(first) == 0 {
+			continue
+		}
+		ft := p.Token(first[0].Key)
+		tokens = append(tokens, p.TokenString(ft))
+		rest, err := c.s.store.Splits(ctx, ks, cfName, engine.Bounds{Start: ft, End: b.End}, indexInterval)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range rest {
 			tokens = append(tokens, p.TokenString(t))
 		}
 	}
 	return cutSplits(append(tokens, endToken), int(keysPerSplit)), nil
 }
 
-// cutSplits is 1.2.19's StorageService.getSplits over tokens, the range's
+// cutSplits is 2.1.21's StorageService.getSplits over tokens, the range's
 // start, its samples in ring order and its end: about one split per
-// keysPerSplit estimated rows, each of at least 4 samples (fewer would
-// make the estimate too coarse), cut at samples evenly spread; a split's
-// row count is the samples it spans times indexInterval. 2.1.21 counts
-// the same way, except that a split's count is its samples, not their
-// span, times the interval, and at least the interval.
+// keysPerSplit estimated rows (the samples times indexInterval), each of
+// at least 4 samples (fewer would make the estimate too coarse), cut at
+// samples evenly spread; a split's row count is the samples in it times
+// indexInterval, and at least indexInterval (CASSANDRA-7322).
 func cutSplits(tokens []string, keysPerSplit int) []*cassandra19.CfSplit {
 	samples := len(tokens) - 2
-	estimate := int64(samples+1) * indexInterval
+	estimate := max(1, int64(samples)*indexInterval)
 	count := max(1, min(samples/4+1, int(estimate/int64(keysPerSplit))))
 	step := float64(len(tokens)-1) / float64(count)
 	out := make([]*cassandra19.CfSplit, 0, count)
@@ -206,7 +216,11 @@ func cutSplits(tokens []string, keysPerSplit int) []*cassandra19.CfSplit {
 	for i := 1; i <= count; i++ {
 		// Java's Math.round: half up.
 		idx := int(math.Floor(float64(i)*step + 0.5))
-		out = append(out, &cassandra19.CfSplit{StartToken: tokens[prev], EndToken: tokens[idx], RowCount: int64(idx-prev) * indexInterval})
+		held := idx - prev
+		if idx == len(tokens)-1 {
+			held-- // the range's end is no sample
+		}
+		out = append(out, &cassandra19.CfSplit{StartToken: tokens[prev], EndToken: tokens[idx], RowCount: max(indexInterval, int64(held)*indexInterval)})
 		prev = idx
 	}
 	return out
