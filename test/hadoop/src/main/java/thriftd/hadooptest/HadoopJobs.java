@@ -74,8 +74,11 @@ import org.apache.thrift.transport.TTransport;
  */
 public final class HadoopJobs {
     static final int ROWS = 400;        // the Standard family's rows
-    static final int WIDE_ROWS = 24;    // the wide family's rows
-    static final int WIDE_COLUMNS = 40; // columns in each wide row
+    // The wide family: enough rows (with 128 rows per index sample) for
+    // thriftd to cut the ring into several splits; every 7th row is wide.
+    static final int WIDE_ROWS = 900;
+
+    static int wideColumns(int row) { return row % 7 == 0 ? 60 : 4; }
     static final int SUPER_ROWS = 50;
     static final int COUNTER_ROWS = 50;
     static final RandomPartitioner PARTITIONER = new RandomPartitioner();
@@ -128,7 +131,7 @@ public final class HadoopJobs {
     // ---- data ---------------------------------------------------------------
 
     static String key(int i) { return String.format("row%04d", i); }
-    static String wideKey(int i) { return String.format("wide%02d", i); }
+    static String wideKey(int i) { return String.format("wide%03d", i); }
     static String state(int i) { return i % 5 == 0 ? "red" : "blue"; }
 
     static BigInteger token(String key) {
@@ -178,7 +181,7 @@ public final class HadoopJobs {
         }
         for (int i = 0; i < WIDE_ROWS; i++) {
             List<Mutation> ms = new ArrayList<>();
-            for (int j = 0; j < WIDE_COLUMNS; j++)
+            for (int j = 0; j < wideColumns(i); j++)
                 ms.add(mutation(String.format("c%03d", j), i + "." + j, ts));
             batch.put(b(wideKey(i)), Map.of("Wide", ms));
         }
@@ -444,7 +447,7 @@ public final class HadoopJobs {
         job("whole ring, small splits", () -> {
             List<ColumnFamilySplit> splits = run("whole ring", conf("Rows", false, 16), Collect.class, false);
             String gap = coverage(splits, ringStart(splits), ringStart(splits));
-            check("whole ring: splits cover the ring once", gap == null, gap + " in " + describe(splits));
+            check("whole ring: " + splits.size() + " splits cover the ring once", gap == null, gap + " in " + describe(splits));
             compare("whole ring", expectRows(k -> true));
         });
 
@@ -470,20 +473,23 @@ public final class HadoopJobs {
                 ConfigHelper.setInputRange(conf, r[0].toString(), r[1].toString());
                 List<ColumnFamilySplit> splits = run(label, conf, Collect.class, false);
                 String gap = coverage(splits, r[0], r[1]);
-                check(label + ": splits cover (" + r[0] + ", " + r[1] + "] once", gap == null, gap + " in " + describe(splits));
+                check(label + ": " + splits.size() + " splits cover (" + r[0] + ", " + r[1] + "] once", gap == null, gap + " in " + describe(splits));
                 compare(label, expectRows(k -> inRange(r[0], r[1], token(k))));
             });
         }
 
         job("wide rows", () -> {
-            Configuration conf = conf("Wide", true, 8);
+            // Pages of 25 columns: some end inside a wide row, others
+            // span several narrow ones and a split's end.
+            Configuration conf = conf("Wide", true, 128);
+            ConfigHelper.setRangeBatchSize(conf, 25);
             List<ColumnFamilySplit> splits = run("wide rows", conf, Collect.class, false);
             String gap = coverage(splits, ringStart(splits), ringStart(splits));
-            check("wide rows: splits cover the ring once", gap == null, gap + " in " + describe(splits));
+            check("wide rows: " + splits.size() + " splits cover the ring once", gap == null, gap + " in " + describe(splits));
             Map<String, Map<String, String>> want = new TreeMap<>();
             for (int i = 0; i < WIDE_ROWS; i++) {
                 Map<String, String> row = new TreeMap<>();
-                for (int j = 0; j < WIDE_COLUMNS; j++)
+                for (int j = 0; j < wideColumns(i); j++)
                     row.put(String.format("c%03d", j), i + "." + j);
                 want.put(wideKey(i), row);
             }
