@@ -205,9 +205,13 @@ type Store interface {
 	// with ctx's error once ctx is done.
 	Range(ctx context.Context, keyspace string, b TokenRange, q Query, maxRows int) ([]Row, error)
 
-	// Splits returns tokens strictly inside b that cut the rows of every
-	// column family into runs of about keysPerSplit rows, in ring order.
-	Splits(ctx context.Context, b TokenRange, keysPerSplit int) ([]dht.Token, error)
+	// Splits returns tokens strictly inside b that cut the rows of
+	// columnFamily of keyspace into runs of keysPerSplit rows, in ring
+	// order: the token of the keysPerSplit-th row, the 2*keysPerSplit-th,
+	// and so on. An empty keyspace counts the rows of every column family
+	// of every keyspace (0.6's describe_splits, which names none); an
+	// empty columnFamily, every family of keyspace.
+	Splits(ctx context.Context, keyspace, columnFamily string, b TokenRange, keysPerSplit int) ([]dht.Token, error)
 
 	// Close waits for calls in flight and releases the store.
 	Close() error

@@ -123,7 +123,7 @@ func (s *Service) describeSplits(ctx context.Context, start, end string, keysPer
 	}
 	out := []string{p.TokenString(left)}
 	for _, b := range engine.RingRange(left, right) {
-		tokens, err := s.store.Splits(ctx, b, int(keysPerSplit))
+		tokens, err := s.store.Splits(ctx, "", "", b, int(keysPerSplit))
 		if err != nil {
 			return nil, err
 		}

@@ -2,6 +2,7 @@ package handler19
 
 import (
 	"context"
+	"math"
 	"sort"
 
 	"github.com/google/uuid"
@@ -142,9 +143,19 @@ func (s *Service) describeSchemaVersions(ctx context.Context) (map[string][]stri
 // schemaVersionUnknown stands for a schema that has no version yet.
 const schemaVersionUnknown = "59adb24e-f3cd-3e02-97f0-5b395827453f"
 
+// indexInterval is the rows between two keys of an sstable's index
+// summary in Cassandra 2.1 (min_index_interval; 1.2's index_interval), by
+// default: describe_splits_ex cut the ring at those sampled keys, and
+// estimated a split's rows as its samples times the interval.
+const indexInterval = 128
+
 // describeSplitsEx is describe_splits_ex: the token range cut into pieces
-// of about keysPerSplit rows, with their row counts estimated as the real
-// server's were.
+// of about keysPerSplit rows of the family, as 2.1.21 cut them from its
+// sstables' index samples (StorageService.getSplits). thriftd's samples
+// are the tokens of the family's first row in the range and of every
+// indexInterval-th row after it, as the index summary of one sstable
+// holding the family's rows sampled them; rows still in a memtable gave
+// Cassandra no samples, and one split of 128 rows.
 func (c *conn) describeSplitsEx(ctx context.Context, cfName, startToken, endToken string, keysPerSplit int32) ([]*cassandra19.CfSplit, error) {
 	ks, err := c.keyspaceOf()
 	if err != nil {
@@ -166,22 +177,53 @@ func (c *conn) describeSplitsEx(ctx context.Context, cfName, startToken, endToke
 	if keysPerSplit <= 0 {
 		keysPerSplit = 1
 	}
-	var cuts []string
+	tokens := []string{startToken}
+	keysOnly := engine.Query{ColumnFamily: cfName, Predicate: engine.Predicate{Names: [][]byte{}}}
 	for _, b := range engine.RingRange(left, right) {
-		tokens, err := c.s.store.Splits(ctx, b, int(keysPerSplit))
+		first, err := c.s.store.Range(ctx, ks, b, keysOnly, 1)
 		if err != nil {
 			return nil, err
 		}
-		for _, t := range tokens {
-			cuts = append(cuts, p.TokenString(t))
+		if len(first) == 0 {
+			continue
+		}
+		ft := p.Token(first[0].Key)
+		tokens = append(tokens, p.TokenString(ft))
+		rest, err := c.s.store.Splits(ctx, ks, cfName, engine.TokenRange{Start: ft, End: b.End}, indexInterval)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range rest {
+			tokens = append(tokens, p.TokenString(t))
 		}
 	}
-	bounds := append(append([]string{startToken}, cuts...), endToken)
-	out := make([]*cassandra19.CfSplit, 0, len(bounds)-1)
-	for i := 0; i+1 < len(bounds); i++ {
-		out = append(out, &cassandra19.CfSplit{StartToken: bounds[i], EndToken: bounds[i+1], RowCount: int64(keysPerSplit)})
+	return cutSplits(append(tokens, endToken), int(keysPerSplit)), nil
+}
+
+// cutSplits is 2.1.21's StorageService.getSplits over tokens, the range's
+// start, its samples in ring order and its end: about one split per
+// keysPerSplit estimated rows (the samples times indexInterval), each of
+// at least 4 samples (fewer would make the estimate too coarse), cut at
+// samples evenly spread; a split's row count is the samples in it times
+// indexInterval, and at least indexInterval (CASSANDRA-7322).
+func cutSplits(tokens []string, keysPerSplit int) []*cassandra19.CfSplit {
+	samples := len(tokens) - 2
+	estimate := max(1, int64(samples)*indexInterval)
+	count := max(1, min(samples/4+1, int(estimate/int64(keysPerSplit))))
+	step := float64(len(tokens)-1) / float64(count)
+	out := make([]*cassandra19.CfSplit, 0, count)
+	prev := 0
+	for i := 1; i <= count; i++ {
+		// Java's Math.round: half up.
+		idx := int(math.Floor(float64(i)*step + 0.5))
+		held := idx - prev
+		if idx == len(tokens)-1 {
+			held-- // the range's end is no sample
+		}
+		out = append(out, &cassandra19.CfSplit{StartToken: tokens[prev], EndToken: tokens[idx], RowCount: max(indexInterval, int64(held)*indexInterval)})
+		prev = idx
 	}
-	return out, nil
+	return out
 }
 
 // describeSplits is describe_splits: the bounds of describe_splits_ex.

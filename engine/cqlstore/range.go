@@ -124,11 +124,11 @@ func (st *Store) walkPage(ctx context.Context, f *family, b engine.TokenRange, s
 	return true, next, nil
 }
 
-// Splits implements engine.Store by walking the row tokens of every
-// column family in b, as the LevelDB store does: exact, and as costly as
-// reading every key in b once. It is bounded by ctx and, per page, by
-// Cluster.Timeout (walkKeys).
-func (st *Store) Splits(ctx context.Context, b engine.TokenRange, keysPerSplit int) ([]dht.Token, error) {
+// Splits implements engine.Store by walking the row tokens of the column
+// families named in b, as the LevelDB store does: exact, and as costly as
+// reading every key of them in b once. It is bounded by ctx and, per page,
+// by Cluster.Timeout (walkKeys).
+func (st *Store) Splits(ctx context.Context, keyspace, columnFamily string, b engine.TokenRange, keysPerSplit int) ([]dht.Token, error) {
 	if err := st.enter(); err != nil {
 		return nil, err
 	}
@@ -138,8 +138,8 @@ func (st *Store) Splits(ctx context.Context, b engine.TokenRange, keysPerSplit i
 	}
 	seen := map[string]bool{}
 	var tokens []dht.Token
-	for _, f := range *st.cfs.Load() {
-		if f.system {
+	for name, f := range *st.cfs.Load() {
+		if f.system || (keyspace != "" && name.keyspace != keyspace) || (columnFamily != "" && name.name != columnFamily) {
 			continue
 		}
 		err := st.walkKeys(ctx, f, b, 0, func(_ string, tok dht.Token) bool {

@@ -270,9 +270,9 @@ func (st *Store) walkRows(it iterator.Iterator, f *family, b engine.TokenRange, 
 	return nil
 }
 
-// Splits implements engine.Store by walking the row tokens of every column
-// family in b.
-func (st *Store) Splits(ctx context.Context, b engine.TokenRange, keysPerSplit int) ([]dht.Token, error) {
+// Splits implements engine.Store by walking the row tokens of the column
+// families named in b.
+func (st *Store) Splits(ctx context.Context, keyspace, columnFamily string, b engine.TokenRange, keysPerSplit int) ([]dht.Token, error) {
 	if err := st.enter(); err != nil {
 		return nil, err
 	}
@@ -284,7 +284,10 @@ func (st *Store) Splits(ctx context.Context, b engine.TokenRange, keysPerSplit i
 	defer it.Release()
 	seen := map[string]bool{}
 	var tokens []dht.Token
-	for _, f := range st.cfs {
+	for name, f := range st.cfs {
+		if (keyspace != "" && name.keyspace != keyspace) || (columnFamily != "" && name.name != columnFamily) {
+			continue
+		}
 		err := st.walkRows(it, f, b, func(_ string, row []byte) error {
 			_, tok, _, err := st.part.DecodeRowKey(row[len(f.prefix):])
 			if err != nil {

@@ -131,7 +131,7 @@ func TestSchemaChangesWhileCallsRun(t *testing.T) {
 					errs <- err
 					return
 				}
-				if _, err := st.Splits(ctx, engine.TokenRange{StartInclusive: true}, 10); err != nil {
+				if _, err := st.Splits(ctx, "", "", engine.TokenRange{StartInclusive: true}, 10); err != nil {
 					errs <- err
 					return
 				}

@@ -415,17 +415,33 @@ func testSplits(t *testing.T, h Harness) {
 		}
 		return strings.Join(out, " ")
 	}
-	got, err := st.Splits(ctx, engine.TokenRange{StartInclusive: true}, 3)
+	got, err := st.Splits(ctx, "", "", engine.TokenRange{StartInclusive: true}, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Rows of every column family count: k0 k1 k2 | k3 k4 k45 | k5 k6 k7 | k8 k9.
 	Expect(t, render(got), "k2 k45 k7")
-	got, err = st.Splits(ctx, engine.TokenRange{Start: p.Token("k3"), End: p.Token("k8")}, 2)
+	got, err = st.Splits(ctx, "", "", engine.TokenRange{Start: p.Token("k3"), End: p.Token("k8")}, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	Expect(t, render(got), "k45 k6")
+	// One family's rows only: k0 k1 k2 | k3 k4 k5 | k6 k7 k8 | k9.
+	got, err = st.Splits(ctx, Keyspace, "Standard1", engine.TokenRange{StartInclusive: true}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	Expect(t, render(got), "k2 k5 k8")
+	got, err = st.Splits(ctx, Keyspace, "Standard2", engine.TokenRange{StartInclusive: true}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	Expect(t, render(got), "") // its one row: nothing to cut
+	got, err = st.Splits(ctx, "NoSuchKeyspace", "", engine.TokenRange{StartInclusive: true}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	Expect(t, render(got), "")
 }
 
 func testClosedStoreRefuses(t *testing.T, h Harness) {
