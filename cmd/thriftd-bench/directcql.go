@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/big"
 	"net/http"
 	"os"
 	"slices"
@@ -201,6 +202,12 @@ func replayValues(vs []cqlstore.RecordedValue) ([]any, error) {
 			out[i], err = strconv.Atoi(v.V)
 		case "boolean":
 			out[i], err = strconv.ParseBool(v.V)
+		case "varint":
+			n, ok := new(big.Int).SetString(v.V, 10)
+			if !ok {
+				err = fmt.Errorf("a varint that is not a decimal integer: %q", v.V)
+			}
+			out[i] = n
 		default:
 			err = fmt.Errorf("a bound value of type %s", v.T)
 		}

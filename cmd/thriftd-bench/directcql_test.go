@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"math/big"
 	"strings"
 	"testing"
 
@@ -48,5 +50,24 @@ func TestReplayFromRecording(t *testing.T) {
 	if _, err := newReplay(nil, &cqlstore.Recording{Requests: []cqlstore.RecordedRequest{{Kind: "query", Statements: []string{"x"}, Consistency: "ONE", Sent: 1,
 		Samples: []cqlstore.RecordedSample{{Values: [][]cqlstore.RecordedValue{{{T: "unsupported float64"}}}}}}}}, 1); err == nil {
 		t.Fatal("a value of an unknown type was replayed")
+	}
+}
+
+// Every type the store records is bound again as the driver takes it:
+// a RandomPartitioner token (varint) among them.
+func TestReplayValues(t *testing.T) {
+	got, err := replayValues([]cqlstore.RecordedValue{
+		{T: "blob", V: "YQ=="}, {T: "text", V: "x"}, {T: "bigint", V: "-7"}, {T: "int", V: "3"},
+		{T: "boolean", V: "true"}, {T: "varint", V: "85070591730234615865843651857942052864"}, {T: "null"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []any{[]byte("a"), "x", int64(-7), 3, true, new(big.Int).Lsh(big.NewInt(1), 126), nil}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("replayValues = %v, want %v", got, want)
+	}
+	if _, err := replayValues([]cqlstore.RecordedValue{{T: "unsupported *foo.Bar"}}); err == nil {
+		t.Error("an unsupported recorded type was bound")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"net/http"
 	"reflect"
 	"strconv"
@@ -260,6 +261,8 @@ func recordValue(v any) RecordedValue {
 		return RecordedValue{T: "int", V: strconv.Itoa(int(x))}
 	case bool:
 		return RecordedValue{T: "boolean", V: strconv.FormatBool(x)}
+	case *big.Int: // a RandomPartitioner token
+		return RecordedValue{T: "varint", V: x.String()}
 	}
 	return RecordedValue{T: fmt.Sprintf("unsupported %T", v)}
 }

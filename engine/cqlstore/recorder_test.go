@@ -2,6 +2,7 @@ package cqlstore
 
 import (
 	"encoding/json"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -72,6 +73,10 @@ func TestRecorderCounts(t *testing.T) {
 	}
 	if v := recordValue([]raw{raw("a"), raw("b")}); v != (RecordedValue{T: "list<blob>", V: "YQ==,Yg=="}) {
 		t.Fatalf("a list of blobs recorded as %+v", v)
+	}
+	// A RandomPartitioner token is bound as a *big.Int.
+	if v := recordValue(new(big.Int).Lsh(big.NewInt(1), 126)); v != (RecordedValue{T: "varint", V: "85070591730234615865843651857942052864"}) {
+		t.Fatalf("a RandomPartitioner token recorded as %+v", v)
 	}
 	if b.Kind != "batch UNLOGGED" || b.Sent != 1 || b.Consistency != "QUORUM" || len(b.Samples) != 1 ||
 		b.Samples[0].Values[1][1] != (RecordedValue{T: "text", V: "x"}) || b.Samples[0].Values[0][1] != (RecordedValue{T: "int", V: "1"}) {
