@@ -198,14 +198,14 @@ func TestConsistencyReachesTheStore(t *testing.T) {
 }
 
 // boundingStore fails reads with fail; bounds says whether it bounds
-// each request itself (engine.RequestBounder), as the Cassandra store.
+// each request itself (engine.RequestTimeLimiter), as the Cassandra store.
 type boundingStore struct {
 	engine.Store
 	fail   error
 	bounds bool
 }
 
-func (s *boundingStore) BoundsRequests() bool { return s.bounds }
+func (s *boundingStore) LimitsRequestTime() bool { return s.bounds }
 
 func (s *boundingStore) GetMany(ctx context.Context, ks string, keys []string, q engine.Query) ([]engine.Row, error) {
 	if s.fail != nil {

@@ -131,7 +131,7 @@ func New(o Options) *Service {
 		s.configText = string(c.Text)
 		if !engine.LimitsRequestTime(o.Store) {
 			// A store that bounds each of its requests itself gets no
-			// deadline per call (engine.RequestBounder).
+			// deadline per call (engine.RequestTimeLimiter).
 			s.timeout = time.Duration(c.RpcTimeoutInMillis) * time.Millisecond
 		}
 	}

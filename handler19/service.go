@@ -61,7 +61,7 @@ type Options struct {
 	NodeToken   dht.Token
 	// Timeout bounds the calls that read many rows, as the real server's
 	// rpc timeouts did; 0 means none. A store that bounds each of its
-	// requests itself (engine.RequestBounder) gets none.
+	// requests itself (engine.RequestTimeLimiter) gets none.
 	Timeout time.Duration
 	// CQLHosts are the native-protocol contact points (HOST:PORT) of the
 	// Cassandra cluster the store is on, which the refusal of the CQL
@@ -172,7 +172,7 @@ var _ cassandra19.Cassandra = (*conn)(nil)
 
 // callTimeout is the deadline of a call that reads many rows: d
 // (RpcTimeoutInMillis), or none on a store that bounds each of its
-// requests itself (engine.RequestBounder).
+// requests itself (engine.RequestTimeLimiter).
 func callTimeout(d time.Duration, st engine.Store) time.Duration {
 	if engine.LimitsRequestTime(st) {
 		return 0

@@ -22,14 +22,14 @@ import (
 
 // timeoutStore fails reads with fail, or, when fail is nil, makes a
 // range read wait until its context ends; bounds says whether it bounds
-// each request itself (engine.RequestBounder), as the Cassandra store.
+// each request itself (engine.RequestTimeLimiter), as the Cassandra store.
 type timeoutStore struct {
 	engine.Store
 	fail   error
 	bounds bool
 }
 
-func (s *timeoutStore) BoundsRequests() bool { return s.bounds }
+func (s *timeoutStore) LimitsRequestTime() bool { return s.bounds }
 
 func (s *timeoutStore) Get(ctx context.Context, keyspace, key string, q engine.Query) (engine.Row, error) {
 	if s.fail != nil {

@@ -373,9 +373,11 @@ func (st *Store) nodeToken(tokens []string) dht.Token {
 	return st.part.RandomToken()
 }
 
-// BoundsRequests implements engine.RequestBounder: every data request
+// LimitsRequestTime implements engine.RequestTimeLimiter: every data request
 // is limited to Cluster.Timeout (withRequestTimeout).
-func (st *Store) BoundsRequests() bool { return true }
+func (st *Store) LimitsRequestTime() bool { return true }
+
+var _ engine.RequestTimeLimiter = (*Store)(nil)
 
 // withRequestTimeout limits one data request to the cluster to
 // Cluster.Timeout, and carries the request's state (request) for
