@@ -22,3 +22,24 @@ type Indexer interface {
 	// when it was declared. The caller then scans instead.
 	IndexedKeys(ctx context.Context, keyspace, columnFamily string, column, value []byte, b TokenRange, max int) (keys []string, ready bool, err error)
 }
+
+// IndexReader is implemented by an Indexer that can also read the rows its
+// index finds, in the same pass: what a caller of IndexedKeys would do next
+// with two reads of each row, one of the columns its filter tests and one
+// of what it returns, at the cost of one.
+type IndexReader interface {
+	Indexer
+	// IndexedRows is IndexedKeys, except that it answers only rows whose
+	// column's current live value is value (stale entries are skipped and
+	// do not count toward max), each read from one view of the row: Filter
+	// holds the live columns of filter (names of columns, in comparator
+	// order, repeats removed), Row what q selects, as Get answers it.
+	IndexedRows(ctx context.Context, keyspace, columnFamily string, column, value []byte, b TokenRange, max int, filter [][]byte, q Query) (rows []IndexedRow, ready bool, err error)
+}
+
+// IndexedRow is one row IndexedRows answers.
+type IndexedRow struct {
+	Row
+	// Filter is the row's live columns among those the filter names.
+	Filter []Column
+}

@@ -7,10 +7,12 @@ import (
 	"sync"
 
 	"github.com/syndtr/goleveldb/leveldb"
+	"github.com/syndtr/goleveldb/leveldb/iterator"
 	"github.com/syndtr/goleveldb/leveldb/opt"
 	"github.com/syndtr/goleveldb/leveldb/util"
 
 	"github.com/thriftd/thriftd/engine"
+	"github.com/thriftd/thriftd/marshal"
 	"github.com/thriftd/thriftd/schema"
 )
 
@@ -167,6 +169,146 @@ func (st *Store) IndexedKeys(ctx context.Context, keyspace, columnFamily string,
 		}
 	}
 	return keys, true, it.Error()
+}
+
+var _ engine.IndexReader = (*Store)(nil)
+
+// IndexedRows implements engine.IndexReader: one walk of the index's
+// entries for value, as IndexedKeys, where each entry's row is read once,
+// from where one seek puts the iterator: its tombstone, what q selects,
+// then the filter's columns (usually a few steps further on), which also
+// decide whether the entry is stale.
+func (st *Store) IndexedRows(ctx context.Context, keyspace, columnFamily string, column, value []byte, b engine.TokenRange, max int, filter [][]byte, q engine.Query) ([]engine.IndexedRow, bool, error) {
+	ip, err := st.indexOf(keyspace, columnFamily, column)
+	if err != nil || ip == nil {
+		return nil, false, err
+	}
+	st.idx.mu.Lock()
+	ready := st.idx.ready[string(ip)]
+	st.idx.mu.Unlock()
+	if !ready {
+		return nil, false, nil
+	}
+	if err := st.enter(); err != nil {
+		return nil, false, err
+	}
+	defer st.leave()
+	f, err := st.family(keyspace, columnFamily)
+	if err != nil {
+		return nil, false, err
+	}
+	if !bytes.Equal(indexPrefix(f.prefix, column), ip) {
+		return nil, false, nil // truncated or changed meanwhile
+	}
+	cmp := f.def.Comparator
+	names := sortedNames(cmp, append(filter[:len(filter):len(filter)], column))
+	fp := engine.Predicate{Names: names, Count: len(names)}
+	vp := valuePrefix(ip, value)
+	it := st.db.NewIterator(util.BytesPrefix(vp), nil)
+	defer it.Release()
+	rows := newCursor(st.db.NewIterator(nil, nil))
+	defer rows.Release()
+	now := st.now()
+	var out []engine.IndexedRow
+	var a arena
+	var cs columnSlab
+	var rowKey, scratch []byte
+	for ok := it.Seek(append(append([]byte(nil), vp...), b.Start...)); ok && len(out) < max; ok = it.Next() {
+		key, tok, _, err := st.part.DecodeRowKey(it.Key()[len(vp):])
+		if err != nil {
+			return nil, false, err
+		}
+		if len(b.End) > 0 && bytes.Compare(tok, b.End) > 0 {
+			break
+		}
+		if !b.StartInclusive && bytes.Equal(tok, b.Start) {
+			continue
+		}
+		rowKey = st.part.RowKey(append(rowKey[:0], f.prefix...), key)
+		var r engine.IndexedRow
+		if scratch, err = readIndexedRow(rows, f, rowKey, scratch, fp, q, &a, &cs, now, &r); err != nil {
+			return nil, false, err
+		}
+		if holds(cmp, r.Filter, column, value) {
+			r.Key = key
+			out = append(out, r)
+			continue
+		}
+		stale := engine.Query{ColumnFamily: columnFamily, Predicate: engine.Predicate{Names: [][]byte{column}, Count: 1}}
+		if err := st.dropStaleEntry(f, keyspace, key, rowKey, stale, value, clone(it.Key())); err != nil {
+			return nil, false, err
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, false, err
+		}
+	}
+	if err := rows.Error(); err != nil {
+		return nil, false, err
+	}
+	return out, true, it.Error()
+}
+
+// readIndexedRow reads the row at row into r: what q selects, then the
+// columns of filter (a names predicate), both under the one row tombstone
+// read first, their lists in cs. scratch is a key buffer, returned for
+// the next row.
+func readIndexedRow(it iterator.Iterator, f *family, row, scratch []byte, filter engine.Predicate, q engine.Query, a *arena, cs *columnSlab, now int64, r *engine.IndexedRow) ([]byte, error) {
+	names := append(append(scratch[:0], row...), markTombstone)
+	rowTomb, err := readTombstone(it, names)
+	if err != nil {
+		return names, err
+	}
+	names[len(names)-1] = markNames
+	cs.begin()
+	err = walkRowAt(it, f, names, rowTomb, q, a, now, cs.add,
+		func(sc engine.SuperColumn) { r.SuperColumns = append(r.SuperColumns, sc) })
+	r.Columns = cs.end()
+	if err != nil {
+		return names, err
+	}
+	cs.begin()
+	err = walkColumns(it, f.def.Comparator, names, rowTomb, filter, a, now, cs.add)
+	r.Filter = cs.end()
+	return names, err
+}
+
+// columnSlab hands out the column lists of many rows from shared chunks,
+// as arena does their bytes: one list at a time, begun by begin, built by
+// add and taken, capped, by end.
+type columnSlab struct {
+	buf   []engine.Column
+	start int
+}
+
+const columnChunk = 256
+
+func (s *columnSlab) begin() { s.start = len(s.buf) }
+
+func (s *columnSlab) add(c engine.Column) {
+	if len(s.buf) == cap(s.buf) {
+		// The list begun moves to a new chunk.
+		n := make([]engine.Column, 0, max(columnChunk, 2*(len(s.buf)-s.start)))
+		s.buf, s.start = append(n, s.buf[s.start:]...), 0
+	}
+	s.buf = append(s.buf, c)
+}
+
+// end is the list built since begin, nil when empty.
+func (s *columnSlab) end() []engine.Column {
+	if len(s.buf) == s.start {
+		return nil
+	}
+	return s.buf[s.start:len(s.buf):len(s.buf)]
+}
+
+// holds reports whether cols hold column with value.
+func holds(cmp marshal.Comparator, cols []engine.Column, column, value []byte) bool {
+	for _, c := range cols {
+		if cmp.Compare(c.Name, column) == 0 {
+			return bytes.Equal(c.Value, value)
+		}
+	}
+	return false
 }
 
 // indexOf is the prefix of the KEYS index on column, nil when there is

@@ -131,6 +131,15 @@ func walkRow(it iterator.Iterator, f *family, row []byte, q engine.Query, a *are
 		return err
 	}
 	names[len(names)-1] = markNames
+	return walkRowAt(it, f, names, rowTomb, q, a, now, col, sup)
+}
+
+// walkRowAt is walkRow once the row's tombstone is read: names is the
+// row's key followed by markNames.
+func walkRowAt(it iterator.Iterator, f *family, names []byte, rowTomb tombstone, q engine.Query, a *arena, now int64, col func(engine.Column), sup func(engine.SuperColumn)) error {
+	if q.Names == nil && q.Count == 0 {
+		return nil
+	}
 	switch {
 	case !f.def.Super:
 		return walkColumns(it, f.def.Comparator, names, rowTomb, q.Predicate, a, now, col)
@@ -172,6 +181,13 @@ func readTombstone(it iterator.Iterator, key []byte) (tombstone, error) {
 
 // sortedNames returns names in comparator order without repeats.
 func sortedNames(c marshal.Comparator, names [][]byte) [][]byte {
+	sorted := true
+	for i := 1; i < len(names) && sorted; i++ {
+		sorted = c.Compare(names[i-1], names[i]) < 0
+	}
+	if sorted {
+		return names // as most are: one name, or the same list again
+	}
 	out := append([][]byte(nil), names...)
 	sort.SliceStable(out, func(i, j int) bool { return c.Compare(out[i], out[j]) < 0 })
 	uniq := out[:0]

@@ -88,6 +88,46 @@ func expectKeys(t *testing.T, st engine.Store, value string, want ...string) {
 			t.Errorf("IndexedKeys(state = %s, pages of %d) = %v, want %v", value, max, got, want)
 		}
 	}
+	if _, ok := st.(engine.IndexReader); ok {
+		for _, max := range []int{1, 2, 1000} {
+			expectIndexedRows(t, st, value, max, want)
+		}
+	}
+}
+
+// expectIndexedRows checks that IndexedRows, a page of max at a time,
+// answers the rows want (IndexedKeys' answer), each as Get reads them:
+// the filter's columns, and the row's first two columns.
+func expectIndexedRows(t *testing.T, st engine.Store, value string, max int, want []string) {
+	t.Helper()
+	ir := st.(engine.IndexReader)
+	filter := [][]byte{[]byte("state"), []byte("other")}
+	q := engine.Query{ColumnFamily: "Standard1", Predicate: All(2)}
+	part := TestSchema(t, "OrderPreservingPartitioner").Partitioner
+	b := engine.TokenRange{StartInclusive: true}
+	var got []string
+	for {
+		rows, ready, err := ir.IndexedRows(ctx, Keyspace, "Standard1", []byte("state"), []byte(value), b, max, filter, q)
+		if err != nil || !ready {
+			t.Fatalf("IndexedRows(state = %s): ready %v, %v", value, ready, err)
+		}
+		if len(rows) > max {
+			t.Fatalf("IndexedRows answered %d rows, more than max %d", len(rows), max)
+		}
+		for _, r := range rows {
+			got = append(got, r.Key)
+			Expect(t, Render(r.Row), Get(t, st, "Standard1", r.Key, nil, q.Predicate))
+			Expect(t, Render(engine.Row{Key: r.Key, Columns: r.Filter}),
+				Get(t, st, "Standard1", r.Key, nil, engine.Predicate{Names: [][]byte{[]byte("other"), []byte("state")}, Count: 2}))
+		}
+		if len(rows) < max {
+			break
+		}
+		b = engine.TokenRange{Start: part.Token(rows[len(rows)-1].Key)}
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("IndexedRows(state = %s, pages of %d) = %v, want %v", value, max, got, want)
+	}
 }
 
 func testIndexAnswers(t *testing.T, h Harness) {
