@@ -252,6 +252,7 @@ func (c *conn) searchIndexed(ctx context.Context, ks string, p dht.Partitioner, 
 	x := c.s.newRowFilter(f, exprs)
 	namesQ := engine.Query{ColumnFamily: f.Name, Predicate: engine.Predicate{Names: x.names, Count: len(x.names)}}
 	ixr, _ := c.s.store.(engine.Indexer)
+	ird, _ := c.s.store.(engine.IndexReader)
 	primary := x.primary(f)
 	out := make([]*cassandra19.KeySlice, 0, min(want, 1024))
 	start := time.Now()
@@ -263,6 +264,35 @@ func (c *conn) searchIndexed(ctx context.Context, ks string, p dht.Partitioner, 
 			// A page of candidates, more than the rows still wanted since
 			// some fail the filter.
 			page := min(max(2*(want-len(out)), 32), 1024)
+			if ird != nil && primary != nil {
+				rows, ready, err := ird.IndexedRows(ctx, ks, f.Name, primary.ColumnName, primary.Value, b, page, x.names, q)
+				if err != nil {
+					return nil, err
+				}
+				if ready {
+					var ks keySlices
+					ks.reserve(rows)
+					for i := range rows {
+						// Both read from one view of the row: a row the
+						// filter passes returns what it was judged by.
+						if !x.matches(rows[i].Filter) || !x.stillMatches(rows[i].Columns, q) {
+							continue
+						}
+						out = append(out, ks.slice(rows[i].Row, f))
+						if len(out) >= want {
+							break
+						}
+					}
+					if len(rows) < page || len(out) >= want {
+						break
+					}
+					b = engine.TokenRange{Start: p.Token(rows[len(rows)-1].Key), End: b.End}
+					if len(b.End) > 0 && bytes.Compare(b.Start, b.End) >= 0 {
+						break
+					}
+					continue
+				}
+			}
 			var cands []engine.Row
 			used := false
 			if ixr != nil && primary != nil {

@@ -257,3 +257,62 @@ func thriftColumn(c engine.Column) *cassandra19.Column {
 	}
 	return col
 }
+
+// keySlices builds the KeySlices of a page of rows in a few allocations
+// for the whole page rather than six per row: a get_indexed_slices of
+// 1,000 rows made 6,000 of them. Rows of counters or super columns are
+// built by thriftifyRow.
+type keySlices struct {
+	slices []cassandra19.KeySlice
+	ptrs   []*cassandra19.ColumnOrSuperColumn
+	coscs  []cassandra19.ColumnOrSuperColumn
+	cols   []cassandra19.Column
+	stamps []int64
+	keys   []byte
+}
+
+// reserve makes room for rows, whose standard columns the page will
+// build.
+func (s *keySlices) reserve(rows []engine.IndexedRow) {
+	n, k := 0, 0
+	for i := range rows {
+		n += len(rows[i].Columns)
+		k += len(rows[i].Key)
+	}
+	s.slices = make([]cassandra19.KeySlice, 0, len(rows))
+	s.ptrs = make([]*cassandra19.ColumnOrSuperColumn, 0, n)
+	s.coscs = make([]cassandra19.ColumnOrSuperColumn, 0, n)
+	s.cols = make([]cassandra19.Column, 0, n)
+	s.stamps = make([]int64, 0, n)
+	s.keys = make([]byte, 0, k)
+}
+
+// slice is the KeySlice of row, from the room reserve made when there is
+// enough.
+func (s *keySlices) slice(row engine.Row, f *family) *cassandra19.KeySlice {
+	n := len(row.Columns)
+	if f.commutative() || row.SuperColumns != nil || len(s.slices) == cap(s.slices) ||
+		cap(s.cols)-len(s.cols) < n || cap(s.keys)-len(s.keys) < len(row.Key) {
+		return &cassandra19.KeySlice{Key: []byte(row.Key), Columns: thriftifyRow(row, f)}
+	}
+	k := len(s.keys)
+	s.keys = append(s.keys, row.Key...)
+	c := len(s.cols)
+	s.ptrs = s.ptrs[:c+n]
+	s.coscs = s.coscs[:c+n]
+	s.cols = s.cols[:c+n]
+	s.stamps = s.stamps[:c+n]
+	for i, col := range row.Columns {
+		j := c + i
+		s.stamps[j] = col.Timestamp
+		s.cols[j] = cassandra19.Column{Name: col.Name, Value: col.Value, Timestamp: &s.stamps[j]}
+		if col.TTL > 0 {
+			ttl := col.TTL
+			s.cols[j].TTL = &ttl
+		}
+		s.coscs[j].Column = &s.cols[j]
+		s.ptrs[j] = &s.coscs[j]
+	}
+	s.slices = append(s.slices, cassandra19.KeySlice{Key: s.keys[k:len(s.keys):len(s.keys)], Columns: s.ptrs[c : c+n : c+n]})
+	return &s.slices[len(s.slices)-1]
+}
