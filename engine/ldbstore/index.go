@@ -224,7 +224,8 @@ func (st *Store) IndexedRows(ctx context.Context, keyspace, columnFamily string,
 		if !b.StartInclusive && bytes.Equal(tok, b.Start) {
 			continue
 		}
-		rowKey = st.part.RowKey(append(rowKey[:0], f.prefix...), key)
+		// The entry ends with the row's key as the data region spells it.
+		rowKey = append(append(rowKey[:0], f.prefix...), it.Key()[len(vp):]...)
 		var r engine.IndexedRow
 		if scratch, err = readIndexedRow(rows, f, rowKey, scratch, fp, q, &a, &cs, now, &r); err != nil {
 			return nil, false, err
