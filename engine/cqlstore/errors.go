@@ -122,7 +122,7 @@ func timedOut(ctx context.Context, err error) *engine.TimedOutError {
 // clusterError asks.
 type request struct {
 	timeout     time.Duration
-	coordinator atomic.Pointer[string]
+	coordinator atomic.Pointer[gocql.HostInfo]
 	store       *Store
 }
 
@@ -134,11 +134,12 @@ func requestOf(ctx context.Context) *request {
 	return r
 }
 
-// noteCoordinator records host as the coordinator of the request of ctx.
+// noteCoordinator records host as the coordinator of the request of ctx:
+// the driver's HostInfo, named only when a timeout is logged, not on
+// every request.
 func noteCoordinator(ctx context.Context, host *gocql.HostInfo) {
 	if r := requestOf(ctx); r != nil && host != nil {
-		a := host.HostnameAndPort()
-		r.coordinator.Store(&a)
+		r.coordinator.Store(host)
 	}
 }
 
@@ -146,8 +147,8 @@ func noteCoordinator(ctx context.Context, host *gocql.HostInfo) {
 // coordinator is known.
 func coordinatorOf(ctx context.Context) string {
 	if r := requestOf(ctx); r != nil {
-		if a := r.coordinator.Load(); a != nil {
-			return ", coordinator " + *a
+		if h := r.coordinator.Load(); h != nil {
+			return ", coordinator " + h.HostnameAndPort()
 		}
 	}
 	return ""

@@ -520,7 +520,7 @@ func (st *Store) IndexedKeys(ctx context.Context, keyspace, columnFamily string,
 	// Each page of entries, and each read of their cells, is a request
 	// of its own under Cluster.Timeout (st.pages), as 2.1 bounded each of
 	// an index query's requests and not the query.
-	err = st.pages(ctx, "read the index of "+f.table, stmt, args, min(2*max+16, pageSize), func(iter *gocql.Iter) (bool, error) {
+	err = st.pages(ctx, "read the index of", f.table, stmt, args, min(2*max+16, pageSize), func(iter *gocql.Iter) (bool, error) {
 		var (
 			tok, key raw
 			ts       int64
@@ -594,7 +594,7 @@ func (st *Store) liveEntries(ctx context.Context, f *family, column, value []byt
 			ttl     *int32
 		)
 		dest := cells.dest([]any{&kb, &got, &ts, &ttl})
-		return st.pages(ctx, "read "+f.table, stmt, []any{part, name}, pageSize, func(iter *gocql.Iter) (bool, error) {
+		return st.pages(ctx, "read", f.table, stmt, []any{part, name}, pageSize, func(iter *gocql.Iter) (bool, error) {
 			for iter.Scan(dest...) {
 				v, t, _, ok := cells.merge(got, ts, ttl)
 				mu.Lock()

@@ -287,43 +287,36 @@ func (st *Store) readColumns(ctx context.Context, f *family, key string, q engin
 	sel := st.columnsSelect(f, q, st.keyOf(f, key), false)
 	c, cells, filter := sel.c, sel.cells, sel.filter
 	iter := st.readQuery(ctx, sel.stmt, sel.args...).PageSize(pageSize).Iter()
-	var (
-		out   = make([]engine.Column, 0, resultCap(q))
-		enc   raw
-		value raw
-		ts    int64
-		ttl   *int32
-		wrote *int32
-	)
+	out := make([]engine.Column, 0, resultCap(q))
 	now := time.Now().Unix()
-	dest := []any{&enc, &value, &ts, &ttl}
-	if f.writtenTTL {
-		dest = append(dest, &wrote)
-	}
-	dest = cells.dest(dest)
+	s := &cellScan{}
+	dest := s.dest(false, f.writtenTTL, &cells)
 	for (filter == nil || q.Names != nil || q.Count <= 0 || len(out) < q.Count) && iter.Scan(dest...) {
-		if len(enc) == 0 {
+		if len(s.enc) == 0 {
 			continue // a partition with only the ghost marker
 		}
-		var live bool
-		if value, ts, ttl, live = cells.merge(value, ts, ttl); !live {
-			enc, value, ttl, wrote = nil, nil, nil, nil
+		value, ts, ttl, live := cells.merge(s.value, s.ts, s.ttl)
+		if !live {
+			s.clear()
 			continue
 		}
-		name, err := f.decodeScanned(c, enc)
+		name, err := f.decodeScanned(c, s.enc)
 		if err != nil {
 			iter.Close()
 			return nil, fmt.Errorf("%s: stored column name: %w", f.table, err)
 		}
 		if filter != nil && filter.outside(name) {
-			enc, value, ttl, wrote = nil, nil, nil, nil
+			s.clear()
 			continue
 		}
 		col := expiring(engine.Column{Name: name, Value: nonNil(value), Timestamp: ts}, ttl, now)
-		out = append(out, asWritten(col, wrote))
-		enc, value, ttl, wrote = nil, nil, nil, nil
+		out = append(out, asWritten(col, s.wrote))
+		s.clear()
 	}
-	return out, clusterError(ctx, "read "+f.table, iter.Close())
+	if err := iter.Close(); err != nil {
+		return out, clusterError(ctx, "read "+f.table, err)
+	}
+	return out, nil
 }
 
 // readSupers reads whole super columns, each with all its live

@@ -187,35 +187,27 @@ func (st *Store) readMany(ctx context.Context, f *family, keys []string, q engin
 func (st *Store) readManyOnce(ctx context.Context, f *family, keys []raw, q engine.Query, add func(raw, engine.Column)) error {
 	sel := st.columnsSelect(f, q, keys, true)
 	c, cells := sel.c, sel.cells
-	var (
-		kb, enc, value raw
-		ts             int64
-		ttl, wrote     *int32
-	)
 	now := time.Now().Unix()
-	dest := []any{&kb, &enc, &value, &ts, &ttl}
-	if f.writtenTTL {
-		dest = append(dest, &wrote)
-	}
-	dest = cells.dest(dest)
-	return st.pages(ctx, "read "+f.table, sel.stmt, sel.args, pageSize, func(iter *gocql.Iter) (bool, error) {
+	s := &cellScan{}
+	dest := s.dest(true, f.writtenTTL, &cells)
+	return st.pages(ctx, "read", f.table, sel.stmt, sel.args, pageSize, func(iter *gocql.Iter) (bool, error) {
 		for iter.Scan(dest...) {
-			if len(enc) == 0 {
-				kb, enc, value, ttl, wrote = nil, nil, nil, nil, nil
+			if len(s.enc) == 0 {
+				s.clear()
 				continue // a partition with only the ghost marker
 			}
-			var live bool
-			if value, ts, ttl, live = cells.merge(value, ts, ttl); !live {
-				kb, enc, value, ttl, wrote = nil, nil, nil, nil, nil
+			value, ts, ttl, live := cells.merge(s.value, s.ts, s.ttl)
+			if !live {
+				s.clear()
 				continue
 			}
-			name, err := f.decodeScanned(c, enc)
+			name, err := f.decodeScanned(c, s.enc)
 			if err != nil {
 				return false, fmt.Errorf("%s: stored column name: %w", f.table, err)
 			}
 			col := expiring(engine.Column{Name: name, Value: nonNil(value), Timestamp: ts}, ttl, now)
-			add(kb, asWritten(col, wrote))
-			kb, enc, value, ttl, wrote = nil, nil, nil, nil, nil
+			add(s.kb, asWritten(col, s.wrote))
+			s.clear()
 		}
 		return true, nil
 	})
@@ -226,15 +218,17 @@ func (st *Store) readManyOnce(ctx context.Context, f *family, keys []raw, q engi
 // node's timeout), not the whole read: a read of many pages on a busy
 // cluster may rightly take longer than one request. scan reads one page
 // from its iterator and says whether to go on; the first page holds size
-// rows, the next ones pageSize. ctx bounds the whole read.
-func (st *Store) pages(ctx context.Context, what, stmt string, args []any, size int, scan func(*gocql.Iter) (more bool, err error)) error {
+// rows, the next ones pageSize. ctx bounds the whole read. An error is
+// of what verb did to table ("read", "Standard1"), the words joined
+// only then.
+func (st *Store) pages(ctx context.Context, verb, table, stmt string, args []any, size int, scan func(*gocql.Iter) (more bool, err error)) error {
 	page := pageSize
 	if st.rowsPerPage > 0 {
 		page, size = st.rowsPerPage, min(size, st.rowsPerPage)
 	}
 	var state []byte
 	for {
-		next, more, err := st.page(ctx, what, stmt, args, size, state, scan)
+		next, more, err := st.page(ctx, verb, table, stmt, args, size, state, scan)
 		if err != nil || !more || len(next) == 0 {
 			return err
 		}
@@ -243,14 +237,14 @@ func (st *Store) pages(ctx context.Context, what, stmt string, args []any, size 
 }
 
 // page is one request of pages.
-func (st *Store) page(ctx context.Context, what, stmt string, args []any, size int, state []byte, scan func(*gocql.Iter) (bool, error)) (next []byte, more bool, err error) {
+func (st *Store) page(ctx context.Context, verb, table, stmt string, args []any, size int, state []byte, scan func(*gocql.Iter) (bool, error)) (next []byte, more bool, err error) {
 	pctx, cancel := st.withRequestTimeout(ctx)
 	defer cancel()
 	iter := st.readQuery(pctx, stmt, args...).PageSize(size).PageState(state).Iter()
 	more, err = scan(iter)
 	next = iter.PageState()
 	if cerr := iter.Close(); err == nil && cerr != nil {
-		return nil, false, clusterError(pctx, what, cerr)
+		return nil, false, clusterError(pctx, verb+" "+table, cerr)
 	}
 	return next, more, err
 }
@@ -289,23 +283,18 @@ func (st *Store) scanRows(ctx context.Context, f *family, b engine.TokenRange, q
 		size = min(pageSize, (maxRows+1)*min(q.Count, pageSize))
 	}
 	var (
-		out        []engine.Row
-		kb, last   raw
-		skip       bool
-		n          int // CQL rows of the partition, as PER PARTITION LIMIT counts them
-		enc, value raw
-		ts         int64
-		ttl, wrote *int32
+		out  []engine.Row
+		last raw
+		skip bool
+		n    int // CQL rows of the partition, as PER PARTITION LIMIT counts them
 	)
 	now := time.Now().Unix()
 	c := f.def.Comparator
-	dest := []any{&kb, &enc, &value, &ts, &ttl}
-	if f.writtenTTL {
-		dest = append(dest, &wrote)
-	}
-	dest = cells.dest(dest)
-	err := st.pages(ctx, "scan "+f.table, stmt, args, size, func(iter *gocql.Iter) (bool, error) {
+	s := &cellScan{}
+	dest := s.dest(true, f.writtenTTL, &cells)
+	err := st.pages(ctx, "scan", f.table, stmt, args, size, func(iter *gocql.Iter) (bool, error) {
 		for iter.Scan(dest...) {
+			kb := s.kb
 			if last == nil || !bytes.Equal(kb, last) {
 				// The first row of a partition.
 				if len(out) == maxRows {
@@ -327,18 +316,17 @@ func (st *Store) scanRows(ctx context.Context, f *family, b engine.TokenRange, q
 					out = append(out, engine.Row{Key: key})
 				}
 			}
-			keep := !skip && len(enc) > 0 // not a partition with only the ghost marker
-			var live bool
-			if value, ts, ttl, live = cells.merge(value, ts, ttl); keep && live {
-				name, err := f.decode(c, enc)
+			keep := !skip && len(s.enc) > 0 // not a partition with only the ghost marker
+			if value, ts, ttl, live := cells.merge(s.value, s.ts, s.ttl); keep && live {
+				name, err := f.decodeScanned(c, s.enc)
 				if err != nil {
 					return false, fmt.Errorf("%s: stored column name: %w", f.table, err)
 				}
 				col := expiring(engine.Column{Name: name, Value: nonNil(value), Timestamp: ts}, ttl, now)
 				r := &out[len(out)-1]
-				r.Columns = append(r.Columns, asWritten(col, wrote))
+				r.Columns = append(r.Columns, asWritten(col, s.wrote))
 			}
-			kb, enc, value, ttl, wrote = nil, nil, nil, nil, nil
+			s.clear()
 			if n++; len(out) == maxRows && !skip && n == q.Count {
 				// The last row is whole: asking for more would fetch a page.
 				return false, nil

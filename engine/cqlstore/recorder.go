@@ -247,6 +247,10 @@ func recordValue(v any) RecordedValue {
 		return RecordedValue{T: "blob", V: base64.StdEncoding.EncodeToString(x)}
 	case raw:
 		return RecordedValue{T: "blob", V: base64.StdEncoding.EncodeToString(x)}
+	case *raw: // bound by pointer (inserts)
+		return RecordedValue{T: "blob", V: base64.StdEncoding.EncodeToString(*x)}
+	case *stamp: // bound by pointer (inserts)
+		return RecordedValue{T: "bigint", V: strconv.FormatInt(int64(*x), 10)}
 	case []raw:
 		return blobList(len(x), func(i int) []byte { return x[i] })
 	case [][]byte:

@@ -74,6 +74,11 @@ func TestRecorderCounts(t *testing.T) {
 	if v := recordValue([]raw{raw("a"), raw("b")}); v != (RecordedValue{T: "list<blob>", V: "YQ==,Yg=="}) {
 		t.Fatalf("a list of blobs recorded as %+v", v)
 	}
+	// An insert's name, value and timestamp are bound by pointer (inserts).
+	ins := newInserts(raw("k"), 1).insert(raw("n"), raw("v"), 7)
+	if v := recordValues(ins); v[1] != (RecordedValue{T: "blob", V: "bg=="}) || v[2] != (RecordedValue{T: "blob", V: "dg=="}) || v[3] != (RecordedValue{T: "bigint", V: "7"}) {
+		t.Fatalf("an insert's values recorded as %+v", v)
+	}
 	// A RandomPartitioner token is bound as a *big.Int.
 	if v := recordValue(new(big.Int).Lsh(big.NewInt(1), 126)); v != (RecordedValue{T: "varint", V: "85070591730234615865843651857942052864"}) {
 		t.Fatalf("a RandomPartitioner token recorded as %+v", v)

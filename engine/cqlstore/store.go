@@ -384,8 +384,25 @@ var _ engine.RequestTimeLimiter = (*Store)(nil)
 // clusterError: one context value and one deadline per request.
 func (st *Store) withRequestTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
 	t := st.opts.Cluster.timeout()
-	ctx = context.WithValue(ctx, requestKey{}, &request{timeout: t, store: st})
-	return context.WithTimeoutCause(ctx, t, errRequestTimeout)
+	rc := &requestContext{Context: ctx, r: request{timeout: t, store: st}}
+	return context.WithTimeoutCause(rc, t, errRequestTimeout)
+}
+
+// requestContext is ctx with its request's state as the value of
+// requestKey: context.WithValue and the state in one allocation. Its
+// Done is its parent's, so the deadline's context still registers with
+// the parent's cancellation directly, as under a WithValue.
+type requestContext struct {
+	context.Context
+	r request
+}
+
+// Value implements context.Context.
+func (c *requestContext) Value(key any) any {
+	if _, ok := key.(requestKey); ok {
+		return &c.r
+	}
+	return c.Context.Value(key)
 }
 
 // probeInterval is how long a probe's finding is kept: a storm of failed

@@ -200,6 +200,7 @@ func (st *Store) familyStatements(out []statement, f *family, key raw, muts []en
 		// A 19.x table: its family's own gc_grace_seconds.
 		grace = st.gcGrace(f.def)
 	}
+	var ins *inserts
 	for i, m := range muts {
 		if m.Delete {
 			if m.IsRowDeletion() && i != rowDel {
@@ -264,8 +265,10 @@ func (st *Store) familyStatements(out []statement, f *family, key raw, muts []en
 		}
 		switch {
 		case !m.Delete && sc == nil:
-			out = append(out, statement{f.cql.insert,
-				[]any{key, name, raw(nonNil(m.Value)), m.Timestamp}})
+			if ins == nil {
+				ins = newInserts(key, len(muts))
+			}
+			out = append(out, statement{f.cql.insert, ins.insert(name, nonNil(m.Value), m.Timestamp)})
 		case !m.Delete:
 			out = append(out, statement{f.cql.insertSub,
 				[]any{key, sc, name, raw(nonNil(m.Value)), m.Timestamp}})
