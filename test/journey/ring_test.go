@@ -35,6 +35,7 @@ import (
 type app struct {
 	target atomic.Pointer[string]
 	step   atomic.Pointer[string]
+	first  string // 3.11's Thrift server
 
 	mu       sync.Mutex
 	acked    []string
@@ -50,6 +51,7 @@ func newApp(addr, step string) *app {
 		stop: make(chan struct{}), done: make(chan struct{})}
 	a.target.Store(&addr)
 	a.step.Store(&step)
+	a.first = addr
 	return a
 }
 
@@ -74,9 +76,13 @@ func kind(err error) string {
 	return "transport"
 }
 
-func (a *app) fail(op string, err error) {
+func (a *app) fail(on, op string, err error) {
 	step := *a.step.Load()
-	k := fmt.Sprintf("%s: %s: %s", step, op, kind(err))
+	server := "thriftd"
+	if on == a.first {
+		server = "3.11's Thrift"
+	}
+	k := fmt.Sprintf("%s: %s on %s: %s", step, op, server, kind(err))
 	a.mu.Lock()
 	a.failures[k]++
 	if _, ok := a.samples[k]; !ok {
@@ -119,7 +125,7 @@ func (a *app) run() {
 			}
 			var err error
 			if c, err = (access{}).dialKeyspace(addr, 15*time.Second); err != nil {
-				a.fail("connect", err)
+				a.fail(addr, "connect", err)
 				c = nil
 				time.Sleep(200 * time.Millisecond)
 				continue
@@ -130,7 +136,7 @@ func (a *app) run() {
 		ts := time.Now().UnixMicro()
 		if err := c.Insert(ctx, []byte(key), &cassandra19.ColumnParent{ColumnFamily: "Writes"},
 			&cassandra19.Column{Name: []byte("seq"), Value: []byte(key), Timestamp: &ts}, quorum); err != nil {
-			a.fail("insert", err)
+			a.fail(on, "insert", err)
 			if !isThriftException(err) {
 				c.Close()
 				c = nil
@@ -144,13 +150,13 @@ func (a *app) run() {
 		got, err := c.Get(ctx, []byte(key), &cassandra19.ColumnPath{ColumnFamily: "Writes", Column: []byte("seq")}, quorum)
 		switch {
 		case err != nil:
-			a.fail("get", err)
+			a.fail(on, "get", err)
 			if !isThriftException(err) {
 				c.Close()
 				c = nil
 			}
 		case got.Column == nil || string(got.Column.Value) != key:
-			a.fail("get", fmt.Errorf("read back %s", answer(got, nil)))
+			a.fail(on, "get", fmt.Errorf("read back %s", answer(got, nil)))
 		default:
 			a.count(1)
 		}
