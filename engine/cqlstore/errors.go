@@ -264,8 +264,9 @@ func inDoubt(err error) bool {
 // more, to the next node the host policy offers (a read changes nothing,
 // so sending it twice is harmless). Timeouts and unavailable replicas
 // reported by a coordinator are not retried: the coordinator already
-// waited for the replicas the consistency level needs. Writes are never
-// retried: their failures reach the client as 0.6 reported them.
+// waited for the replicas the consistency level needs. Writes of more
+// than one statement and counter writes are never retried: their
+// failures reach the client as 0.6 reported them (writeRetry).
 type readRetry struct{}
 
 // readRetries is how many times a read is sent again.
@@ -290,3 +291,12 @@ func (readRetry) GetRetryType(err error) gocql.RetryType {
 	}
 	return gocql.Rethrow
 }
+
+// writeRetry is the retry policy of a write of one statement: the same
+// as reads'. Such a write names the client's timestamp, so sending it
+// twice writes the same cells (a TTL counts from the second arrival),
+// and a write whose connection was lost before its coordinator answered
+// (a node draining or stopping in a rolling upgrade) is sent once more,
+// to the next node, instead of failing the client's call. A
+// coordinator's answer (timeout, unavailable replicas) is the outcome.
+type writeRetry struct{ readRetry }

@@ -120,6 +120,7 @@ func TestReadRetry(t *testing.T) {
 		{&gocql.RequestErrOverloaded{}, gocql.RetryNextHost},
 		{&gocql.RequestErrBootstrapping{}, gocql.RetryNextHost},
 		{&gocql.RequestErrReadTimeout{}, gocql.Rethrow},
+		{&gocql.RequestErrWriteTimeout{}, gocql.Rethrow},
 		{&gocql.RequestErrReadFailure{}, gocql.Rethrow},
 		{&gocql.RequestErrUnavailable{}, gocql.Rethrow},
 		{&gocql.RequestErrInvalid{}, gocql.Rethrow},
@@ -129,8 +130,15 @@ func TestReadRetry(t *testing.T) {
 		if got := (readRetry{}).GetRetryType(c.err); got != c.want {
 			t.Errorf("GetRetryType(%T %v) = %v, want %v", c.err, c.err, got, c.want)
 		}
+		// A write of one statement (client timestamp) the same.
+		if got := (writeRetry{}).GetRetryType(c.err); got != c.want {
+			t.Errorf("writeRetry: GetRetryType(%T %v) = %v, want %v", c.err, c.err, got, c.want)
+		}
 	}
 	for attempts, want := range []bool{true, true, false, false} {
+		if got := (writeRetry{}).Attempt(attemptsQuery(attempts)); got != want {
+			t.Errorf("writeRetry: Attempt after %d attempts = %v, want %v", attempts, got, want)
+		}
 		if got := (readRetry{}).Attempt(attemptsQuery(attempts)); got != want {
 			t.Errorf("Attempt after %d attempts = %v, want %v", attempts, got, want)
 		}

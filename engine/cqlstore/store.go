@@ -125,6 +125,14 @@ var registeredTypes = func() *gocql.RegisteredTypes {
 // session opens a session of protocol version proto.
 func (c Cluster) session(m *metrics, proto int) (*gocql.Session, error) {
 	cc := gocql.NewCluster(c.Hosts...)
+	// The nodes the driver finds through system.peers, which names no
+	// native port before Cassandra 4.0 (and on protocol 4), are reached
+	// on cc.Port: the contact points' own port when they share one, not
+	// the driver's 9042 (a 3.11 ring on another port would otherwise be
+	// reached through its contact node alone).
+	if p, ok := sharedPort(c.Hosts); ok {
+		cc.Port = p
+	}
 	// The driver's timeout is per connection, and schema changes (a
 	// keyspace drop flushes and snapshots) take far longer than data
 	// requests: the session allows schemaTimeout, and the store bounds
@@ -522,4 +530,19 @@ func releaseMajor(v string) (major, minor int) {
 		minor, _ = strconv.Atoi(digits)
 	}
 	return major, minor
+}
+
+// sharedPort is the port every contact point in hosts names, when they
+// all name the same one.
+func sharedPort(hosts []string) (int, bool) {
+	port := ""
+	for _, h := range hosts {
+		_, p, err := net.SplitHostPort(h)
+		if err != nil || (port != "" && p != port) {
+			return 0, false
+		}
+		port = p
+	}
+	n, err := strconv.Atoi(port)
+	return n, err == nil && n > 0
 }

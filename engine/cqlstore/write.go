@@ -145,7 +145,8 @@ func (st *Store) exec(ctx context.Context, stmts []statement, typ gocql.BatchTyp
 	for pause := 20 * time.Millisecond; ; pause = min(2*pause, 500*time.Millisecond) {
 		var err error
 		if len(stmts) == 1 {
-			err = st.session.Query(st.cqlOf(stmts[0].cql), stmts[0].args...).WithContext(ctx).Consistency(cl).Idempotent(true).Exec()
+			err = st.session.Query(st.cqlOf(stmts[0].cql), stmts[0].args...).WithContext(ctx).Consistency(cl).Idempotent(true).
+				RetryPolicy(writeRetry{}).Exec()
 		} else {
 			b := st.session.Batch(typ).WithContext(ctx).Consistency(cl)
 			for _, s := range stmts {
