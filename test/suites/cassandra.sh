@@ -5,11 +5,10 @@
 # suites (0.6 and 19.x), the pycassa suite and the 19.x Ruby suite again, with
 # THRIFTD_TEST_BACKEND=cassandra, on real
 # Cassandra 5.0.9 nodes (test/cassandra/cluster: murmur3, random,
-# byteordered) and the CQL benchmark in its short mode; then the
-# multi-node tests (test/cluster) on the three-node
-# ring3, after stopping the single nodes to leave the machine memory for
-# three more JVMs. Nodes already running are reused; their contact points
-# come from THRIFTD_CASSANDRA_<NAME> when test/run-all exported them.
+# byteordered) and the CQL benchmark in its short mode. The multi-node
+# tests on the three-node ring3 are test/suites/cluster.sh. Nodes already
+# running are reused; their contact points come from
+# THRIFTD_CASSANDRA_<NAME> when test/run-all exported them.
 # The nodes are left running: test/run-all stops them when it exits, else
 # run test/cassandra/cluster stop-all.
 set -euo pipefail
@@ -113,27 +112,4 @@ if check compare@cassandra; then
 	echo "cassandra.sh: the short comparison with the Cassandra store took $((SECONDS - t)) s"
 	phase "cassandra: short comparison" $((SECONDS - t))
 fi
-
-if ! check cluster; then
-	exit 0
-elif [ -n "$canary" ]; then
-	# shellcheck disable=SC2046 # the packages are words
-	go test -race -count=1 -v -timeout 20m $(canary_go_packages ./test/cluster)
-	exit 0
-fi
-t=$SECONDS
-$cluster stop murmur3 &
-$cluster stop random &
-$cluster stop byteordered &
-# The 2.1.21 reference node is needed by test/diff19 only (cas, range deletions).
-test/cassandra/reference stop 2.1 &
-wait
-unset THRIFTD_CASSANDRA_MURMUR3 THRIFTD_CASSANDRA_RANDOM THRIFTD_CASSANDRA_BYTEORDERED THRIFTD_REFERENCE_21
-export THRIFTD_CASSANDRA_RING3=${THRIFTD_CASSANDRA_RING3:-$($cluster start ring3)}
-echo "cassandra.sh: ring3 ready after $((SECONDS - t)) s"
-t=$SECONDS
-# -v prints the figures of the kill test (acked, failed, timed out, lost).
-go test -race -count=1 -v -timeout "$timeout" ./test/cluster
-echo "cassandra.sh: test/cluster took $((SECONDS - t)) s; whole suite $((SECONDS - t0)) s"
-phase "cassandra: test/cluster on ring3" $((SECONDS - t))
-$cluster stop ring3
+echo "cassandra.sh: the whole suite took $((SECONDS - t0)) s"

@@ -9,9 +9,8 @@
 # through the output format. One JVM runs every job against one server.
 #
 #   test/suites/hadoop.sh                      2.1.21 when test/run-all started it
-#                                              ($THRIFTD_REFERENCE_21; stopped after
-#                                              its jobs), then thriftd on LevelDB
-#                                              and on Cassandra
+#                                              ($THRIFTD_REFERENCE_21), then thriftd
+#                                              on LevelDB and on Cassandra
 #   test/suites/hadoop.sh --store leveldb      thriftd on LevelDB only
 #   test/suites/hadoop.sh --store cassandra    thriftd on the Cassandra store only
 #   test/suites/hadoop.sh --reference          the real Cassandra 2.1.21 only
@@ -168,17 +167,11 @@ if [ -n "$against" ]; then
 	run_jobs "$against" "the server given"
 fi
 if [ -n "$reference" ]; then
-	# A start reuses the node test/run-all started, or restarts it on its
-	# data once test/suites/cassandra.sh has stopped it.
+	# A start reuses the node test/run-all started.
 	t=$SECONDS
 	addr=$(test/cassandra/reference start 2.1 | tail -n 1)
 	echo "hadoop: Cassandra 2.1.21 at $addr ready after $((SECONDS - t)) s"
 	run_jobs "$addr" "Cassandra 2.1.21"
-	# In test/run-all no later suite uses the node: its memory goes to
-	# the Cassandra store's node and the suites after this one.
-	if [ -n "${THRIFTD_REFERENCE_21:-}" ] && [ -z "$stores_given" ]; then
-		test/cassandra/reference stop 2.1
-	fi
 fi
 if [ -n "$stores" ]; then
 	bin=${THRIFTD_BIN:-}

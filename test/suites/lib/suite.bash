@@ -112,11 +112,13 @@ canary_go_packages() {
 	printf '%s\n' -overlay "$(canary_go_overlay marshal test)" -run '^TestCanary$' ./marshal
 }
 
-# phase NAME SECONDS: records a phase's time in $THRIFTD_PHASES (set by
-# test/run-all), which prints them as a table when it ends.
+# phase NAME SECONDS: records a phase's time, and when it started (in
+# seconds from $THRIFTD_RUN_EPOCH, the run's start), in $THRIFTD_PHASES
+# (both set by test/run-all), which prints them as a table when it ends.
+# Phases of lanes that run at once overlap.
 phase() {
 	[ -n "${THRIFTD_PHASES:-}" ] && [ -z "$canary" ] || return 0
-	printf '%s\t%s\n' "$1" "$2" >>"$THRIFTD_PHASES"
+	printf '%s\t%s\t%s\n' "$1" "$2" $((EPOCHSECONDS - ${THRIFTD_RUN_EPOCH:-$EPOCHSECONDS} - $2)) >>"$THRIFTD_PHASES"
 }
 
 # The reference runs. A client suite runs against the real Cassandra
