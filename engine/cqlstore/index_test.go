@@ -64,7 +64,7 @@ func TestIndexedFamilyValueLimit(t *testing.T) {
 	}
 	var keys []string
 	ready := false
-	for deadline := time.Now().Add(30 * time.Second); !ready && err == nil && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(2 * time.Minute); !ready && err == nil && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		keys, ready, err = st.IndexedKeys(ctx, storetest.Keyspace, "Standard1", []byte("state"), make([]byte, 65534), engine.TokenRange{StartInclusive: true}, 10)
 	}
 	if err != nil || !ready || fmt.Sprint(keys) != "[k]" {
@@ -126,7 +126,7 @@ func TestIndexOnTypedTables(t *testing.T) {
 	}
 	query := func(cf, column string, value []byte, b engine.TokenRange) string {
 		t.Helper()
-		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
 			got, ready, err := st.IndexedKeys(ctx, "T", cf, []byte(column), value, b, 100)
 			if err != nil {
 				t.Fatal(err)
@@ -135,7 +135,7 @@ func TestIndexOnTypedTables(t *testing.T) {
 				return fmt.Sprint(got)
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("%s.%s: the index is not ready after 30 s", cf, column)
+				t.Fatalf("%s.%s: the index is not ready after 2 minutes", cf, column)
 			}
 		}
 	}
@@ -195,13 +195,13 @@ func TestIndexBuildOfDroppedFamilyStops(t *testing.T) {
 	st.startBuild(cqlKS, &gone, []byte("state"))
 	id := indexID(cqlKS, "Standard1", []byte("state"))
 	building := true
-	for deadline := time.Now().Add(30 * time.Second); building && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(2 * time.Minute); building && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		st.indexes.mu.Lock()
 		building = st.indexes.building[id]
 		st.indexes.mu.Unlock()
 	}
 	if building {
-		t.Error("the build of a dropped family still runs 30 s after it started; want it stopped after its failed walk")
+		t.Error("the build of a dropped family still runs 2 minutes after it started; want it stopped after its failed walk")
 	}
 }
 
@@ -240,7 +240,7 @@ func TestIndexedKeysStatements(t *testing.T) {
 		var keys []string
 		ready := false
 		var err error
-		for deadline := time.Now().Add(30 * time.Second); !ready && err == nil && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		for deadline := time.Now().Add(2 * time.Minute); !ready && err == nil && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 			keys, ready, err = st.IndexedKeys(ctx, storetest.Keyspace, "Standard1", []byte("state"), []byte("CA"), engine.TokenRange{StartInclusive: true}, 1000)
 		}
 		if err != nil || !ready {

@@ -128,7 +128,7 @@ func TestTombstonesArePurgedAfterGCGrace(t *testing.T) {
 	c = n.client(false)
 	// The start-up purge runs beside serving: give it a bounded while.
 	got := rows()
-	for deadline := time.Now().Add(15 * time.Second); got != "kept:c=kept" && time.Now().Before(deadline); got = rows() {
+	for deadline := time.Now().Add(2 * time.Minute); got != "kept:c=kept" && time.Now().Before(deadline); got = rows() {
 		time.Sleep(100 * time.Millisecond)
 	}
 	if got != "kept:c=kept" {
