@@ -63,7 +63,7 @@ func TestCassandraStoreRoles(t *testing.T) {
 	exec(fmt.Sprintf(`GRANT SELECT ON KEYSPACE "%sKeyspace1" TO %s`, prefix, group))
 	exec(fmt.Sprintf("GRANT %s TO %s", group, user))
 
-	cl, err := testenv.Dial19(n.Addr, true, 30*time.Second)
+	cl, err := testenv.Dial19(n.Addr, true, 2*time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +230,7 @@ func TestStartBeforeTheRoleExists(t *testing.T) {
 	if err := <-started; err != nil {
 		t.Fatalf("%v\n%s", err, n.Tail(30))
 	}
-	c, err := testenv.Dial19(n.Addr, true, 30*time.Second)
+	c, err := testenv.Dial19(n.Addr, true, 2*time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -60,7 +60,7 @@ func setup21With(t *testing.T, prefix string, families []family21) *diff {
 		d.thr.c.Close()
 	})
 	t.Cleanup(func() {
-		c, err := testenv.Dial19(d.ref.addr, true, 60*time.Second)
+		c, err := testenv.Dial19(d.ref.addr, true, 3*time.Minute)
 		if err != nil {
 			return
 		}

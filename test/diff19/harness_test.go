@@ -189,7 +189,7 @@ func (s *side) dial(t *testing.T) {
 	if s.c != nil {
 		s.c.Close()
 	}
-	c, err := testenv.Dial19(s.addr, true, 30*time.Second)
+	c, err := testenv.Dial19(s.addr, true, 3*time.Minute)
 	if err != nil {
 		t.Fatalf("%s: %v", s.name, err)
 	}
@@ -502,7 +502,7 @@ func setup(t *testing.T) *diff {
 		d.thr.c.Close()
 	})
 	t.Cleanup(func() {
-		c, err := testenv.Dial19(d.ref.addr, true, 60*time.Second)
+		c, err := testenv.Dial19(d.ref.addr, true, 3*time.Minute)
 		if err != nil {
 			t.Logf("dropping %s on the reference node: %v", ks, err)
 			return
