@@ -106,32 +106,49 @@ func (w *writer) indexEntries(f *family, key string, muts []engine.Mutation) {
 	}
 }
 
-// IndexedKeys implements engine.Indexer.
+// enterIndex enters the store for a read of the index of column when that
+// index is built and still the family's: it answers the family and the
+// index's prefix, and the caller must leave the store. A nil family means
+// the store was not entered: err, or else the index is not ready (not
+// built, truncated or changed meanwhile).
 //
 // Locks are taken in one order throughout: the index state's first, then
 // the store's (enter), then a row's.
-func (st *Store) IndexedKeys(ctx context.Context, keyspace, columnFamily string, column, value []byte, b engine.TokenRange, max int) ([]string, bool, error) {
+func (st *Store) enterIndex(keyspace, columnFamily string, column []byte) (*family, []byte, error) {
 	ip, err := st.indexOf(keyspace, columnFamily, column)
 	if err != nil || ip == nil {
-		return nil, false, err
+		return nil, nil, err
 	}
 	st.idx.mu.Lock()
 	ready := st.idx.ready[string(ip)]
 	st.idx.mu.Unlock()
 	if !ready {
-		return nil, false, nil
+		return nil, nil, nil
 	}
 	if err := st.enter(); err != nil {
+		return nil, nil, err
+	}
+	f, err := st.family(keyspace, columnFamily)
+	if err == nil && !bytes.Equal(indexPrefix(f.prefix, column), ip) {
+		f = nil // truncated or changed meanwhile
+	}
+	if f == nil {
+		st.leave()
+		return nil, nil, err
+	}
+	return f, ip, nil
+}
+
+// IndexedKeys implements engine.Indexer.
+//
+// Locks are taken in one order throughout: the index state's first, then
+// the store's (enter), then a row's.
+func (st *Store) IndexedKeys(ctx context.Context, keyspace, columnFamily string, column, value []byte, b engine.TokenRange, max int) ([]string, bool, error) {
+	f, ip, err := st.enterIndex(keyspace, columnFamily, column)
+	if f == nil {
 		return nil, false, err
 	}
 	defer st.leave()
-	f, err := st.family(keyspace, columnFamily)
-	if err != nil {
-		return nil, false, err
-	}
-	if !bytes.Equal(indexPrefix(f.prefix, column), ip) {
-		return nil, false, nil // truncated or changed meanwhile
-	}
 	vp := valuePrefix(ip, value)
 	it := st.db.NewIterator(util.BytesPrefix(vp), nil)
 	defer it.Release()
@@ -179,27 +196,11 @@ var _ engine.IndexReader = (*Store)(nil)
 // then the filter's columns (usually a few steps further on), which also
 // decide whether the entry is stale.
 func (st *Store) IndexedRows(ctx context.Context, keyspace, columnFamily string, column, value []byte, b engine.TokenRange, max int, filter [][]byte, q engine.Query) ([]engine.IndexedRow, bool, error) {
-	ip, err := st.indexOf(keyspace, columnFamily, column)
-	if err != nil || ip == nil {
-		return nil, false, err
-	}
-	st.idx.mu.Lock()
-	ready := st.idx.ready[string(ip)]
-	st.idx.mu.Unlock()
-	if !ready {
-		return nil, false, nil
-	}
-	if err := st.enter(); err != nil {
+	f, ip, err := st.enterIndex(keyspace, columnFamily, column)
+	if f == nil {
 		return nil, false, err
 	}
 	defer st.leave()
-	f, err := st.family(keyspace, columnFamily)
-	if err != nil {
-		return nil, false, err
-	}
-	if !bytes.Equal(indexPrefix(f.prefix, column), ip) {
-		return nil, false, nil // truncated or changed meanwhile
-	}
 	cmp := f.def.Comparator
 	names := sortedNames(cmp, append(filter[:len(filter):len(filter)], column))
 	fp := engine.Predicate{Names: names, Count: len(names)}
