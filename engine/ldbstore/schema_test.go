@@ -2,6 +2,7 @@ package ldbstore
 
 import (
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -13,27 +14,33 @@ import (
 // TestSchemaConformance runs the SchemaStore and Truncater suite on
 // LevelDB.
 func TestSchemaConformance(t *testing.T) {
-	dirs := map[engine.Store]string{}
-	storetest.RunSchema(t, storetest.Harness{
+	storetest.RunSchema(t, reopeningHarness())
+}
+
+// reopeningHarness opens each store in a directory of its own and
+// reopens it on the same directory. Its tests run in parallel.
+func reopeningHarness() storetest.Harness {
+	var dirs sync.Map // engine.Store -> its directory
+	return storetest.Harness{
 		Open: func(t *testing.T, s *schema.Schema) engine.Store {
 			dir := t.TempDir()
 			st := open(t, dir, s, Options{})
-			dirs[st] = dir
+			dirs.Store(st, dir)
 			t.Cleanup(func() { st.Close() })
 			return st
 		},
 		Reopen: func(t *testing.T, old engine.Store, s *schema.Schema) engine.Store {
-			dir := dirs[old]
+			dir, _ := dirs.Load(old)
 			if err := old.Close(); err != nil {
 				t.Fatal(err)
 			}
-			st := open(t, dir, s, Options{})
-			dirs[st] = dir
+			st := open(t, dir.(string), s, Options{})
+			dirs.Store(st, dir)
 			t.Cleanup(func() { st.Close() })
 			return st
 		},
 		AtomicCalls: true,
-	})
+	}
 }
 
 // A dropped family's data is deleted from LevelDB, not only hidden, and

@@ -29,7 +29,10 @@ func RunIndexes(t *testing.T, h Harness) {
 		{"MissesNoRowAfterConcurrentWrites", testIndexConcurrentWriters},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) { tc.fn(t, h) })
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.fn(t, h)
+		})
 	}
 }
 

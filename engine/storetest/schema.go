@@ -31,7 +31,10 @@ func RunSchema(t *testing.T, h Harness) {
 		{"SpellingsAreOneColumn", testSpellingsAreOneColumn},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) { tc.fn(t, h) })
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.fn(t, h)
+		})
 	}
 }
 

@@ -26,7 +26,8 @@ import (
 // Harness builds Stores for the suite.
 type Harness struct {
 	// Open returns a fresh, empty Store for s. The harness releases it
-	// (and whatever it created) when t ends.
+	// (and whatever it created) when t ends. Run's tests call it from
+	// parallel tests.
 	Open func(t *testing.T, s *schema.Schema) engine.Store
 
 	// Reopen closes st, a Store Open returned, and opens the same data

@@ -42,8 +42,13 @@ func Run(t *testing.T, h Harness) {
 		{"ExpiringColumnsInWideWrites", testExpiringColumnsInWideWrites},
 		{"ExpiringMatchesModel", testExpiringMatchesModel},
 	}
+	// Each test opens stores of its own, so they run in parallel: on a
+	// Cassandra node most of a test's time is spent waiting for it.
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) { tc.fn(t, h) })
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.fn(t, h)
+		})
 	}
 }
 
