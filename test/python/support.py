@@ -12,6 +12,7 @@ same data finds it again.
 """
 
 import atexit
+import concurrent.futures
 import hashlib
 import json
 import struct
@@ -132,22 +133,32 @@ def cassandra_prefix():
 # Prefixes finished tests left, by (contact points, configuration digest):
 # the next test on the same configuration reuses one, emptied, instead of
 # paying for its schema again (seconds on Cassandra), as testenv does.
+# Each is emptied in the background as soon as its test releases it, while
+# the next test runs on another prefix of the pool: a configuration has up
+# to POOL_PER_CONFIG prefixes, and a test waits for one's emptying only
+# when all are being emptied.
+POOL_PER_CONFIG = 2
 _free_prefixes = {}
+# How many prefixes each pool key has handed out in all.
+_pool_sizes = {}
 # The prefix standing for each data directory: (pool key, prefix).
 _data_prefixes = {}
 # Every prefix handed out, with its contact points, for drop_prefixes.
 _all_prefixes = []
 _helper = {}
+_helper_lock = threading.Lock()
+_emptier = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix='cqlprefix')
 
 
 def cqlprefix(*args):
     """Runs test/cassandra/cqlprefix (built once per process) with args."""
-    if 'bin' not in _helper:
-        d = tempfile.mkdtemp(prefix='thriftd-cqlprefix-')
-        atexit.register(shutil.rmtree, d, True)
-        out = os.path.join(d, 'cqlprefix')
-        subprocess.run(['go', 'build', '-o', out, './test/cassandra/cqlprefix'], cwd=REPO, check=True)
-        _helper['bin'] = out
+    with _helper_lock:
+        if 'bin' not in _helper:
+            d = tempfile.mkdtemp(prefix='thriftd-cqlprefix-')
+            atexit.register(shutil.rmtree, d, True)
+            out = os.path.join(d, 'cqlprefix')
+            subprocess.run(['go', 'build', '-o', out, './test/cassandra/cqlprefix'], cwd=REPO, check=True)
+            _helper['bin'] = out
     done = subprocess.run([_helper['bin']] + list(args), capture_output=True, text=True, timeout=900)
     if done.returncode != 0:
         raise AssertionError('cqlprefix %s failed:\n%s%s' % (' '.join(args), done.stdout, done.stderr))
@@ -164,13 +175,18 @@ def store_flags(config, data):
     if path not in _data_prefixes:
         with open(config, 'rb') as f:
             key = (points, hashlib.sha256(f.read()).hexdigest())
-        free = _free_prefixes.get(key)
-        if free:
-            prefix = free.pop()
-            cqlprefix('truncate', points, prefix)
+        free = _free_prefixes.setdefault(key, [])
+        ready = [entry for entry in free if entry[1].done()]
+        if ready or (free and _pool_sizes.get(key, 0) >= POOL_PER_CONFIG):
+            # An emptied prefix, else the one released first.
+            entry = ready[0] if ready else free[0]
+            free.remove(entry)
+            prefix, emptied = entry
+            emptied.result()  # raises if the emptying failed
         else:
             prefix = cassandra_prefix()
             _all_prefixes.append((points, prefix))
+            _pool_sizes[key] = _pool_sizes.get(key, 0) + 1
         _data_prefixes[path] = (key, prefix)
     prefix = _data_prefixes[path][1]
     assert re.match(r'^t[0-9a-f]{10}_$', prefix)
@@ -179,23 +195,28 @@ def store_flags(config, data):
 
 def release_prefix(data):
     """Returns the prefix of a data directory to the pool, once every
-    thriftd on it has stopped."""
+    thriftd on it has stopped, and starts emptying it."""
     entry = _data_prefixes.pop(os.path.abspath(data), None)
     if entry is not None:
         key, prefix = entry
-        _free_prefixes.setdefault(key, []).append(prefix)
+        emptied = _emptier.submit(cqlprefix, 'truncate', key[0], prefix)
+        _free_prefixes.setdefault(key, []).append((prefix, emptied))
 
 
 def drop_prefixes():
     """Drops the keyspaces of every prefix handed out, unless
     THRIFTD_CASSANDRA_KEEP_KEYSPACES=1 (test/run-all deletes the nodes'
     data when it ends)."""
+    for free in _free_prefixes.values():
+        for _, emptied in free:
+            emptied.result()
     if os.environ.get('THRIFTD_CASSANDRA_KEEP_KEYSPACES') == '1':
         return
     while _all_prefixes:
         points, prefix = _all_prefixes.pop()
         cqlprefix('drop', points, prefix)
     _free_prefixes.clear()
+    _pool_sizes.clear()
 
 
 def fixture_text(path):
