@@ -109,7 +109,7 @@ run_jobs() {
 		printf 'public class Canary { public static void main(String[] a) { System.out.println("THRIFTD CANARY %s"); System.exit(1); } }\n' \
 			"$canary" >"$tmp/Canary.java"
 		"$JAVA_HOME/bin/java" "$tmp/Canary.java" "$addr" || failed+=("$label")
-	elif ! "$JAVA_HOME/bin/java" -Xmx512m \
+	elif ! "$JAVA_HOME/bin/java" "${client_jvm[@]}" -Xmx512m \
 		--add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.nio=ALL-UNNAMED \
 		--add-opens=java.base/java.util=ALL-UNNAMED --add-opens=java.base/java.net=ALL-UNNAMED \
 		--add-opens=java.base/java.math=ALL-UNNAMED --add-opens=java.base/java.util.concurrent=ALL-UNNAMED \

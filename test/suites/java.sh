@@ -142,7 +142,7 @@ run_programs() {
 				"$canary" >"$tmp/Canary.java"
 			"$JAVA_HOME/bin/java" "$tmp/Canary.java" "$addr" || failed+=("$module on $label")
 		# shellcheck disable=SC2086 # the flags are words
-		elif ! "$JAVA_HOME/bin/java" "$@" ${java_flags[$module]:-} \
+		elif ! "$JAVA_HOME/bin/java" "${client_jvm[@]}" "$@" ${java_flags[$module]:-} \
 			-cp "test/java/$module/target/classes:$(<"test/java/$module/target/classpath.txt")" \
 			"$class" "$addr"; then
 			failed+=("$module on $label")
