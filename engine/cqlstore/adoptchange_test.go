@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/thriftd/thriftd/engine"
+	"github.com/thriftd/thriftd/marshal"
+	"github.com/thriftd/thriftd/schema"
 )
 
 // FollowAdopted serves the adopted keyspace as CQL changes it: a table
@@ -140,18 +142,26 @@ func TestAdoptedRenamedColumns(t *testing.T) {
 	}
 }
 
-func TestRenameColumns(t *testing.T) {
-	m := map[string]string{"key": `"k"`, "column1": `"ts"`, "value": `"v"`}
-	for in, want := range map[string]string{
-		`SELECT column1, value, writetime(value) FROM "ks"."key" WHERE key = ? AND column1 >= ?`: `SELECT "ts", "v", writetime("v") FROM "ks"."key" WHERE "k" = ? AND "ts" >= ?`,
-		`INSERT INTO "ks"."t" (key, column1, value) VALUES (?, ?, ?) USING TIMESTAMP ?`:          `INSERT INTO "ks"."t" ("k", "ts", "v") VALUES (?, ?, ?) USING TIMESTAMP ?`,
-		`SELECT token(key), keys FROM t WHERE x = 'key'`:                                         `SELECT token("k"), keys FROM t WHERE x = 'key'`,
-	} {
-		if got := renameColumns(in, m); got != want {
-			t.Errorf("renameColumns(%s) = %s, want %s", in, got, want)
-		}
+// A family of an adopted table of its own column names builds its
+// statements from them when it is built: none names the Thrift columns.
+func TestAdoptedFamilyStatementsNameTheTablesColumns(t *testing.T) {
+	def := &schema.ColumnFamily{Name: "events", Comparator: marshal.LongType{}, DefaultValidator: marshal.LongType{}}
+	f := adoptedFamily(def, AdoptedTable{Keyspace: "ks", Name: "events", Shape: ShapeDynamic, Family: def, Key: "k", Clustering: []string{"ts"}, Value: "value"})
+	if want := (columnNames{key: `"k"`, column1: `"ts"`, value: "value"}); f.col != want {
+		t.Errorf("columns %+v, want %+v", f.col, want)
 	}
-	if !containsTable(`SELECT * FROM "ks"."t" WHERE`, `"ks"."t"`) || containsTable(`FROM "ks"."t""x"`, `"ks"."t"`) {
-		t.Error("containsTable")
+	if want := `INSERT INTO "ks"."events" ("k", "ts", value) VALUES (?, ?, ?) USING TIMESTAMP ?`; f.cql.insert != want {
+		t.Errorf("insert %s, want %s", f.cql.insert, want)
+	}
+	if want := `DELETE FROM "ks"."events" USING TIMESTAMP ? WHERE "k" = ? AND "ts" = ?`; f.cql.deleteColumn != want {
+		t.Errorf("delete %s, want %s", f.cql.deleteColumn, want)
+	}
+	sel := selectText(f, selectMany|selectReversed|selectLimit|selectShape(clauseStart))
+	if want := `SELECT "k", "ts", value, writetime(value), ttl(value) FROM "ks"."events" WHERE "k" IN ? AND "ts" >= ? ORDER BY "ts" DESC PER PARTITION LIMIT ?`; sel != want {
+		t.Errorf("select %s, want %s", sel, want)
+	}
+	plain := adoptedFamily(def, AdoptedTable{Keyspace: "ks", Name: "events", Shape: ShapeDynamic, Family: def, Key: "key", Clustering: []string{"column1"}, Value: "value"})
+	if plain.col != thriftColumns || plain.cql != newWriteCQL(`"ks"."events"`, thriftColumns) {
+		t.Errorf("a table of the Thrift names: %+v", plain.col)
 	}
 }

@@ -107,9 +107,9 @@ func (st *Store) readComposite(ctx context.Context, f *family, key string, q eng
 	c := f.def.Comparator
 	// A counter (counter.go) has no write time or TTL.
 	counter := counterFamily(f.def)
-	sel := `SELECT ` + strings.Join(a.clustering, ", ") + `, value`
+	sel := `SELECT ` + strings.Join(a.clustering, ", ") + `, ` + f.col.value
 	if !counter {
-		sel += `, writetime(value), ttl(value)`
+		sel += `, writetime(` + f.col.value + `), ttl(` + f.col.value + `)`
 	}
 	if f.writtenTTL && !counter {
 		sel += `, written_ttl`
@@ -119,7 +119,7 @@ func (st *Store) readComposite(ctx context.Context, f *family, key string, q eng
 	}
 	cells := valueCells{on: f.valueType != "" && !counter}
 	sel += cells.selects()
-	stmt := sel + ` FROM ` + f.table + ` WHERE key = ?`
+	stmt := sel + ` FROM ` + f.table + ` WHERE ` + f.col.key + ` = ?`
 	// 1.2's ReversedType sorts an empty component first, and a name of
 	// fewer components (its missing ones empty) before every longer name
 	// it prefixes, but Cassandra 5 sorts an empty value last in a DESC
@@ -291,9 +291,9 @@ func (f *family) compositeStatement(key raw, m engine.Mutation) (statement, bool
 			where.WriteString(` AND ` + a.clustering[i] + ` = ?`)
 			args = append(args, raw(comp))
 		}
-		return statement{`DELETE FROM ` + f.table + ` USING TIMESTAMP ? WHERE key = ?` + where.String(), args}, true
+		return statement{`DELETE FROM ` + f.table + ` USING TIMESTAMP ? WHERE ` + f.col.key + ` = ?` + where.String(), args}, true
 	}
-	names := "key"
+	names := f.col.key
 	marks := "?"
 	args := []any{key}
 	vals := make([]any, 0, len(a.clustering))
@@ -315,7 +315,7 @@ func (f *family) compositeStatement(key raw, m engine.Mutation) (statement, bool
 		marks += ", ?"
 		args = append(args, n)
 	}
-	names += ", value"
+	names += ", " + f.col.value
 	marks += ", ?"
 	args = append(args, raw(nonNil(m.Value)))
 	if m.TTL > 0 && f.writtenTTL {
@@ -381,7 +381,7 @@ func (f *family) rowOf(c marshal.Comparator, name []byte) ([]string, []any) {
 		}
 		return a.clustering[:len(comps)], vals
 	}
-	return []string{"column1"}, []any{f.encode(c, name)}
+	return []string{f.col.column1}, []any{f.encode(c, name)}
 }
 
 // checkComposite refuses a name the composite layout with prefixes cannot

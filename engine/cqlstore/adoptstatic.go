@@ -116,7 +116,7 @@ func (st *Store) readWithStatics(ctx context.Context, f *family, key string, q e
 			s := a.statics[n]
 			cols = append(cols, s, "writetime("+s+")", "ttl("+s+")")
 		}
-		iter := st.readQuery(ctx, `SELECT `+strings.Join(cols, ", ")+` FROM `+f.table+` WHERE key = ? LIMIT 1`, st.keyOf(f, key)).Iter()
+		iter := st.readQuery(ctx, `SELECT `+strings.Join(cols, ", ")+` FROM `+f.table+` WHERE `+f.col.key+` = ? LIMIT 1`, st.keyOf(f, key)).Iter()
 		values := make([]raw, len(want))
 		stamps := make([]*int64, len(want))
 		ttls := make([]*int32, len(want))
@@ -169,11 +169,11 @@ func (f *family) staticStatement(key raw, m engine.Mutation) (statement, bool) {
 	}
 	switch {
 	case m.Delete:
-		return statement{`DELETE ` + col + ` FROM ` + f.table + ` USING TIMESTAMP ? WHERE key = ?`, []any{m.Timestamp, key}}, true
+		return statement{`DELETE ` + col + ` FROM ` + f.table + ` USING TIMESTAMP ? WHERE ` + f.col.key + ` = ?`, []any{m.Timestamp, key}}, true
 	case m.TTL > 0:
-		return statement{`UPDATE ` + f.table + ` USING TIMESTAMP ? AND TTL ? SET ` + col + ` = ? WHERE key = ?`,
+		return statement{`UPDATE ` + f.table + ` USING TIMESTAMP ? AND TTL ? SET ` + col + ` = ? WHERE ` + f.col.key + ` = ?`,
 			[]any{m.Timestamp, min(int(m.TTL), maxTTL), raw(nonNil(m.Value)), key}}, true
 	}
-	return statement{`UPDATE ` + f.table + ` USING TIMESTAMP ? SET ` + col + ` = ? WHERE key = ?`,
+	return statement{`UPDATE ` + f.table + ` USING TIMESTAMP ? SET ` + col + ` = ? WHERE ` + f.col.key + ` = ?`,
 		[]any{m.Timestamp, raw(nonNil(m.Value)), key}}, true
 }

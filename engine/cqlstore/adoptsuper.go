@@ -65,9 +65,9 @@ func (f *family) superShape() bool { return f.adopt != nil && f.adopt.super }
 // whole super columns (q.SuperColumn nil), or the subcolumns of one.
 func (st *Store) readAdoptedSuper(ctx context.Context, f *family, key string, q engine.Query) (engine.Row, error) {
 	row := engine.Row{Key: key}
-	stmt := `SELECT * FROM ` + f.table + ` WHERE key = ?`
+	stmt := `SELECT * FROM ` + f.table + ` WHERE ` + f.col.key + ` = ?`
 	kb := st.keyOf(f, key)
-	one := stmt + ` AND column1 = ?`
+	one := stmt + ` AND ` + f.col.column1 + ` = ?`
 	if q.SuperColumn != nil {
 		scs, err := st.scanSupers(ctx, f, one, []any{kb, f.encode(f.def.Comparator, q.SuperColumn)}, nil, 1)
 		if err != nil || len(scs) == 0 {
@@ -90,13 +90,13 @@ func (st *Store) readAdoptedSuper(ctx context.Context, f *family, key string, q 
 		sort.Slice(row.SuperColumns, func(i, j int) bool { return c.Compare(row.SuperColumns[i].Name, row.SuperColumns[j].Name) < 0 })
 		return row, nil
 	}
-	w, args, filter := where(f, "column1", f.def.Comparator, q.Predicate)
+	w, args, filter := where(f, f.col.column1, f.def.Comparator, q.Predicate)
 	stmt += w
 	if q.Reversed {
 		if f.desc {
-			stmt += ` ORDER BY column1 ASC`
+			stmt += ` ORDER BY ` + f.col.column1 + ` ASC`
 		} else {
-			stmt += ` ORDER BY column1 DESC`
+			stmt += ` ORDER BY ` + f.col.column1 + ` DESC`
 		}
 	}
 	limit := q.Count
@@ -223,19 +223,19 @@ func (f *family) superStatement(key raw, m engine.Mutation) (statement, error) {
 	case m.Delete && m.Range != nil && m.Name == nil:
 		return f.superRange(key, m)
 	case m.Delete && m.SuperColumn == nil && m.Name == nil:
-		return statement{`DELETE FROM ` + f.table + ` USING TIMESTAMP ? WHERE key = ?`, []any{m.Timestamp, key}}, nil
+		return statement{`DELETE FROM ` + f.table + ` USING TIMESTAMP ? WHERE ` + f.col.key + ` = ?`, []any{m.Timestamp, key}}, nil
 	case m.SuperColumn == nil:
 		return statement{}, &engine.RefusedError{Why: fmt.Sprintf("column family %s.%s is a super column family: a column needs its super column", f.def.Keyspace, f.def.Name)}
 	case m.Delete && m.Name == nil:
-		return statement{`DELETE FROM ` + f.table + ` USING TIMESTAMP ? WHERE key = ? AND column1 = ?`, []any{m.Timestamp, key, sc}}, nil
+		return statement{`DELETE FROM ` + f.table + ` USING TIMESTAMP ? WHERE ` + f.col.key + ` = ? AND ` + f.col.column1 + ` = ?`, []any{m.Timestamp, key, sc}}, nil
 	case m.Delete:
-		return statement{`DELETE ` + superMap + `[?] FROM ` + f.table + ` USING TIMESTAMP ? WHERE key = ? AND column1 = ?`,
+		return statement{`DELETE ` + superMap + `[?] FROM ` + f.table + ` USING TIMESTAMP ? WHERE ` + f.col.key + ` = ? AND ` + f.col.column1 + ` = ?`,
 			[]any{raw(m.Name), m.Timestamp, key, sc}}, nil
 	case m.TTL > 0:
-		return statement{`UPDATE ` + f.table + ` USING TIMESTAMP ? AND TTL ? SET ` + superMap + `[?] = ? WHERE key = ? AND column1 = ?`,
+		return statement{`UPDATE ` + f.table + ` USING TIMESTAMP ? AND TTL ? SET ` + superMap + `[?] = ? WHERE ` + f.col.key + ` = ? AND ` + f.col.column1 + ` = ?`,
 			[]any{m.Timestamp, capTTL(int(m.TTL)), raw(m.Name), raw(nonNil(m.Value)), key, sc}}, nil
 	}
-	return statement{`UPDATE ` + f.table + ` USING TIMESTAMP ? SET ` + superMap + `[?] = ? WHERE key = ? AND column1 = ?`,
+	return statement{`UPDATE ` + f.table + ` USING TIMESTAMP ? SET ` + superMap + `[?] = ? WHERE ` + f.col.key + ` = ? AND ` + f.col.column1 + ` = ?`,
 		[]any{m.Timestamp, raw(m.Name), raw(nonNil(m.Value)), key, sc}}, nil
 }
 
@@ -248,8 +248,8 @@ func (f *family) superRange(key raw, m engine.Mutation) (statement, error) {
 	if m.SuperColumn != nil {
 		return statement{}, &engine.RefusedError{Why: fmt.Sprintf("column family %s.%s: a range deletion of subcolumns cannot be stored on the Cassandra store, where a super column's subcolumns are the entries of a CQL map, deleted by name only", f.def.Keyspace, f.def.Name)}
 	}
-	w, args, _ := where(f, "column1", f.def.Comparator, engine.Predicate{Start: m.Range.Start, Finish: m.Range.Finish})
-	return statement{`DELETE FROM ` + f.table + ` USING TIMESTAMP ? WHERE key = ?` + w, append([]any{m.Timestamp, key}, args...)}, nil
+	w, args, _ := where(f, f.col.column1, f.def.Comparator, engine.Predicate{Start: m.Range.Start, Finish: m.Range.Finish})
+	return statement{`DELETE FROM ` + f.table + ` USING TIMESTAMP ? WHERE ` + f.col.key + ` = ?` + w, append([]any{m.Timestamp, key}, args...)}, nil
 }
 
 // decodeMap splits a CQL map's value (native protocol 3 and later: a

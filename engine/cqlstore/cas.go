@@ -152,7 +152,7 @@ func (st *Store) readGhost(ctx context.Context, f *family, key string) (*ghostFe
 	var g ghostFence
 	var value raw
 	var ttl *int
-	err := st.readQuery(bctx, `SELECT ghost, TTL(ghost) FROM `+f.table+` WHERE key = ? LIMIT 1`, st.keyOf(f, key)).Scan(&value, &ttl)
+	err := st.readQuery(bctx, `SELECT ghost, TTL(ghost) FROM `+f.table+` WHERE `+f.col.key+` = ? LIMIT 1`, st.keyOf(f, key)).Scan(&value, &ttl)
 	if errors.Is(err, gocql.ErrNotFound) {
 		return &g, nil
 	}
@@ -185,7 +185,7 @@ func (st *Store) casBatch(ctx context.Context, keyspace, key string, c engine.CA
 	cmp := f.def.Comparator
 	updated := map[string]bool{}
 	b := st.session.Batch(gocql.UnloggedBatch).Consistency(commit).SerialConsistency(serial)
-	bq := func(stmt string, args ...any) { b.Query(st.cqlOf(stmt), args...) }
+	bq := func(stmt string, args ...any) { b.Query(stmt, args...) }
 	if fence != nil {
 		// Kept at least as long as it had left (a range ghost's time)
 		// and the family's grace.
@@ -194,9 +194,9 @@ func (st *Store) casBatch(ctx context.Context, keyspace, key string, c engine.CA
 		binary.BigEndian.PutUint64(nonce[:8], rand.Uint64())
 		binary.BigEndian.PutUint64(nonce[8:], rand.Uint64())
 		if fence.value == nil {
-			bq(`UPDATE `+f.table+` USING TTL ? SET ghost = ? WHERE key = ? IF ghost = null`, capTTL(ttl), nonce[:], kb)
+			bq(`UPDATE `+f.table+` USING TTL ? SET ghost = ? WHERE `+f.col.key+` = ? IF ghost = null`, capTTL(ttl), nonce[:], kb)
 		} else {
-			bq(`UPDATE `+f.table+` USING TTL ? SET ghost = ? WHERE key = ? IF ghost = ?`, capTTL(ttl), nonce[:], kb, fence.value)
+			bq(`UPDATE `+f.table+` USING TTL ? SET ghost = ? WHERE `+f.col.key+` = ? IF ghost = ?`, capTTL(ttl), nonce[:], kb, fence.value)
 		}
 	}
 	expected := map[string][]byte{}
@@ -209,7 +209,7 @@ func (st *Store) casBatch(ctx context.Context, keyspace, key string, c engine.CA
 		// A table with blob_value (typed.go) holds the value in the
 		// column of its validator's type; so does the condition.
 		vc, _ := f.valueColumn(m.Name)
-		insert := `INSERT INTO ` + f.table + ` (key, ` + strings.Join(cols, ", ") + `, ` + vc + `) VALUES (?` + strings.Repeat(", ?", len(cols)) + `, ?)`
+		insert := `INSERT INTO ` + f.table + ` (` + f.col.key + `, ` + strings.Join(cols, ", ") + `, ` + vc + `) VALUES (?` + strings.Repeat(", ?", len(cols)) + `, ?)`
 		insertArgs := append(append([]any{kb}, vals...), raw(nonNil(m.Value)))
 		if n, ok := f.writtenComponents(engine.Mutation{Name: m.Name}); ok {
 			insert = strings.Replace(insert, `) VALUES (?`, `, `+nameComponentsColumn+`) VALUES (?, ?`, 1)
@@ -218,11 +218,11 @@ func (st *Store) casBatch(ctx context.Context, keyspace, key string, c engine.CA
 		updated[string(m.Name)] = true
 		switch e, cond := expected[string(m.Name)]; {
 		case m.Delete:
-			bq(`DELETE FROM `+f.table+` WHERE key = ?`+row, append([]any{kb}, vals...)...)
+			bq(`DELETE FROM `+f.table+` WHERE `+f.col.key+` = ?`+row, append([]any{kb}, vals...)...)
 		case len(c.Expected) == 0:
 			bq(insert+` IF NOT EXISTS`, insertArgs...)
 		case cond:
-			bq(`UPDATE `+f.table+` SET `+vc+` = ? WHERE key = ?`+row+` IF `+vc+` = ?`, append(append([]any{raw(nonNil(m.Value)), kb}, vals...), raw(nonNil(e)))...)
+			bq(`UPDATE `+f.table+` SET `+vc+` = ? WHERE `+f.col.key+` = ?`+row+` IF `+vc+` = ?`, append(append([]any{raw(nonNil(m.Value)), kb}, vals...), raw(nonNil(e)))...)
 		default:
 			bq(insert, insertArgs...)
 		}
@@ -240,9 +240,9 @@ func (st *Store) casBatch(ctx context.Context, keyspace, key string, c engine.CA
 		args := append(append([]any{raw(nonNil(col.Value)), kb}, vals...), raw(nonNil(col.Value)))
 		vc, _ := f.valueColumn(col.Name)
 		if col.TTL > 0 {
-			bq(`UPDATE `+f.table+` USING TTL ? SET `+vc+` = ? WHERE key = ?`+row+` IF `+vc+` = ?`, append([]any{int(col.TTL)}, args...)...)
+			bq(`UPDATE `+f.table+` USING TTL ? SET `+vc+` = ? WHERE `+f.col.key+` = ?`+row+` IF `+vc+` = ?`, append([]any{int(col.TTL)}, args...)...)
 		} else {
-			bq(`UPDATE `+f.table+` SET `+vc+` = ? WHERE key = ?`+row+` IF `+vc+` = ?`, args...)
+			bq(`UPDATE `+f.table+` SET `+vc+` = ? WHERE `+f.col.key+` = ?`+row+` IF `+vc+` = ?`, args...)
 		}
 	}
 	bctx, cancel := st.withRequestTimeout(ctx)

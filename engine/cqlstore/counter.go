@@ -95,13 +95,13 @@ func (st *Store) applyCounterRow(ctx context.Context, keyspace string, r engine.
 		stmts := byCF[cf]
 		var err error
 		if len(stmts) == 1 {
-			err = st.session.Query(st.cqlOf(stmts[0].cql), stmts[0].args...).WithContext(ctx).Consistency(cl).
+			err = st.session.Query(stmts[0].cql, stmts[0].args...).WithContext(ctx).Consistency(cl).
 				Idempotent(false).RetryPolicy(noRetry).Exec()
 		} else {
 			// Batch entries are not idempotent unless marked so.
 			b := st.session.Batch(gocql.CounterBatch).WithContext(ctx).Consistency(cl).RetryPolicy(noRetry)
 			for _, s := range stmts {
-				b.Query(st.cqlOf(s.cql), s.args...)
+				b.Query(s.cql, s.args...)
 			}
 			err = b.Exec()
 		}
@@ -115,7 +115,7 @@ func (st *Store) applyCounterRow(ctx context.Context, keyspace string, r engine.
 // counterStatement is the CQL of one counter mutation.
 func counterStatement(f *family, key raw, m engine.CounterMutation) statement {
 	var where strings.Builder
-	where.WriteString(` WHERE key = ?`)
+	where.WriteString(` WHERE ` + f.col.key + ` = ?`)
 	args := []any{key}
 	c := f.def.Comparator
 	if f.def.Super && m.SuperColumn != nil {
@@ -134,13 +134,13 @@ func counterStatement(f *family, key raw, m engine.CounterMutation) statement {
 			args = append(args, raw(comp))
 		}
 	default:
-		where.WriteString(` AND column1 = ?`)
+		where.WriteString(` AND ` + f.col.column1 + ` = ?`)
 		args = append(args, f.encode(c, m.Name))
 	}
 	if m.Delete {
 		return statement{cql: `DELETE FROM ` + f.table + where.String(), args: args}
 	}
-	return statement{cql: `UPDATE ` + f.table + ` SET value = value + ?` + where.String(), args: append([]any{m.Delta}, args...)}
+	return statement{cql: `UPDATE ` + f.table + ` SET ` + f.col.value + ` = ` + f.col.value + ` + ?` + where.String(), args: append([]any{m.Delta}, args...)}
 }
 
 // readCounterRow is readRow for a counter family.
@@ -155,9 +155,9 @@ func (st *Store) readCounterRow(ctx context.Context, f *family, key string, q en
 	}
 	c := f.def.Comparator
 	sup := f.def.Super && q.SuperColumn == nil
-	stmt := `SELECT column1, value FROM ` + f.table + ` WHERE key = ?`
+	stmt := `SELECT ` + f.col.column1 + `, ` + f.col.value + ` FROM ` + f.table + ` WHERE ` + f.col.key + ` = ?`
 	if sup {
-		stmt = `SELECT super_column, column1, value FROM ` + f.table + ` WHERE key = ?`
+		stmt = `SELECT super_column, ` + f.col.column1 + `, ` + f.col.value + ` FROM ` + f.table + ` WHERE ` + f.col.key + ` = ?`
 	}
 	args := []any{st.keyOf(f, key)}
 	if q.SuperColumn != nil {
@@ -165,7 +165,7 @@ func (st *Store) readCounterRow(ctx context.Context, f *family, key string, q en
 		args = append(args, f.encode(f.def.Comparator, q.SuperColumn))
 		c = f.def.SubComparator
 	}
-	col := "column1"
+	col := f.col.column1
 	if sup {
 		col = "super_column"
 	}
@@ -175,11 +175,11 @@ func (st *Store) readCounterRow(ctx context.Context, f *family, key string, q en
 	if q.Names == nil && q.Reversed {
 		switch {
 		case f.def.Super:
-			stmt += ` ORDER BY super_column DESC, column1 DESC`
+			stmt += ` ORDER BY super_column DESC, ` + f.col.column1 + ` DESC`
 		case f.desc:
-			stmt += ` ORDER BY column1 ASC`
+			stmt += ` ORDER BY ` + f.col.column1 + ` ASC`
 		default:
-			stmt += ` ORDER BY column1 DESC`
+			stmt += ` ORDER BY ` + f.col.column1 + ` DESC`
 		}
 	}
 	if !sup && q.Names == nil && q.Count > 0 && filter == nil {

@@ -427,7 +427,7 @@ func (st *Store) indexServed(f *family, column []byte) bool {
 // the marker, and returns the number of entries.
 func (st *Store) buildIndex(ctx context.Context, cqlKS string, f *family, column []byte) (int, error) {
 	cells := valueCells{on: f.valueType != ""}
-	iter := st.session.Query(`SELECT key, value, WRITETIME(value), TTL(value)`+cells.selects()+` FROM `+f.table+` WHERE column1 = ? ALLOW FILTERING`, f.encode(f.def.Comparator, column)).
+	iter := st.session.Query(`SELECT `+f.col.key+`, `+f.col.value+`, WRITETIME(`+f.col.value+`), TTL(`+f.col.value+`)`+cells.selects()+` FROM `+f.table+` WHERE `+f.col.column1+` = ? ALLOW FILTERING`, f.encode(f.def.Comparator, column)).
 		WithContext(ctx).Consistency(gocql.Quorum).PageSize(pageSize).Iter()
 	var (
 		blob, value raw
@@ -587,7 +587,7 @@ func (st *Store) liveEntries(ctx context.Context, f *family, column, value []byt
 	err := st.each(ctx, chunks, func(ctx context.Context, n int) error {
 		part := uniq[n*manyKeys : min((n+1)*manyKeys, len(uniq))]
 		cells := valueCells{on: f.valueType != ""}
-		stmt := `SELECT key, value, WRITETIME(value), TTL(value)` + cells.selects() + ` FROM ` + f.table + ` WHERE key IN ? AND column1 = ?`
+		stmt := `SELECT ` + f.col.key + `, ` + f.col.value + `, WRITETIME(` + f.col.value + `), TTL(` + f.col.value + `)` + cells.selects() + ` FROM ` + f.table + ` WHERE ` + f.col.key + ` IN ? AND ` + f.col.column1 + ` = ?`
 		var (
 			kb, got raw
 			ts      int64

@@ -61,7 +61,10 @@ type family struct {
 	def    *schema.ColumnFamily
 	table  string // "ks"."cf", quoted
 	system bool   // 0.6's system keyspace: no table, always empty
-	cql    writeCQL
+	// col names the table's key, column1 and value columns in its
+	// statements.
+	col columnNames
+	cql writeCQL
 	// ghost is set for the 0.6 layout, whose static ghost column marks
 	// range ghosts; the 19.x layout (typed.go) has none.
 	ghost bool
@@ -100,7 +103,7 @@ type family struct {
 
 // newFamily is def's family in the 0.6 layout, stored in table.
 func newFamily(def *schema.ColumnFamily, table string, system bool) *family {
-	f := &family{def: def, table: table, system: system, cql: newWriteCQL(table), ghost: true, selects: new(selectTexts)}
+	f := &family{def: def, table: table, system: system, col: thriftColumns, cql: newWriteCQL(table, thriftColumns), ghost: true, selects: new(selectTexts)}
 	f.layout = layoutOf(f)
 	return f
 }
@@ -133,7 +136,7 @@ func familyOf(def *schema.ColumnFamily, table string, cols tableColumns) *family
 		f.valueType = cols.types["value"]
 	}
 	if f.writtenTTL {
-		f.cql.insertTTL = `INSERT INTO ` + table + ` (key, column1, value, written_ttl) VALUES (?, ?, ?, ?) USING TIMESTAMP ? AND TTL ?`
+		f.cql.insertTTL = `INSERT INTO ` + table + ` (` + f.col.key + `, ` + f.col.column1 + `, ` + f.col.value + `, written_ttl) VALUES (?, ?, ?, ?) USING TIMESTAMP ? AND TTL ?`
 	}
 	switch {
 	case len(cols.clustering) > 1:
@@ -194,19 +197,32 @@ type writeCQL struct {
 	ghost                                           string
 }
 
-func newWriteCQL(t string) writeCQL {
+func newWriteCQL(t string, c columnNames) writeCQL {
+	k, c1, v := c.key, c.column1, c.value
 	return writeCQL{
-		insert:       `INSERT INTO ` + t + ` (key, column1, value) VALUES (?, ?, ?) USING TIMESTAMP ?`,
-		insertSub:    `INSERT INTO ` + t + ` (key, super_column, column1, value) VALUES (?, ?, ?, ?) USING TIMESTAMP ?`,
-		insertTTL:    `INSERT INTO ` + t + ` (key, column1, value) VALUES (?, ?, ?) USING TIMESTAMP ? AND TTL ?`,
-		insertSubTTL: `INSERT INTO ` + t + ` (key, super_column, column1, value) VALUES (?, ?, ?, ?) USING TIMESTAMP ? AND TTL ?`,
-		deleteRow:    `DELETE FROM ` + t + ` USING TIMESTAMP ? WHERE key = ?`,
-		deleteSuper:  `DELETE FROM ` + t + ` USING TIMESTAMP ? WHERE key = ? AND super_column = ?`,
-		deleteColumn: `DELETE FROM ` + t + ` USING TIMESTAMP ? WHERE key = ? AND column1 = ?`,
-		deleteSub:    `DELETE FROM ` + t + ` USING TIMESTAMP ? WHERE key = ? AND super_column = ? AND column1 = ?`,
-		ghost:        `UPDATE ` + t + ` USING TTL ? AND TIMESTAMP ? SET ghost = ? WHERE key = ?`,
+		insert:       `INSERT INTO ` + t + ` (` + k + `, ` + c1 + `, ` + v + `) VALUES (?, ?, ?) USING TIMESTAMP ?`,
+		insertSub:    `INSERT INTO ` + t + ` (` + k + `, super_column, ` + c1 + `, ` + v + `) VALUES (?, ?, ?, ?) USING TIMESTAMP ?`,
+		insertTTL:    `INSERT INTO ` + t + ` (` + k + `, ` + c1 + `, ` + v + `) VALUES (?, ?, ?) USING TIMESTAMP ? AND TTL ?`,
+		insertSubTTL: `INSERT INTO ` + t + ` (` + k + `, super_column, ` + c1 + `, ` + v + `) VALUES (?, ?, ?, ?) USING TIMESTAMP ? AND TTL ?`,
+		deleteRow:    `DELETE FROM ` + t + ` USING TIMESTAMP ? WHERE ` + k + ` = ?`,
+		deleteSuper:  `DELETE FROM ` + t + ` USING TIMESTAMP ? WHERE ` + k + ` = ? AND super_column = ?`,
+		deleteColumn: `DELETE FROM ` + t + ` USING TIMESTAMP ? WHERE ` + k + ` = ? AND ` + c1 + ` = ?`,
+		deleteSub:    `DELETE FROM ` + t + ` USING TIMESTAMP ? WHERE ` + k + ` = ? AND super_column = ? AND ` + c1 + ` = ?`,
+		ghost:        `UPDATE ` + t + ` USING TTL ? AND TIMESTAMP ? SET ghost = ? WHERE ` + k + ` = ?`,
 	}
 }
+
+// columnNames are the CQL identifiers, as statements name them, of a
+// table's key, its clustering column of names and its value column.
+// thriftd's own tables and the adopted tables of Thrift column families
+// have thriftColumns; a compact table created with CQL keeps its own
+// names after DROP COMPACT STORAGE (k, ts, v), and a table may have had
+// columns renamed with CQL (AdoptedTable.columnNames). Every statement of
+// a family is built from its names, so none is rewritten before it is
+// sent.
+type columnNames struct{ key, column1, value string }
+
+var thriftColumns = columnNames{key: "key", column1: "column1", value: "value"}
 
 // schemaTable is the name of thriftd's own table in each keyspace.
 const schemaTable = "thriftd_schema"

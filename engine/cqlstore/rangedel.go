@@ -33,11 +33,11 @@ func (f *family) rangeStatements(out []statement, key raw, m engine.Mutation) ([
 	switch {
 	case f.def.Super && m.SuperColumn == nil:
 		w, args, _ := where(f, "super_column", f.def.Comparator, p)
-		return append(out, statement{`DELETE FROM ` + f.table + ` USING TIMESTAMP ? WHERE key = ?` + w,
+		return append(out, statement{`DELETE FROM ` + f.table + ` USING TIMESTAMP ? WHERE ` + f.col.key + ` = ?` + w,
 			append([]any{m.Timestamp, key}, args...)}), nil
 	case f.def.Super:
-		w, args, _ := where(f, "column1", f.def.SubComparator, p)
-		return append(out, statement{`DELETE FROM ` + f.table + ` USING TIMESTAMP ? WHERE key = ? AND super_column = ?` + w,
+		w, args, _ := where(f, f.col.column1, f.def.SubComparator, p)
+		return append(out, statement{`DELETE FROM ` + f.table + ` USING TIMESTAMP ? WHERE ` + f.col.key + ` = ? AND super_column = ?` + w,
 			append([]any{m.Timestamp, key, f.encode(f.def.Comparator, m.SuperColumn)}, args...)}), nil
 	}
 	a := f.adopt
@@ -54,13 +54,13 @@ func (f *family) rangeStatements(out []statement, key raw, m engine.Mutation) ([
 		c := f.def.Comparator
 		for _, n := range a.names {
 			if (len(p.Start) == 0 || c.Compare(n, p.Start) >= 0) && (len(p.Finish) == 0 || c.Compare(n, p.Finish) <= 0) {
-				out = append(out, statement{`DELETE ` + a.statics[string(n)] + ` FROM ` + f.table + ` USING TIMESTAMP ? WHERE key = ?`,
+				out = append(out, statement{`DELETE ` + a.statics[string(n)] + ` FROM ` + f.table + ` USING TIMESTAMP ? WHERE ` + f.col.key + ` = ?`,
 					[]any{m.Timestamp, key}})
 			}
 		}
 	}
-	w, args, _ := where(plain, "column1", f.def.Comparator, p)
-	return append(out, statement{`DELETE FROM ` + f.table + ` USING TIMESTAMP ? WHERE key = ?` + w,
+	w, args, _ := where(plain, plain.col.column1, f.def.Comparator, p)
+	return append(out, statement{`DELETE FROM ` + f.table + ` USING TIMESTAMP ? WHERE ` + f.col.key + ` = ?` + w,
 		append([]any{m.Timestamp, key}, args...)}), nil
 }
 
@@ -125,5 +125,5 @@ func (f *family) compositeRange(key raw, m engine.Mutation) (statement, error) {
 		}
 		tuple(comps, op)
 	}
-	return statement{`DELETE FROM ` + f.table + ` USING TIMESTAMP ? WHERE key = ?` + where.String(), args}, nil
+	return statement{`DELETE FROM ` + f.table + ` USING TIMESTAMP ? WHERE ` + f.col.key + ` = ?` + where.String(), args}, nil
 }

@@ -125,7 +125,7 @@ func (st *Store) Count(ctx context.Context, keyspace, key, cf string, superColum
 // readQuery is a read of the cluster at the call's consistency level,
 // under ctx, retried by readRetry.
 func (st *Store) readQuery(ctx context.Context, stmt string, args ...any) *gocql.Query {
-	return st.session.Query(st.cqlOf(stmt), args...).WithContext(ctx).
+	return st.session.Query(stmt, args...).WithContext(ctx).
 		Consistency(readConsistency(engine.Consistency(ctx))).Idempotent(true).RetryPolicy(readRetry{})
 }
 
@@ -322,13 +322,13 @@ func (st *Store) readColumns(ctx context.Context, f *family, key string, q engin
 // readSupers reads whole super columns, each with all its live
 // subcolumns, at most p.Count of them (Names: every one named).
 func (st *Store) readSupers(ctx context.Context, f *family, key string, p engine.Predicate) ([]engine.SuperColumn, error) {
-	stmt := `SELECT super_column, column1, value, writetime(value), ttl(value) FROM ` + f.table + ` WHERE key = ?`
+	stmt := `SELECT super_column, ` + f.col.column1 + `, ` + f.col.value + `, writetime(` + f.col.value + `), ttl(` + f.col.value + `) FROM ` + f.table + ` WHERE ` + f.col.key + ` = ?`
 	args := []any{st.keyOf(f, key)}
 	w, wargs, _ := where(f, "super_column", f.def.Comparator, p) // the 0.6 layout: every name is a blob
 	stmt += w
 	args = append(args, wargs...)
 	if p.Names == nil && p.Reversed {
-		stmt += ` ORDER BY super_column DESC, column1 DESC`
+		stmt += ` ORDER BY super_column DESC, ` + f.col.column1 + ` DESC`
 	}
 	iter := st.readQuery(ctx, stmt, args...).PageSize(pageSize).Iter()
 	var (

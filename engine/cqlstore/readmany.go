@@ -87,9 +87,9 @@ func selectText(f *family, shape selectShape) string {
 	var sb strings.Builder
 	sb.WriteString(`SELECT `)
 	if shape&selectMany != 0 {
-		sb.WriteString(`key, `)
+		sb.WriteString(f.col.key + `, `)
 	}
-	sb.WriteString(`column1, value, writetime(value), ttl(value)`)
+	sb.WriteString(f.col.column1 + `, ` + f.col.value + `, writetime(` + f.col.value + `), ttl(` + f.col.value + `)`)
 	if f.writtenTTL {
 		sb.WriteString(`, written_ttl`)
 	}
@@ -97,22 +97,22 @@ func selectText(f *family, shape selectShape) string {
 	sb.WriteString(cells.selects())
 	sb.WriteString(` FROM ` + f.table)
 	if shape&selectMany != 0 {
-		sb.WriteString(` WHERE key IN ?`)
+		sb.WriteString(` WHERE ` + f.col.key + ` IN ?`)
 	} else {
-		sb.WriteString(` WHERE key = ?`)
+		sb.WriteString(` WHERE ` + f.col.key + ` = ?`)
 	}
 	if shape&selectSuper != 0 {
 		sb.WriteString(` AND super_column = ?`)
 	}
-	sb.WriteString(whereText("column1", clauses(shape)&clauseMask))
+	sb.WriteString(whereText(f.col.column1, clauses(shape)&clauseMask))
 	if shape&selectReversed != 0 {
 		switch {
 		case f.def.Super:
-			sb.WriteString(` ORDER BY super_column DESC, column1 DESC`)
+			sb.WriteString(` ORDER BY super_column DESC, ` + f.col.column1 + ` DESC`)
 		case f.desc:
-			sb.WriteString(` ORDER BY column1 ASC`)
+			sb.WriteString(` ORDER BY ` + f.col.column1 + ` ASC`)
 		default:
-			sb.WriteString(` ORDER BY column1 DESC`)
+			sb.WriteString(` ORDER BY ` + f.col.column1 + ` DESC`)
 		}
 	}
 	if shape&selectLimit != 0 {
@@ -142,7 +142,7 @@ func readsAsMany(f *family, q engine.Query) bool {
 	if q.Names == nil && q.Count == 0 || q.Names != nil && len(q.Names) == 0 {
 		return false // readRow answers these without a read
 	}
-	_, _, filter := where(f, "column1", f.def.Comparator, q.Predicate)
+	_, _, filter := where(f, f.col.column1, f.def.Comparator, q.Predicate)
 	return filter == nil
 }
 
@@ -265,14 +265,14 @@ func scansWhole(f *family, q engine.Query) bool {
 // Each page is a request of its own under Cluster.Timeout (st.pages).
 func (st *Store) scanRows(ctx context.Context, f *family, b engine.TokenRange, q engine.Query, maxRows int) ([]engine.Row, error) {
 	cells := valueCells{on: f.valueType != ""}
-	stmt := `SELECT key, column1, value, writetime(value), ttl(value)`
+	stmt := `SELECT ` + f.col.key + `, ` + f.col.column1 + `, ` + f.col.value + `, writetime(` + f.col.value + `), ttl(` + f.col.value + `)`
 	if f.writtenTTL {
 		stmt += `, written_ttl`
 	}
 	stmt += cells.selects() + ` FROM ` + f.table
 	var args []any
 	if len(b.Start) > 0 {
-		stmt += ` WHERE token(key) >= ?`
+		stmt += ` WHERE token(` + f.col.key + `) >= ?`
 		args = append(args, st.tokenValue(f, b.Start))
 	}
 	size := pageSize

@@ -145,12 +145,12 @@ func (st *Store) exec(ctx context.Context, stmts []statement, typ gocql.BatchTyp
 	for pause := 20 * time.Millisecond; ; pause = min(2*pause, 500*time.Millisecond) {
 		var err error
 		if len(stmts) == 1 {
-			err = st.session.Query(st.cqlOf(stmts[0].cql), stmts[0].args...).WithContext(ctx).Consistency(cl).Idempotent(true).
+			err = st.session.Query(stmts[0].cql, stmts[0].args...).WithContext(ctx).Consistency(cl).Idempotent(true).
 				RetryPolicy(writeRetry{}).Exec()
 		} else {
 			b := st.session.Batch(typ).WithContext(ctx).Consistency(cl)
 			for _, s := range stmts {
-				b.Query(st.cqlOf(s.cql), s.args...)
+				b.Query(s.cql, s.args...)
 			}
 			err = b.Exec()
 		}
@@ -249,7 +249,7 @@ func (st *Store) familyStatements(out []statement, f *family, key raw, muts []en
 			}
 		}
 		if !m.Delete && sc == nil && f.valueType != "" {
-			out = append(out, f.valueInsert(key, []string{"column1"}, []any{name}, m))
+			out = append(out, f.valueInsert(key, []string{f.col.column1}, []any{name}, m))
 			continue
 		}
 		if !m.Delete && m.TTL > 0 {
