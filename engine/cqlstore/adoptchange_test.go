@@ -161,7 +161,7 @@ func TestAdoptedFamilyStatementsNameTheTablesColumns(t *testing.T) {
 		t.Errorf("select %s, want %s", sel, want)
 	}
 	plain := adoptedFamily(def, AdoptedTable{Keyspace: "ks", Name: "events", Shape: ShapeDynamic, Family: def, Key: "key", Clustering: []string{"column1"}, Value: "value"})
-	if plain.col != thriftColumns || plain.cql != newWriteCQL(`"ks"."events"`, thriftColumns) {
+	if plain.col != thriftColumns || plain.cql != newFamilyCQL(`"ks"."events"`, thriftColumns) {
 		t.Errorf("a table of the Thrift names: %+v", plain.col)
 	}
 }

@@ -144,7 +144,7 @@ func adoptedFamily(def *schema.ColumnFamily, t AdoptedTable) *family {
 	// columns.
 	f.rawNames, f.rawKey = true, true
 	f.col = t.columnNames()
-	f.cql = newWriteCQL(table, f.col)
+	f.cql = newFamilyCQL(table, f.col)
 	f.desc = strings.HasPrefix(def.Comparator.Name(), marshalPackage+"ReversedType(")
 	switch t.Shape {
 	case ShapeStatic:

@@ -65,9 +65,9 @@ func (f *family) superShape() bool { return f.adopt != nil && f.adopt.super }
 // whole super columns (q.SuperColumn nil), or the subcolumns of one.
 func (st *Store) readAdoptedSuper(ctx context.Context, f *family, key string, q engine.Query) (engine.Row, error) {
 	row := engine.Row{Key: key}
-	stmt := `SELECT * FROM ` + f.table + ` WHERE ` + f.col.key + ` = ?`
+	stmt := f.cql.superRow
 	kb := st.keyOf(f, key)
-	one := stmt + ` AND ` + f.col.column1 + ` = ?`
+	one := f.cql.superOne
 	if q.SuperColumn != nil {
 		scs, err := st.scanSupers(ctx, f, one, []any{kb, f.encode(f.def.Comparator, q.SuperColumn)}, nil, 1)
 		if err != nil || len(scs) == 0 {
@@ -223,19 +223,19 @@ func (f *family) superStatement(key raw, m engine.Mutation) (statement, error) {
 	case m.Delete && m.Range != nil && m.Name == nil:
 		return f.superRange(key, m)
 	case m.Delete && m.SuperColumn == nil && m.Name == nil:
-		return statement{`DELETE FROM ` + f.table + ` USING TIMESTAMP ? WHERE ` + f.col.key + ` = ?`, []any{m.Timestamp, key}}, nil
+		return statement{f.cql.deleteRow, []any{m.Timestamp, key}}, nil
 	case m.SuperColumn == nil:
 		return statement{}, &engine.RefusedError{Why: fmt.Sprintf("column family %s.%s is a super column family: a column needs its super column", f.def.Keyspace, f.def.Name)}
 	case m.Delete && m.Name == nil:
-		return statement{`DELETE FROM ` + f.table + ` USING TIMESTAMP ? WHERE ` + f.col.key + ` = ? AND ` + f.col.column1 + ` = ?`, []any{m.Timestamp, key, sc}}, nil
+		return statement{f.cql.deleteColumn, []any{m.Timestamp, key, sc}}, nil
 	case m.Delete:
-		return statement{`DELETE ` + superMap + `[?] FROM ` + f.table + ` USING TIMESTAMP ? WHERE ` + f.col.key + ` = ? AND ` + f.col.column1 + ` = ?`,
+		return statement{f.cql.superDelete,
 			[]any{raw(m.Name), m.Timestamp, key, sc}}, nil
 	case m.TTL > 0:
-		return statement{`UPDATE ` + f.table + ` USING TIMESTAMP ? AND TTL ? SET ` + superMap + `[?] = ? WHERE ` + f.col.key + ` = ? AND ` + f.col.column1 + ` = ?`,
+		return statement{f.cql.superSetTTL,
 			[]any{m.Timestamp, capTTL(int(m.TTL)), raw(m.Name), raw(nonNil(m.Value)), key, sc}}, nil
 	}
-	return statement{`UPDATE ` + f.table + ` USING TIMESTAMP ? SET ` + superMap + `[?] = ? WHERE ` + f.col.key + ` = ? AND ` + f.col.column1 + ` = ?`,
+	return statement{f.cql.superSet,
 		[]any{m.Timestamp, raw(m.Name), raw(nonNil(m.Value)), key, sc}}, nil
 }
 

@@ -152,7 +152,7 @@ func (st *Store) readGhost(ctx context.Context, f *family, key string) (*ghostFe
 	var g ghostFence
 	var value raw
 	var ttl *int
-	err := st.readQuery(bctx, `SELECT ghost, TTL(ghost) FROM `+f.table+` WHERE `+f.col.key+` = ? LIMIT 1`, st.keyOf(f, key)).Scan(&value, &ttl)
+	err := st.readQuery(bctx, f.cql.readGhost, st.keyOf(f, key)).Scan(&value, &ttl)
 	if errors.Is(err, gocql.ErrNotFound) {
 		return &g, nil
 	}
@@ -194,9 +194,9 @@ func (st *Store) casBatch(ctx context.Context, keyspace, key string, c engine.CA
 		binary.BigEndian.PutUint64(nonce[:8], rand.Uint64())
 		binary.BigEndian.PutUint64(nonce[8:], rand.Uint64())
 		if fence.value == nil {
-			bq(`UPDATE `+f.table+` USING TTL ? SET ghost = ? WHERE `+f.col.key+` = ? IF ghost = null`, capTTL(ttl), nonce[:], kb)
+			bq(f.cql.fenceNew, capTTL(ttl), nonce[:], kb)
 		} else {
-			bq(`UPDATE `+f.table+` USING TTL ? SET ghost = ? WHERE `+f.col.key+` = ? IF ghost = ?`, capTTL(ttl), nonce[:], kb, fence.value)
+			bq(f.cql.fenceSwap, capTTL(ttl), nonce[:], kb, fence.value)
 		}
 	}
 	expected := map[string][]byte{}

@@ -64,7 +64,7 @@ type family struct {
 	// col names the table's key, column1 and value columns in its
 	// statements.
 	col columnNames
-	cql writeCQL
+	cql familyCQL
 	// ghost is set for the 0.6 layout, whose static ghost column marks
 	// range ghosts; the 19.x layout (typed.go) has none.
 	ghost bool
@@ -94,8 +94,10 @@ type family struct {
 	// index, when set, is where the entries of the family's KEYS
 	// columns go (index.go).
 	index *familyIndex
-	// selects are the texts of the reads of columnsSelect (readmany.go).
+	// selects are the texts of the reads of columnsSelect (readmany.go),
+	// ranges those of scanRows.
 	selects *selectTexts
+	ranges  *rangeTexts
 	// layout reads the rows of the family's shape (tablelayout.go); set
 	// by newFamily and by each with* that changes the shape.
 	layout tableLayout
@@ -103,7 +105,7 @@ type family struct {
 
 // newFamily is def's family in the 0.6 layout, stored in table.
 func newFamily(def *schema.ColumnFamily, table string, system bool) *family {
-	f := &family{def: def, table: table, system: system, col: thriftColumns, cql: newWriteCQL(table, thriftColumns), ghost: true, selects: new(selectTexts)}
+	f := &family{def: def, table: table, system: system, col: thriftColumns, cql: newFamilyCQL(table, thriftColumns), ghost: true, selects: new(selectTexts), ranges: new(rangeTexts)}
 	f.layout = layoutOf(f)
 	return f
 }
@@ -188,18 +190,33 @@ func (st *Store) keyOf(f *family, key string) raw {
 	return st.keyBlob(key)
 }
 
-// writeCQL is the text of a table's write statements, built once rather
-// than per call.
-type writeCQL struct {
+// familyCQL is the text of a table's statements that depend on the
+// family alone, built once when the family is built rather than per call
+// (selectTexts and rangeTexts hold those of a few shapes each).
+type familyCQL struct {
 	insert, insertSub                               string
 	insertTTL, insertSubTTL                         string
 	deleteRow, deleteSuper, deleteColumn, deleteSub string
 	ghost                                           string
+	// count: super columns of a row (their names), columns of a row,
+	// subcolumns of a super column.
+	countSupers, countColumns, countSub string
+	// readGhost reads a row's ghost, fenceNew and fenceSwap write it
+	// under a condition (cas.go).
+	readGhost, fenceNew, fenceSwap string
+	// keys and keysFrom list a table's keys, from its first or from a
+	// token on (walkKeys).
+	keys, keysFrom string
+	// superRow and superOne read the rows of the super shape
+	// (adoptsuper.go), superDelete, superSetTTL and superSet write one
+	// subcolumn.
+	superRow, superOne, superDelete, superSetTTL, superSet string
 }
 
-func newWriteCQL(t string, c columnNames) writeCQL {
+func newFamilyCQL(t string, c columnNames) familyCQL {
 	k, c1, v := c.key, c.column1, c.value
-	return writeCQL{
+	byKey := ` FROM ` + t + ` WHERE ` + k + ` = ?`
+	return familyCQL{
 		insert:       `INSERT INTO ` + t + ` (` + k + `, ` + c1 + `, ` + v + `) VALUES (?, ?, ?) USING TIMESTAMP ?`,
 		insertSub:    `INSERT INTO ` + t + ` (` + k + `, super_column, ` + c1 + `, ` + v + `) VALUES (?, ?, ?, ?) USING TIMESTAMP ?`,
 		insertTTL:    `INSERT INTO ` + t + ` (` + k + `, ` + c1 + `, ` + v + `) VALUES (?, ?, ?) USING TIMESTAMP ? AND TTL ?`,
@@ -209,6 +226,19 @@ func newWriteCQL(t string, c columnNames) writeCQL {
 		deleteColumn: `DELETE FROM ` + t + ` USING TIMESTAMP ? WHERE ` + k + ` = ? AND ` + c1 + ` = ?`,
 		deleteSub:    `DELETE FROM ` + t + ` USING TIMESTAMP ? WHERE ` + k + ` = ? AND super_column = ? AND ` + c1 + ` = ?`,
 		ghost:        `UPDATE ` + t + ` USING TTL ? AND TIMESTAMP ? SET ghost = ? WHERE ` + k + ` = ?`,
+		countSupers:  `SELECT super_column` + byKey,
+		countColumns: `SELECT count(` + c1 + `)` + byKey,
+		countSub:     `SELECT count(` + c1 + `)` + byKey + ` AND super_column = ?`,
+		readGhost:    `SELECT ghost, TTL(ghost)` + byKey + ` LIMIT 1`,
+		fenceNew:     `UPDATE ` + t + ` USING TTL ? SET ghost = ? WHERE ` + k + ` = ? IF ghost = null`,
+		fenceSwap:    `UPDATE ` + t + ` USING TTL ? SET ghost = ? WHERE ` + k + ` = ? IF ghost = ?`,
+		keys:         `SELECT DISTINCT ` + k + ` FROM ` + t,
+		keysFrom:     `SELECT DISTINCT ` + k + ` FROM ` + t + ` WHERE token(` + k + `) >= ?`,
+		superRow:     `SELECT *` + byKey,
+		superOne:     `SELECT *` + byKey + ` AND ` + c1 + ` = ?`,
+		superDelete:  `DELETE ` + superMap + `[?] FROM ` + t + ` USING TIMESTAMP ? WHERE ` + k + ` = ? AND ` + c1 + ` = ?`,
+		superSetTTL:  `UPDATE ` + t + ` USING TIMESTAMP ? AND TTL ? SET ` + superMap + `[?] = ? WHERE ` + k + ` = ? AND ` + c1 + ` = ?`,
+		superSet:     `UPDATE ` + t + ` USING TIMESTAMP ? SET ` + superMap + `[?] = ? WHERE ` + k + ` = ? AND ` + c1 + ` = ?`,
 	}
 }
 

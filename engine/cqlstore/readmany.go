@@ -126,6 +126,42 @@ func selectText(f *family, shape selectShape) string {
 	return sb.String()
 }
 
+// rangeShape tells apart the texts of scanRows: from a token or the
+// first row, with a PER PARTITION LIMIT or none.
+type rangeShape uint8
+
+const (
+	rangeFrom rangeShape = 1 << iota
+	rangeLimit
+	rangeShapes
+)
+
+// rangeTexts are a family's scanRows texts, each built on first use and
+// kept for the family's life (as selectTexts).
+type rangeTexts [rangeShapes]atomic.Pointer[string]
+
+func (t *rangeTexts) text(f *family, shape rangeShape) string {
+	if p := t[shape].Load(); p != nil {
+		return *p
+	}
+	var sb strings.Builder
+	sb.WriteString(`SELECT ` + f.col.key + `, ` + f.col.column1 + `, ` + f.col.value + `, writetime(` + f.col.value + `), ttl(` + f.col.value + `)`)
+	if f.writtenTTL {
+		sb.WriteString(`, written_ttl`)
+	}
+	cells := valueCells{on: f.valueType != ""}
+	sb.WriteString(cells.selects() + ` FROM ` + f.table)
+	if shape&rangeFrom != 0 {
+		sb.WriteString(` WHERE token(` + f.col.key + `) >= ?`)
+	}
+	if shape&rangeLimit != 0 {
+		sb.WriteString(` PER PARTITION LIMIT ?`)
+	}
+	s := sb.String()
+	t[shape].Store(&s)
+	return s
+}
+
 // manyKeys is how many rows one statement of readMany reads at most.
 const manyKeys = 100
 
@@ -265,19 +301,15 @@ func scansWhole(f *family, q engine.Query) bool {
 // Each page is a request of its own under Cluster.Timeout (st.pages).
 func (st *Store) scanRows(ctx context.Context, f *family, b engine.TokenRange, q engine.Query, maxRows int) ([]engine.Row, error) {
 	cells := valueCells{on: f.valueType != ""}
-	stmt := `SELECT ` + f.col.key + `, ` + f.col.column1 + `, ` + f.col.value + `, writetime(` + f.col.value + `), ttl(` + f.col.value + `)`
-	if f.writtenTTL {
-		stmt += `, written_ttl`
-	}
-	stmt += cells.selects() + ` FROM ` + f.table
+	var shape rangeShape
 	var args []any
 	if len(b.Start) > 0 {
-		stmt += ` WHERE token(` + f.col.key + `) >= ?`
+		shape |= rangeFrom
 		args = append(args, st.tokenValue(f, b.Start))
 	}
 	size := pageSize
 	if q.Count > 0 {
-		stmt += ` PER PARTITION LIMIT ?`
+		shape |= rangeLimit
 		args = append(args, min(q.Count, math.MaxInt32))
 		// The start's own row may come first, and is skipped.
 		size = min(pageSize, (maxRows+1)*min(q.Count, pageSize))
@@ -292,6 +324,7 @@ func (st *Store) scanRows(ctx context.Context, f *family, b engine.TokenRange, q
 	c := f.def.Comparator
 	s := &cellScan{}
 	dest := s.dest(true, f.writtenTTL, &cells)
+	stmt := f.ranges.text(f, shape)
 	err := st.pages(ctx, "scan", f.table, stmt, args, size, func(iter *gocql.Iter) (bool, error) {
 		for iter.Scan(dest...) {
 			kb := s.kb

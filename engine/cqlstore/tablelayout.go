@@ -66,7 +66,7 @@ func (ownLayout) count(ctx context.Context, st *Store, f *family, key string, su
 	kb := st.keyOf(f, key)
 	if f.def.Super && superColumn == nil {
 		// Super columns with a live subcolumn: one per run of rows.
-		iter := st.readQuery(ctx, `SELECT super_column FROM `+f.table+` WHERE `+f.col.key+` = ?`, kb).PageSize(pageSize).Iter()
+		iter := st.readQuery(ctx, f.cql.countSupers, kb).PageSize(pageSize).Iter()
 		n := 0
 		var sc raw
 		var last []byte
@@ -86,11 +86,9 @@ func (ownLayout) count(ctx context.Context, st *Store, f *family, key string, su
 		cols, err := st.readSpelled(ctx, f, key, engine.Query{ColumnFamily: f.def.Name, SuperColumn: superColumn, Predicate: engine.Predicate{Count: -1}}, c)
 		return len(cols), err
 	}
-	stmt := `SELECT count(` + f.col.column1 + `) FROM ` + f.table + ` WHERE ` + f.col.key + ` = ?`
-	args := []any{kb}
+	stmt, args := f.cql.countColumns, []any{kb}
 	if superColumn != nil {
-		stmt += ` AND super_column = ?`
-		args = append(args, f.encode(f.def.Comparator, superColumn))
+		stmt, args = f.cql.countSub, append(args, f.encode(f.def.Comparator, superColumn))
 	}
 	var n int64
 	err := st.readQuery(ctx, stmt, args...).Scan(&n)
