@@ -370,18 +370,14 @@ func (a *adoptedLayout) components(name []byte, del bool) [][]byte {
 	return comps
 }
 
-// rowOf is the row of name, compared by c, in f: its clustering columns
-// and their values.
-func (f *family) rowOf(c marshal.Comparator, name []byte) ([]string, []any) {
-	if a := f.adopt; a != nil && len(a.clustering) > 0 {
-		comps := a.components(name, false)
-		vals := make([]any, len(comps))
-		for i, comp := range comps {
-			vals[i] = raw(comp)
-		}
-		return a.clustering[:len(comps)], vals
+func (compositeLayout) row(f *family, _ marshal.Comparator, name []byte) ([]string, []any) {
+	a := f.adopt
+	comps := a.components(name, false)
+	vals := make([]any, len(comps))
+	for i, comp := range comps {
+		vals[i] = raw(comp)
 	}
-	return []string{f.col.column1}, []any{f.encode(c, name)}
+	return a.clustering[:len(comps)], vals
 }
 
 // checkComposite refuses a name the composite layout with prefixes cannot
@@ -398,3 +394,44 @@ func (f *family) checkComposite(m engine.Mutation) error {
 	}
 	return nil
 }
+
+// compositeLayout is a table of a CompositeType comparator's components,
+// a clustering column each (adoptcomposite.go).
+type compositeLayout struct{}
+
+func (compositeLayout) readRow(ctx context.Context, st *Store, f *family, key string, q engine.Query) (engine.Row, error) {
+	ctx, cancel := st.withRequestTimeout(ctx)
+	defer cancel()
+	cols, err := st.readComposite(ctx, f, key, q)
+	return engine.Row{Key: key, Columns: cols}, err
+}
+
+func (compositeLayout) count(ctx context.Context, st *Store, f *family, key string, _ []byte) (int, error) {
+	return st.countWithStatics(ctx, f, key)
+}
+
+func (compositeLayout) check(f *family, m engine.Mutation) error {
+	if err := f.checkComposite(m); err != nil {
+		return err
+	}
+	if rangeDeletion(m) {
+		_, err := f.compositeRange(nil, m)
+		return err
+	}
+	return nil
+}
+
+func (compositeLayout) mutation(out []statement, f *family, w rowWrite, m engine.Mutation) ([]statement, rowWrite) {
+	if rangeDeletion(m) {
+		s, _ := f.compositeRange(w.key, m)
+		return append(out, s), w
+	}
+	if s, ok := f.compositeStatement(w.key, m); ok {
+		return append(out, s), w
+	}
+	return f.ownStatements(out, w, m)
+}
+
+func (compositeLayout) readsMany(*family) bool { return false }
+
+func (compositeLayout) casFenced(*family) bool { return false }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/thriftd/thriftd/engine"
+	"github.com/thriftd/thriftd/marshal"
 )
 
 // The static shape of an adopted table: a 1.2 static column family's
@@ -157,9 +158,6 @@ func (st *Store) countWithStatics(ctx context.Context, f *family, key string) (i
 // staticStatement is the statement of a mutation of a declared column,
 // or false when m names no declared column.
 func (f *family) staticStatement(key raw, m engine.Mutation) (statement, bool) {
-	if s, ok := f.compositeStatement(key, m); ok {
-		return s, true
-	}
 	if f.adopt == nil || m.SuperColumn != nil || m.Name == nil {
 		return statement{}, false
 	}
@@ -176,4 +174,39 @@ func (f *family) staticStatement(key raw, m engine.Mutation) (statement, bool) {
 	}
 	return statement{`UPDATE ` + f.table + ` USING TIMESTAMP ? SET ` + col + ` = ? WHERE ` + f.col.key + ` = ?`,
 		[]any{m.Timestamp, raw(nonNil(m.Value)), key}}, true
+}
+
+// staticLayout is an adopted table whose static columns are served as
+// declared columns beside its dynamic ones (adoptstatic.go).
+type staticLayout struct{}
+
+func (staticLayout) readRow(ctx context.Context, st *Store, f *family, key string, q engine.Query) (engine.Row, error) {
+	ctx, cancel := st.withRequestTimeout(ctx)
+	defer cancel()
+	cols, err := st.readWithStatics(ctx, f, key, q)
+	return engine.Row{Key: key, Columns: cols}, err
+}
+
+func (staticLayout) count(ctx context.Context, st *Store, f *family, key string, _ []byte) (int, error) {
+	return st.countWithStatics(ctx, f, key)
+}
+
+func (staticLayout) check(*family, engine.Mutation) error { return nil }
+
+func (staticLayout) mutation(out []statement, f *family, w rowWrite, m engine.Mutation) ([]statement, rowWrite) {
+	if rangeDeletion(m) {
+		return f.rangeStatements(out, w.key, m), w
+	}
+	if s, ok := f.staticStatement(w.key, m); ok {
+		return append(out, s), w
+	}
+	return f.ownStatements(out, w, m)
+}
+
+func (staticLayout) readsMany(*family) bool { return false }
+
+func (staticLayout) casFenced(*family) bool { return false }
+
+func (staticLayout) row(f *family, c marshal.Comparator, name []byte) ([]string, []any) {
+	return ownLayout{}.row(f, c, name)
 }

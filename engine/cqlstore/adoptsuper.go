@@ -9,6 +9,7 @@ import (
 	"sort"
 
 	"github.com/thriftd/thriftd/engine"
+	"github.com/thriftd/thriftd/marshal"
 )
 
 // The super shape of an adopted table. DROP COMPACT STORAGE turns a
@@ -299,4 +300,36 @@ func decodeMap(b []byte) ([][2][]byte, error) {
 		return nil, fmt.Errorf("%d bytes after a map's %d entries", len(b), count)
 	}
 	return out, nil
+}
+
+// superLayout is an adopted table of the super shape: a super column per
+// clustering row, its subcolumns in a map (adoptsuper.go).
+type superLayout struct{}
+
+func (superLayout) readRow(ctx context.Context, st *Store, f *family, key string, q engine.Query) (engine.Row, error) {
+	ctx, cancel := st.withRequestTimeout(ctx)
+	defer cancel()
+	return st.readAdoptedSuper(ctx, f, key, q)
+}
+
+func (superLayout) count(ctx context.Context, st *Store, f *family, key string, superColumn []byte) (int, error) {
+	return st.countAdoptedSuper(ctx, f, key, superColumn)
+}
+
+func (superLayout) check(f *family, m engine.Mutation) error {
+	_, err := f.superStatement(nil, m)
+	return err
+}
+
+func (superLayout) mutation(out []statement, f *family, w rowWrite, m engine.Mutation) ([]statement, rowWrite) {
+	s, _ := f.superStatement(w.key, m)
+	return append(out, s), w
+}
+
+func (superLayout) readsMany(*family) bool { return false }
+
+func (superLayout) casFenced(*family) bool { return false }
+
+func (superLayout) row(f *family, c marshal.Comparator, name []byte) ([]string, []any) {
+	return ownLayout{}.row(f, c, name)
 }

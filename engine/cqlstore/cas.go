@@ -70,7 +70,7 @@ func (st *Store) CompareAndSet(ctx context.Context, keyspace, key string, c engi
 	}
 	// An empty condition is fenced by the partition's static ghost
 	// column (ghostFence) where the table has one.
-	fenced := len(c.Expected) == 0 && len(c.Updates) > 0 && f.ghost && f.adopt == nil && !f.def.Super
+	fenced := len(c.Expected) == 0 && len(c.Updates) > 0 && f.layout.casFenced(f)
 	for round := 0; ; round++ {
 		var fence *ghostFence
 		err = nil
@@ -204,7 +204,7 @@ func (st *Store) casBatch(ctx context.Context, keyspace, key string, c engine.CA
 		expected[string(e.Name)] = e.Value
 	}
 	for _, m := range c.Updates {
-		cols, vals := f.rowOf(cmp, m.Name)
+		cols, vals := f.layout.row(f, cmp, m.Name)
 		row := rowWhere(cols)
 		// A table with blob_value (typed.go) holds the value in the
 		// column of its validator's type; so does the condition.
@@ -235,7 +235,7 @@ func (st *Store) casBatch(ctx context.Context, keyspace, key string, c engine.CA
 		if updated[string(col.Name)] {
 			continue
 		}
-		cols, vals := f.rowOf(cmp, col.Name)
+		cols, vals := f.layout.row(f, cmp, col.Name)
 		row := rowWhere(cols)
 		args := append(append([]any{raw(nonNil(col.Value)), kb}, vals...), raw(nonNil(col.Value)))
 		vc, _ := f.valueColumn(col.Name)

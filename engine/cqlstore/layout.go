@@ -1,6 +1,8 @@
 package cqlstore
 
 import (
+	"bytes"
+	"context"
 	"encoding/binary"
 	"fmt"
 	"math/big"
@@ -8,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/thriftd/thriftd/dht"
+	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/marshal"
 	"github.com/thriftd/thriftd/schema"
 )
@@ -428,4 +431,74 @@ func (st *Store) tokenValue(f *family, t dht.Token) any {
 	// Collating: a key blob starts with its token, and token encodings
 	// are self-delimiting, so blob >= t exactly when the key's token >= t.
 	return []byte(t)
+}
+
+// ownLayout is a table of thriftd's own layouts: one row of names per
+// (super column and) column, names blob-encoded (0.6) or of their CQL
+// type (19.x).
+type ownLayout struct{}
+
+func (ownLayout) readRow(ctx context.Context, st *Store, f *family, key string, q engine.Query) (engine.Row, error) {
+	ctx, cancel := st.withRequestTimeout(ctx)
+	defer cancel()
+	row := engine.Row{Key: key}
+	var err error
+	if f.def.Super && q.SuperColumn == nil {
+		row.SuperColumns, err = st.readSupers(ctx, f, key, q.Predicate)
+	} else {
+		row.Columns, err = st.readColumns(ctx, f, key, q)
+	}
+	return row, err
+}
+
+func (ownLayout) count(ctx context.Context, st *Store, f *family, key string, superColumn []byte) (int, error) {
+	kb := st.keyOf(f, key)
+	if f.def.Super && superColumn == nil {
+		// Super columns with a live subcolumn: one per run of rows.
+		iter := st.readQuery(ctx, f.cql.countSupers, kb).PageSize(pageSize).Iter()
+		n := 0
+		var sc raw
+		var last []byte
+		for iter.Scan(&sc) {
+			if len(sc) > 0 && !bytes.Equal(sc, last) {
+				n++
+				last = append(last[:0], sc...)
+			}
+		}
+		return n, clusterError(ctx, "count super columns of "+f.table, iter.Close())
+	}
+	if c := f.def.Comparator; !f.def.Super && spelled(f, c) || superColumn != nil && spelled(f, f.def.SubComparator) {
+		// Each name's spellings count once.
+		if superColumn != nil {
+			c = f.def.SubComparator
+		}
+		cols, err := st.readSpelled(ctx, f, key, engine.Query{ColumnFamily: f.def.Name, SuperColumn: superColumn, Predicate: engine.Predicate{Count: -1}}, c)
+		return len(cols), err
+	}
+	stmt, args := f.cql.countColumns, []any{kb}
+	if superColumn != nil {
+		stmt, args = f.cql.countSub, append(args, f.encode(f.def.Comparator, superColumn))
+	}
+	var n int64
+	err := st.readQuery(ctx, stmt, args...).Scan(&n)
+	return int(n), clusterError(ctx, "count columns of "+f.table, err)
+}
+
+func (ownLayout) check(*family, engine.Mutation) error { return nil }
+
+func (ownLayout) mutation(out []statement, f *family, w rowWrite, m engine.Mutation) ([]statement, rowWrite) {
+	if rangeDeletion(m) {
+		return f.rangeStatements(out, w.key, m), w
+	}
+	return f.ownStatements(out, w, m)
+}
+
+func (ownLayout) readsMany(f *family) bool {
+	return !f.system && !f.def.Super && !spelled(f, f.def.Comparator)
+}
+
+func (ownLayout) casFenced(f *family) bool { return f.ghost && !f.def.Super }
+
+func (ownLayout) row(f *family, c marshal.Comparator, name []byte) ([]string, []any) {
+	return []string{f.col.column1}, []any{f.encode(c, name)}
 }

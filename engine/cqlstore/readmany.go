@@ -171,8 +171,7 @@ const manyKeys = 100
 // refuses ORDER BY with an IN of keys on a paged read), whose bounds the
 // column can hold.
 func readsAsMany(f *family, q engine.Query) bool {
-	if f.system || f.adopt != nil || f.def.Super || q.SuperColumn != nil || counterFamily(f.def) ||
-		spelled(f, f.def.Comparator) || (q.Names == nil && q.Reversed) {
+	if !f.layout.readsMany(f) || q.SuperColumn != nil || (q.Names == nil && q.Reversed) {
 		return false
 	}
 	if q.Names == nil && q.Count == 0 || q.Names != nil && len(q.Names) == 0 {
