@@ -101,13 +101,13 @@ func lastEOC(name []byte) byte {
 	return eoc
 }
 
-// readComposite is readColumns of a family of the composite shape.
-func (st *Store) readComposite(ctx context.Context, f *family, key string, q engine.Query) ([]engine.Column, error) {
-	a := f.adopt
-	c := f.def.Comparator
-	// A counter (counter.go) has no write time or TTL.
+// compositeRowText is the SELECT of a row of the composite shape,
+// before its bounds: its clustering columns and value, and, but for a
+// counter (counter.go), which has no write time or TTL, what a cell
+// needs besides.
+func compositeRowText(f *family) string {
 	counter := counterFamily(f.def)
-	sel := `SELECT ` + strings.Join(a.clustering, ", ") + `, ` + f.col.value
+	sel := `SELECT ` + strings.Join(f.adopt.clustering, ", ") + `, ` + f.col.value
 	if !counter {
 		sel += `, writetime(` + f.col.value + `), ttl(` + f.col.value + `)`
 	}
@@ -118,8 +118,17 @@ func (st *Store) readComposite(ctx context.Context, f *family, key string, q eng
 		sel += `, ` + nameComponentsColumn
 	}
 	cells := valueCells{on: f.valueType != "" && !counter}
-	sel += cells.selects()
-	stmt := sel + ` FROM ` + f.table + ` WHERE ` + f.col.key + ` = ?`
+	return sel + cells.selects() + ` FROM ` + f.table + ` WHERE ` + f.col.key + ` = ?`
+}
+
+// readComposite is readColumns of a family of the composite shape.
+func (st *Store) readComposite(ctx context.Context, f *family, key string, q engine.Query) ([]engine.Column, error) {
+	a := f.adopt
+	c := f.def.Comparator
+	// A counter (counter.go) has no write time or TTL.
+	counter := counterFamily(f.def)
+	cells := valueCells{on: f.valueType != "" && !counter}
+	stmt := lazyText(&f.texts.compositeRow, f, compositeRowText)
 	// 1.2's ReversedType sorts an empty component first, and a name of
 	// fewer components (its missing ones empty) before every longer name
 	// it prefixes, but Cassandra 5 sorts an empty value last in a DESC

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync/atomic"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
@@ -144,6 +145,53 @@ func counterStatement(f *family, key raw, m engine.CounterMutation) statement {
 	return statement{cql: `UPDATE ` + f.table + ` SET ` + f.col.value + ` = ` + f.col.value + ` + ?` + where.String(), args: append([]any{m.Delta}, args...)}
 }
 
+// counterShape tells apart the texts of readCounterRow: the clauses of
+// restrict in its low bits, then the rest of the statement.
+type counterShape uint8
+
+const (
+	counterSupers counterShape = 1 << (iota + 3) // whole super columns
+	counterSub                                   // the subcolumns of one super column
+	counterReversed
+	counterLimit
+	counterShapes = 1 << (iota + 3)
+)
+
+// counterTexts are a counter family's readCounterRow texts, each built
+// on first use and kept for the family's life (as selectTexts).
+type counterTexts [counterShapes]atomic.Pointer[string]
+
+func (t *counterTexts) text(f *family, shape counterShape) string {
+	if p := t[shape].Load(); p != nil {
+		return *p
+	}
+	col := f.col.column1
+	stmt := `SELECT ` + f.col.column1 + `, ` + f.col.value + ` FROM ` + f.table + ` WHERE ` + f.col.key + ` = ?`
+	if shape&counterSupers != 0 {
+		col = "super_column"
+		stmt = `SELECT super_column, ` + f.col.column1 + `, ` + f.col.value + ` FROM ` + f.table + ` WHERE ` + f.col.key + ` = ?`
+	}
+	if shape&counterSub != 0 {
+		stmt += ` AND super_column = ?`
+	}
+	stmt += whereText(col, clauses(shape)&clauseMask)
+	if shape&counterReversed != 0 {
+		switch {
+		case f.def.Super:
+			stmt += ` ORDER BY super_column DESC, ` + f.col.column1 + ` DESC`
+		case f.desc:
+			stmt += ` ORDER BY ` + f.col.column1 + ` ASC`
+		default:
+			stmt += ` ORDER BY ` + f.col.column1 + ` DESC`
+		}
+	}
+	if shape&counterLimit != 0 {
+		stmt += ` LIMIT ?`
+	}
+	t[shape].Store(&stmt)
+	return stmt
+}
+
 // readCounterRow is readRow for a counter family.
 func (st *Store) readCounterRow(ctx context.Context, f *family, key string, q engine.Query) (engine.Row, error) {
 	row := engine.Row{Key: key}
@@ -156,37 +204,27 @@ func (st *Store) readCounterRow(ctx context.Context, f *family, key string, q en
 	}
 	c := f.def.Comparator
 	sup := f.def.Super && q.SuperColumn == nil
-	stmt := `SELECT ` + f.col.column1 + `, ` + f.col.value + ` FROM ` + f.table + ` WHERE ` + f.col.key + ` = ?`
+	var shape counterShape
 	if sup {
-		stmt = `SELECT super_column, ` + f.col.column1 + `, ` + f.col.value + ` FROM ` + f.table + ` WHERE ` + f.col.key + ` = ?`
+		shape |= counterSupers
 	}
 	args := []any{st.keyOf(f, key)}
 	if q.SuperColumn != nil {
-		stmt += ` AND super_column = ?`
+		shape |= counterSub
 		args = append(args, f.encode(f.def.Comparator, q.SuperColumn))
 		c = f.def.SubComparator
 	}
-	col := f.col.column1
-	if sup {
-		col = "super_column"
-	}
-	w, wargs, filter := where(f, col, c, q.Predicate)
-	stmt += w
+	wargs, cl, filter := restrict(f, c, q.Predicate)
+	shape |= counterShape(cl)
 	args = append(args, wargs...)
 	if q.Names == nil && q.Reversed {
-		switch {
-		case f.def.Super:
-			stmt += ` ORDER BY super_column DESC, ` + f.col.column1 + ` DESC`
-		case f.desc:
-			stmt += ` ORDER BY ` + f.col.column1 + ` ASC`
-		default:
-			stmt += ` ORDER BY ` + f.col.column1 + ` DESC`
-		}
+		shape |= counterReversed
 	}
 	if !sup && q.Names == nil && q.Count > 0 && filter == nil {
-		stmt += ` LIMIT ?`
+		shape |= counterLimit
 		args = append(args, min(q.Count, math.MaxInt32))
 	}
+	stmt := f.texts.counters.text(f, shape)
 	ctx, cancel := st.withRequestTimeout(ctx)
 	defer cancel()
 	iter := st.readQuery(ctx, stmt, args...).PageSize(pageSize).Iter()

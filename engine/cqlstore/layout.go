@@ -98,9 +98,9 @@ type family struct {
 	// columns go (index.go).
 	index *familyIndex
 	// selects are the texts of the reads of columnsSelect (readmany.go),
-	// ranges those of scanRows.
+	// texts those of a few other reads.
 	selects *selectTexts
-	ranges  *rangeTexts
+	texts   *familyTexts
 	// layout reads the rows of the family's shape (tablelayout.go); set
 	// by newFamily and by each with* that changes the shape.
 	layout tableLayout
@@ -108,7 +108,7 @@ type family struct {
 
 // newFamily is def's family in the 0.6 layout, stored in table.
 func newFamily(def *schema.ColumnFamily, table string, system bool) *family {
-	f := &family{def: def, table: table, system: system, col: thriftColumns, cql: newFamilyCQL(table, thriftColumns), ghost: true, selects: new(selectTexts), ranges: new(rangeTexts)}
+	f := &family{def: def, table: table, system: system, col: thriftColumns, cql: newFamilyCQL(table, thriftColumns), ghost: true, selects: new(selectTexts), texts: new(familyTexts)}
 	f.layout = layoutOf(f)
 	return f
 }

@@ -136,8 +136,31 @@ const (
 	rangeShapes
 )
 
-// rangeTexts are a family's scanRows texts, each built on first use and
-// kept for the family's life (as selectTexts).
+// familyTexts are the texts of a family's reads that depend on fields
+// set after the family is made (writtenTTL, valueType, nameComponents,
+// the composite shape's columns): each is built on first use, once the
+// family is complete, and kept for the family's life, as selectTexts are.
+// A family's copies (adoptedLayout.plain) share them.
+type familyTexts struct {
+	scan     rangeTexts
+	counters counterTexts
+	// indexRead reads one column of many rows (index.go), indexBuild
+	// one column of every row, compositeRow a row of the composite
+	// shape before its bounds (adoptcomposite.go).
+	indexRead, indexBuild, compositeRow atomic.Pointer[string]
+}
+
+// lazyText is the text in p, built by build on first use.
+func lazyText(p *atomic.Pointer[string], f *family, build func(*family) string) string {
+	if s := p.Load(); s != nil {
+		return *s
+	}
+	s := build(f)
+	p.Store(&s)
+	return s
+}
+
+// rangeTexts are a family's scanRows texts.
 type rangeTexts [rangeShapes]atomic.Pointer[string]
 
 func (t *rangeTexts) text(f *family, shape rangeShape) string {
@@ -323,7 +346,7 @@ func (st *Store) scanRows(ctx context.Context, f *family, b engine.TokenRange, q
 	c := f.def.Comparator
 	s := &cellScan{}
 	dest := s.dest(true, f.writtenTTL, &cells)
-	stmt := f.ranges.text(f, shape)
+	stmt := f.texts.scan.text(f, shape)
 	err := st.pages(ctx, "scan", f.table, stmt, args, size, func(iter *gocql.Iter) (bool, error) {
 		for iter.Scan(dest...) {
 			kb := s.kb
