@@ -58,6 +58,14 @@ import (
 //
 // Each keyspace also holds thriftd_schema (schema.go), which records the
 // partitioner and each column family's type and comparators.
+//
+// The other shapes a family may have (19.x tables, typed.go; counters,
+// counter.go; adopted tables, adopt*.go) each have a layout type
+// (tableLayout, tablelayout.go) that reads, counts and writes their rows;
+// a family's layout is chosen once, when the family is built, and the
+// statements whose text depends on the family alone are built with it
+// (familyCQL), from the table's own column names (columnNames). ownLayout,
+// below, is the layout described here and its 19.x variant.
 
 // family is a column family as the store keeps it.
 type family struct {
@@ -101,8 +109,9 @@ type family struct {
 	// texts those of a few other reads.
 	selects *selectTexts
 	texts   *familyTexts
-	// layout reads the rows of the family's shape (tablelayout.go); set
-	// by newFamily and by each with* that changes the shape.
+	// layout reads and writes the rows of the family's shape
+	// (tablelayout.go); set by newFamily and by each with* that changes
+	// the shape.
 	layout tableLayout
 }
 
