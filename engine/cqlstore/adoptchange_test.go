@@ -127,6 +127,30 @@ func TestAdoptedRenamedColumns(t *testing.T) {
 	if err := s.Query(`SELECT v FROM ` + ks + `.events WHERE k = 'e' AND ts = 3`).Scan(&v); err != nil || v != 30 {
 		t.Errorf("CQL reads the store's write as %d, %v", v, err)
 	}
+	// A range of rows, a compare-and-set and a range deletion name the
+	// table's own columns too.
+	rows, err := st.Range(ctx, ks, engine.TokenRange{}, engine.Query{ColumnFamily: "events", Predicate: engine.Predicate{Count: 10}}, 10)
+	if err != nil || len(rows) != 1 || rows[0].Key != "e" || len(rows[0].Columns) != 2 {
+		t.Errorf("range of events: %+v, %v", rows, err)
+	}
+	applied, _, err := st.CompareAndSet(ctx, ks, "e", engine.CAS{ColumnFamily: "events",
+		Expected: []engine.Column{{Name: be(3), Value: be(30)}}, Updates: []engine.Mutation{{ColumnFamily: "events", Name: be(3), Value: be(33)}}})
+	if err != nil || !applied {
+		t.Errorf("cas on events: %v, %v", applied, err)
+	}
+	if err := st.Apply(ctx, ks, []engine.RowMutation{{Key: "e", Mutations: []engine.Mutation{
+		{ColumnFamily: "events", Delete: true, Range: &engine.NameRange{Start: be(2), Finish: be(2)}, Timestamp: 600},
+	}}}); err != nil {
+		t.Fatal(err)
+	}
+	row, err = st.Get(ctx, ks, "e", engine.Query{ColumnFamily: "events", Predicate: engine.Predicate{Count: 10}})
+	got = got[:0]
+	for _, c := range row.Columns {
+		got = append(got, fmt.Sprintf("%d=%d", binary.BigEndian.Uint64(c.Name), binary.BigEndian.Uint64(c.Value)))
+	}
+	if err != nil || strings.Join(got, " ") != "3=33" {
+		t.Errorf("events after the cas and the range deletion: %q, %v", got, err)
+	}
 	comp := []byte("\x00\x01y\x00\x00\x04\x00\x00\x00\x02\x00")
 	if err := st.Apply(ctx, ks, []engine.RowMutation{{Key: "p", Mutations: []engine.Mutation{
 		{ColumnFamily: "pairs", Name: comp, Value: []byte("two"), Timestamp: 500},
