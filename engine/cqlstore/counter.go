@@ -116,12 +116,14 @@ func (st *Store) applyCounterRow(ctx context.Context, keyspace string, r engine.
 
 // counterStatement is the CQL of one counter mutation.
 func counterStatement(f *family, key raw, m engine.CounterMutation) statement {
-	var where strings.Builder
-	where.WriteString(` WHERE ` + f.col.key + ` = ?`)
 	args := []any{key}
 	c := f.def.Comparator
+	var shape counterWrite
+	if m.Delete {
+		shape |= counterDelete
+	}
 	if f.def.Super && m.SuperColumn != nil {
-		where.WriteString(` AND super_column = ?`)
+		shape |= counterInSuper
 		args = append(args, f.encode(f.def.Comparator, m.SuperColumn))
 		c = f.def.SubComparator
 	}
@@ -131,18 +133,66 @@ func counterStatement(f *family, key raw, m engine.CounterMutation) statement {
 		// An adopted counter table of several clustering columns
 		// (adoptcomposite.go): one value per component; a deletion may
 		// name a prefix.
-		for i, comp := range f.adopt.components(m.Name, m.Delete) {
-			where.WriteString(` AND ` + f.adopt.clustering[i] + ` = ?`)
+		comps := f.adopt.components(m.Name, m.Delete)
+		for _, comp := range comps {
 			args = append(args, raw(comp))
 		}
+		shape |= counterWrite(2+len(comps)) << 2
 	default:
-		where.WriteString(` AND ` + f.col.column1 + ` = ?`)
+		shape |= counterColumn
 		args = append(args, f.encode(c, m.Name))
 	}
-	if m.Delete {
-		return statement{cql: `DELETE FROM ` + f.table + where.String(), args: args}
+	if !m.Delete {
+		args = append([]any{m.Delta}, args...)
 	}
-	return statement{cql: `UPDATE ` + f.table + ` SET ` + f.col.value + ` = ` + f.col.value + ` + ?` + where.String(), args: append([]any{m.Delta}, args...)}
+	return statement{cql: f.texts.counterWrites.text(f, shape), args: args}
+}
+
+// counterWrite tells apart the texts of counterStatement: a deletion or
+// an increment, of a column of a super column or not, and, from bit 2,
+// what names the column: 0 nothing (the row or super column), 1 column1,
+// 2+n n components of the composite shape's clustering columns.
+type counterWrite uint16
+
+const (
+	counterDelete counterWrite = 1 << iota
+	counterInSuper
+	counterColumn
+)
+
+// counterWriteTexts are a counter family's counterStatement texts of
+// names of at most 13 components, each built on first use and kept for
+// the family's life; those of more are built per call.
+type counterWriteTexts [1 << 6]atomic.Pointer[string]
+
+func (t *counterWriteTexts) text(f *family, shape counterWrite) string {
+	cached := int(shape) < len(t)
+	if cached {
+		if p := t[shape].Load(); p != nil {
+			return *p
+		}
+	}
+	var where strings.Builder
+	where.WriteString(` WHERE ` + f.col.key + ` = ?`)
+	if shape&counterInSuper != 0 {
+		where.WriteString(` AND super_column = ?`)
+	}
+	switch n := int(shape >> 2); {
+	case n == 1:
+		where.WriteString(` AND ` + f.col.column1 + ` = ?`)
+	case n > 1:
+		for _, col := range f.adopt.clustering[:n-2] {
+			where.WriteString(` AND ` + col + ` = ?`)
+		}
+	}
+	stmt := `UPDATE ` + f.table + ` SET ` + f.col.value + ` = ` + f.col.value + ` + ?` + where.String()
+	if shape&counterDelete != 0 {
+		stmt = `DELETE FROM ` + f.table + where.String()
+	}
+	if cached {
+		t[shape].Store(&stmt)
+	}
+	return stmt
 }
 
 // counterShape tells apart the texts of readCounterRow: the clauses of

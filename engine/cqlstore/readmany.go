@@ -142,8 +142,9 @@ const (
 // family is complete, and kept for the family's life, as selectTexts are.
 // A family's copies (adoptedLayout.plain) share them.
 type familyTexts struct {
-	scan     rangeTexts
-	counters counterTexts
+	scan          rangeTexts
+	counters      counterTexts
+	counterWrites counterWriteTexts
 	// indexRead reads one column of many rows (index.go), indexBuild
 	// one column of every row, compositeRow a row of the composite
 	// shape before its bounds (adoptcomposite.go).
