@@ -23,8 +23,10 @@ import (
 // adoptedLayout is what an adopted family's store needs beyond the
 // dynamic layout.
 type adoptedLayout struct {
-	// statics maps a declared column's name to its quoted CQL column.
-	statics map[string]string
+	// statics maps a declared column's name to its quoted CQL column,
+	// staticCQL to the statements that write it.
+	statics   map[string]string
+	staticCQL map[string]staticCQL
 	// names are the declared names in the comparator's order.
 	names [][]byte
 	// plain is the family read and written as the dynamic shape.
@@ -44,12 +46,22 @@ type adoptedLayout struct {
 	super bool
 }
 
+// staticCQL are the statements that delete, write with a TTL and write a
+// declared column's static column.
+type staticCQL struct{ delete, setTTL, set string }
+
 // withStatics makes f serve declared columns from the static columns.
 func withStatics(f *family, statics []string) {
 	plain := *f
-	a := &adoptedLayout{statics: map[string]string{}, plain: &plain}
+	a := &adoptedLayout{statics: map[string]string{}, staticCQL: map[string]staticCQL{}, plain: &plain}
 	for _, s := range statics {
-		a.statics[s] = quote(s)
+		col := quote(s)
+		a.statics[s] = col
+		a.staticCQL[s] = staticCQL{
+			delete: `DELETE ` + col + ` FROM ` + f.table + ` USING TIMESTAMP ? WHERE ` + f.col.key + ` = ?`,
+			setTTL: `UPDATE ` + f.table + ` USING TIMESTAMP ? AND TTL ? SET ` + col + ` = ? WHERE ` + f.col.key + ` = ?`,
+			set:    `UPDATE ` + f.table + ` USING TIMESTAMP ? SET ` + col + ` = ? WHERE ` + f.col.key + ` = ?`,
+		}
 		a.names = append(a.names, []byte(s))
 	}
 	c := f.def.Comparator
@@ -161,19 +173,17 @@ func (f *family) staticStatement(key raw, m engine.Mutation) (statement, bool) {
 	if f.adopt == nil || m.SuperColumn != nil || m.Name == nil {
 		return statement{}, false
 	}
-	col, ok := f.adopt.statics[string(m.Name)]
+	cql, ok := f.adopt.staticCQL[string(m.Name)]
 	if !ok {
 		return statement{}, false
 	}
 	switch {
 	case m.Delete:
-		return statement{`DELETE ` + col + ` FROM ` + f.table + ` USING TIMESTAMP ? WHERE ` + f.col.key + ` = ?`, []any{m.Timestamp, key}}, true
+		return statement{cql.delete, []any{m.Timestamp, key}}, true
 	case m.TTL > 0:
-		return statement{`UPDATE ` + f.table + ` USING TIMESTAMP ? AND TTL ? SET ` + col + ` = ? WHERE ` + f.col.key + ` = ?`,
-			[]any{m.Timestamp, min(int(m.TTL), maxTTL), raw(nonNil(m.Value)), key}}, true
+		return statement{cql.setTTL, []any{m.Timestamp, min(int(m.TTL), maxTTL), raw(nonNil(m.Value)), key}}, true
 	}
-	return statement{`UPDATE ` + f.table + ` USING TIMESTAMP ? SET ` + col + ` = ? WHERE ` + f.col.key + ` = ?`,
-		[]any{m.Timestamp, raw(nonNil(m.Value)), key}}, true
+	return statement{cql.set, []any{m.Timestamp, raw(nonNil(m.Value)), key}}, true
 }
 
 // staticLayout is an adopted table whose static columns are served as

@@ -41,8 +41,7 @@ func (f *family) rangeStatements(out []statement, key raw, m engine.Mutation) []
 		c := f.def.Comparator
 		for _, n := range a.names {
 			if (len(p.Start) == 0 || c.Compare(n, p.Start) >= 0) && (len(p.Finish) == 0 || c.Compare(n, p.Finish) <= 0) {
-				out = append(out, statement{`DELETE ` + a.statics[string(n)] + ` FROM ` + f.table + ` USING TIMESTAMP ? WHERE ` + f.col.key + ` = ?`,
-					[]any{m.Timestamp, key}})
+				out = append(out, statement{a.staticCQL[string(n)].delete, []any{m.Timestamp, key}})
 			}
 		}
 	}
