@@ -145,6 +145,7 @@ type familyTexts struct {
 	scan          rangeTexts
 	counters      counterTexts
 	counterWrites counterWriteTexts
+	supers        supersTexts
 	// indexRead reads one column of many rows (index.go), indexBuild
 	// one column of every row, compositeRow a row of the composite
 	// shape before its bounds (adoptcomposite.go).
