@@ -66,7 +66,6 @@ func (f *family) superShape() bool { return f.adopt != nil && f.adopt.super }
 // whole super columns (q.SuperColumn nil), or the subcolumns of one.
 func (st *Store) readAdoptedSuper(ctx context.Context, f *family, key string, q engine.Query) (engine.Row, error) {
 	row := engine.Row{Key: key}
-	stmt := f.cql.superRow
 	kb := st.keyOf(f, key)
 	one := f.cql.superOne
 	if q.SuperColumn != nil {
@@ -91,15 +90,12 @@ func (st *Store) readAdoptedSuper(ctx context.Context, f *family, key string, q 
 		sort.Slice(row.SuperColumns, func(i, j int) bool { return c.Compare(row.SuperColumns[i].Name, row.SuperColumns[j].Name) < 0 })
 		return row, nil
 	}
-	w, args, filter := where(f, f.col.column1, f.def.Comparator, q.Predicate)
-	stmt += w
+	args, cl, filter := restrict(f, f.def.Comparator, q.Predicate)
+	shape := supersShape(cl)
 	if q.Reversed {
-		if f.desc {
-			stmt += ` ORDER BY ` + f.col.column1 + ` ASC`
-		} else {
-			stmt += ` ORDER BY ` + f.col.column1 + ` DESC`
-		}
+		shape |= supersReversed
 	}
+	stmt := f.texts.adoptedSupers.text(f, shape, adoptedSupersText)
 	limit := q.Count
 	if limit < 0 {
 		limit = math.MaxInt
@@ -116,6 +112,20 @@ func (st *Store) readAdoptedSuper(ctx context.Context, f *family, key string, q 
 		}
 	}
 	return row, err
+}
+
+// adoptedSupersText is readAdoptedSuper's text of a slice of super
+// columns of shape.
+func adoptedSupersText(f *family, shape supersShape) string {
+	stmt := f.cql.superRow + whereText(f.col.column1, clauses(shape)&clauseMask)
+	switch {
+	case shape&supersReversed == 0:
+	case f.desc:
+		stmt += ` ORDER BY ` + f.col.column1 + ` ASC`
+	default:
+		stmt += ` ORDER BY ` + f.col.column1 + ` DESC`
+	}
+	return stmt
 }
 
 // scanSupers reads the super columns a SELECT * of the super shape's

@@ -329,20 +329,27 @@ const (
 	supersShapes               = 1 << (iota + 3)
 )
 
-// supersTexts are a family's readSupers texts, each built on first use
-// and kept for the family's life (as selectTexts).
+// supersTexts are a family's texts of a read of its super columns
+// (readSupers; readAdoptedSuper), each built by build on first use and
+// kept for the family's life (as selectTexts).
 type supersTexts [supersShapes]atomic.Pointer[string]
 
-func (t *supersTexts) text(f *family, shape supersShape) string {
+func (t *supersTexts) text(f *family, shape supersShape, build func(*family, supersShape) string) string {
 	if p := t[shape].Load(); p != nil {
 		return *p
 	}
+	stmt := build(f, shape)
+	t[shape].Store(&stmt)
+	return stmt
+}
+
+// supersText is readSupers' text of shape.
+func supersText(f *family, shape supersShape) string {
 	stmt := `SELECT super_column, ` + f.col.column1 + `, ` + f.col.value + `, writetime(` + f.col.value + `), ttl(` + f.col.value + `) FROM ` + f.table + ` WHERE ` + f.col.key + ` = ?` +
 		whereText("super_column", clauses(shape)&clauseMask)
 	if shape&supersReversed != 0 {
 		stmt += ` ORDER BY super_column DESC, ` + f.col.column1 + ` DESC`
 	}
-	t[shape].Store(&stmt)
 	return stmt
 }
 
@@ -356,7 +363,7 @@ func (st *Store) readSupers(ctx context.Context, f *family, key string, p engine
 	if p.Names == nil && p.Reversed {
 		shape |= supersReversed
 	}
-	stmt := f.texts.supers.text(f, shape)
+	stmt := f.texts.supers.text(f, shape, supersText)
 	iter := st.readQuery(ctx, stmt, args...).PageSize(pageSize).Iter()
 	var (
 		out               []engine.SuperColumn

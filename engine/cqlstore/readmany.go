@@ -146,6 +146,7 @@ type familyTexts struct {
 	counters      counterTexts
 	counterWrites counterWriteTexts
 	supers        supersTexts
+	adoptedSupers supersTexts
 	// indexRead reads one column of many rows (index.go), indexBuild
 	// one column of every row, compositeRow a row of the composite
 	// shape before its bounds (adoptcomposite.go).
