@@ -323,7 +323,7 @@ func classifyTable(ks, name string, info tableInfo, cols []cqlColumn) AdoptedTab
 // notServedYet is why the store does not serve a table of a Thrift
 // shape, or "" when it does: the dynamic, static, composite, counter and
 // super shapes (adoptstatic.go, adoptcomposite.go, counter.go,
-// adoptsuper.go), whatever their columns are named (renamed.go).
+// adoptsuper.go), whatever their columns are named (columnNames).
 func notServedYet(t AdoptedTable) string {
 	switch t.Shape {
 	case ShapeDynamic, ShapeStatic, ShapeComposite, ShapeCounter, ShapeSuper:

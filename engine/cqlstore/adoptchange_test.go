@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/thriftd/thriftd/engine"
+	"github.com/thriftd/thriftd/marshal"
+	"github.com/thriftd/thriftd/schema"
 )
 
 // FollowAdopted serves the adopted keyspace as CQL changes it: a table
@@ -125,6 +127,30 @@ func TestAdoptedRenamedColumns(t *testing.T) {
 	if err := s.Query(`SELECT v FROM ` + ks + `.events WHERE k = 'e' AND ts = 3`).Scan(&v); err != nil || v != 30 {
 		t.Errorf("CQL reads the store's write as %d, %v", v, err)
 	}
+	// A range of rows, a compare-and-set and a range deletion name the
+	// table's own columns too.
+	rows, err := st.Range(ctx, ks, engine.TokenRange{}, engine.Query{ColumnFamily: "events", Predicate: engine.Predicate{Count: 10}}, 10)
+	if err != nil || len(rows) != 1 || rows[0].Key != "e" || len(rows[0].Columns) != 2 {
+		t.Errorf("range of events: %+v, %v", rows, err)
+	}
+	applied, _, err := st.CompareAndSet(ctx, ks, "e", engine.CAS{ColumnFamily: "events",
+		Expected: []engine.Column{{Name: be(3), Value: be(30)}}, Updates: []engine.Mutation{{ColumnFamily: "events", Name: be(3), Value: be(33)}}})
+	if err != nil || !applied {
+		t.Errorf("cas on events: %v, %v", applied, err)
+	}
+	if err := st.Apply(ctx, ks, []engine.RowMutation{{Key: "e", Mutations: []engine.Mutation{
+		{ColumnFamily: "events", Delete: true, Range: &engine.NameRange{Start: be(2), Finish: be(2)}, Timestamp: 600},
+	}}}); err != nil {
+		t.Fatal(err)
+	}
+	row, err = st.Get(ctx, ks, "e", engine.Query{ColumnFamily: "events", Predicate: engine.Predicate{Count: 10}})
+	got = got[:0]
+	for _, c := range row.Columns {
+		got = append(got, fmt.Sprintf("%d=%d", binary.BigEndian.Uint64(c.Name), binary.BigEndian.Uint64(c.Value)))
+	}
+	if err != nil || strings.Join(got, " ") != "3=33" {
+		t.Errorf("events after the cas and the range deletion: %q, %v", got, err)
+	}
 	comp := []byte("\x00\x01y\x00\x00\x04\x00\x00\x00\x02\x00")
 	if err := st.Apply(ctx, ks, []engine.RowMutation{{Key: "p", Mutations: []engine.Mutation{
 		{ColumnFamily: "pairs", Name: comp, Value: []byte("two"), Timestamp: 500},
@@ -140,18 +166,26 @@ func TestAdoptedRenamedColumns(t *testing.T) {
 	}
 }
 
-func TestRenameColumns(t *testing.T) {
-	m := map[string]string{"key": `"k"`, "column1": `"ts"`, "value": `"v"`}
-	for in, want := range map[string]string{
-		`SELECT column1, value, writetime(value) FROM "ks"."key" WHERE key = ? AND column1 >= ?`: `SELECT "ts", "v", writetime("v") FROM "ks"."key" WHERE "k" = ? AND "ts" >= ?`,
-		`INSERT INTO "ks"."t" (key, column1, value) VALUES (?, ?, ?) USING TIMESTAMP ?`:          `INSERT INTO "ks"."t" ("k", "ts", "v") VALUES (?, ?, ?) USING TIMESTAMP ?`,
-		`SELECT token(key), keys FROM t WHERE x = 'key'`:                                         `SELECT token("k"), keys FROM t WHERE x = 'key'`,
-	} {
-		if got := renameColumns(in, m); got != want {
-			t.Errorf("renameColumns(%s) = %s, want %s", in, got, want)
-		}
+// A family of an adopted table of its own column names builds its
+// statements from them when it is built: none names the Thrift columns.
+func TestAdoptedFamilyStatementsNameTheTablesColumns(t *testing.T) {
+	def := &schema.ColumnFamily{Name: "events", Comparator: marshal.LongType{}, DefaultValidator: marshal.LongType{}}
+	f := adoptedFamily(def, AdoptedTable{Keyspace: "ks", Name: "events", Shape: ShapeDynamic, Family: def, Key: "k", Clustering: []string{"ts"}, Value: "value"})
+	if want := (columnNames{key: `"k"`, column1: `"ts"`, value: "value"}); f.col != want {
+		t.Errorf("columns %+v, want %+v", f.col, want)
 	}
-	if !containsTable(`SELECT * FROM "ks"."t" WHERE`, `"ks"."t"`) || containsTable(`FROM "ks"."t""x"`, `"ks"."t"`) {
-		t.Error("containsTable")
+	if want := `INSERT INTO "ks"."events" ("k", "ts", value) VALUES (?, ?, ?) USING TIMESTAMP ?`; f.cql.insert != want {
+		t.Errorf("insert %s, want %s", f.cql.insert, want)
+	}
+	if want := `DELETE FROM "ks"."events" USING TIMESTAMP ? WHERE "k" = ? AND "ts" = ?`; f.cql.deleteColumn != want {
+		t.Errorf("delete %s, want %s", f.cql.deleteColumn, want)
+	}
+	sel := selectText(f, selectMany|selectReversed|selectLimit|selectShape(clauseStart))
+	if want := `SELECT "k", "ts", value, writetime(value), ttl(value) FROM "ks"."events" WHERE "k" IN ? AND "ts" >= ? ORDER BY "ts" DESC PER PARTITION LIMIT ?`; sel != want {
+		t.Errorf("select %s, want %s", sel, want)
+	}
+	plain := adoptedFamily(def, AdoptedTable{Keyspace: "ks", Name: "events", Shape: ShapeDynamic, Family: def, Key: "key", Clustering: []string{"column1"}, Value: "value"})
+	if plain.col != thriftColumns || plain.cql != newFamilyCQL(`"ks"."events"`, thriftColumns) {
+		t.Errorf("a table of the Thrift names: %+v", plain.col)
 	}
 }

@@ -101,15 +101,15 @@ func lastEOC(name []byte) byte {
 	return eoc
 }
 
-// readComposite is readColumns of a family of the composite shape.
-func (st *Store) readComposite(ctx context.Context, f *family, key string, q engine.Query) ([]engine.Column, error) {
-	a := f.adopt
-	c := f.def.Comparator
-	// A counter (counter.go) has no write time or TTL.
+// compositeRowText is the SELECT of a row of the composite shape,
+// before its bounds: its clustering columns and value, and, but for a
+// counter (counter.go), which has no write time or TTL, what a cell
+// needs besides.
+func compositeRowText(f *family) string {
 	counter := counterFamily(f.def)
-	sel := `SELECT ` + strings.Join(a.clustering, ", ") + `, value`
+	sel := `SELECT ` + strings.Join(f.adopt.clustering, ", ") + `, ` + f.col.value
 	if !counter {
-		sel += `, writetime(value), ttl(value)`
+		sel += `, writetime(` + f.col.value + `), ttl(` + f.col.value + `)`
 	}
 	if f.writtenTTL && !counter {
 		sel += `, written_ttl`
@@ -118,8 +118,17 @@ func (st *Store) readComposite(ctx context.Context, f *family, key string, q eng
 		sel += `, ` + nameComponentsColumn
 	}
 	cells := valueCells{on: f.valueType != "" && !counter}
-	sel += cells.selects()
-	stmt := sel + ` FROM ` + f.table + ` WHERE key = ?`
+	return sel + cells.selects() + ` FROM ` + f.table + ` WHERE ` + f.col.key + ` = ?`
+}
+
+// readComposite is readColumns of a family of the composite shape.
+func (st *Store) readComposite(ctx context.Context, f *family, key string, q engine.Query) ([]engine.Column, error) {
+	a := f.adopt
+	c := f.def.Comparator
+	// A counter (counter.go) has no write time or TTL.
+	counter := counterFamily(f.def)
+	cells := valueCells{on: f.valueType != "" && !counter}
+	stmt := lazyText(&f.texts.compositeRow, f, compositeRowText)
 	// 1.2's ReversedType sorts an empty component first, and a name of
 	// fewer components (its missing ones empty) before every longer name
 	// it prefixes, but Cassandra 5 sorts an empty value last in a DESC
@@ -291,9 +300,9 @@ func (f *family) compositeStatement(key raw, m engine.Mutation) (statement, bool
 			where.WriteString(` AND ` + a.clustering[i] + ` = ?`)
 			args = append(args, raw(comp))
 		}
-		return statement{`DELETE FROM ` + f.table + ` USING TIMESTAMP ? WHERE key = ?` + where.String(), args}, true
+		return statement{`DELETE FROM ` + f.table + ` USING TIMESTAMP ? WHERE ` + f.col.key + ` = ?` + where.String(), args}, true
 	}
-	names := "key"
+	names := f.col.key
 	marks := "?"
 	args := []any{key}
 	vals := make([]any, 0, len(a.clustering))
@@ -315,7 +324,7 @@ func (f *family) compositeStatement(key raw, m engine.Mutation) (statement, bool
 		marks += ", ?"
 		args = append(args, n)
 	}
-	names += ", value"
+	names += ", " + f.col.value
 	marks += ", ?"
 	args = append(args, raw(nonNil(m.Value)))
 	if m.TTL > 0 && f.writtenTTL {
@@ -370,18 +379,14 @@ func (a *adoptedLayout) components(name []byte, del bool) [][]byte {
 	return comps
 }
 
-// rowOf is the row of name, compared by c, in f: its clustering columns
-// and their values.
-func (f *family) rowOf(c marshal.Comparator, name []byte) ([]string, []any) {
-	if a := f.adopt; a != nil && len(a.clustering) > 0 {
-		comps := a.components(name, false)
-		vals := make([]any, len(comps))
-		for i, comp := range comps {
-			vals[i] = raw(comp)
-		}
-		return a.clustering[:len(comps)], vals
+func (compositeLayout) row(f *family, _ marshal.Comparator, name []byte) ([]string, []any) {
+	a := f.adopt
+	comps := a.components(name, false)
+	vals := make([]any, len(comps))
+	for i, comp := range comps {
+		vals[i] = raw(comp)
 	}
-	return []string{"column1"}, []any{f.encode(c, name)}
+	return a.clustering[:len(comps)], vals
 }
 
 // checkComposite refuses a name the composite layout with prefixes cannot
@@ -398,3 +403,44 @@ func (f *family) checkComposite(m engine.Mutation) error {
 	}
 	return nil
 }
+
+// compositeLayout is a table of a CompositeType comparator's components,
+// a clustering column each (adoptcomposite.go).
+type compositeLayout struct{}
+
+func (compositeLayout) readRow(ctx context.Context, st *Store, f *family, key string, q engine.Query) (engine.Row, error) {
+	ctx, cancel := st.withRequestTimeout(ctx)
+	defer cancel()
+	cols, err := st.readComposite(ctx, f, key, q)
+	return engine.Row{Key: key, Columns: cols}, err
+}
+
+func (compositeLayout) count(ctx context.Context, st *Store, f *family, key string, _ []byte) (int, error) {
+	return st.countWithStatics(ctx, f, key)
+}
+
+func (compositeLayout) check(f *family, m engine.Mutation) error {
+	if err := f.checkComposite(m); err != nil {
+		return err
+	}
+	if rangeDeletion(m) {
+		_, err := f.compositeRange(nil, m)
+		return err
+	}
+	return nil
+}
+
+func (compositeLayout) mutation(out []statement, f *family, w rowWrite, m engine.Mutation) ([]statement, rowWrite) {
+	if rangeDeletion(m) {
+		s, _ := f.compositeRange(w.key, m)
+		return append(out, s), w
+	}
+	if s, ok := f.compositeStatement(w.key, m); ok {
+		return append(out, s), w
+	}
+	return f.ownStatements(out, w, m)
+}
+
+func (compositeLayout) readsMany(*family) bool { return false }
+
+func (compositeLayout) casFenced(*family) bool { return false }

@@ -27,11 +27,6 @@ type adoption struct {
 	keyspaces []*schema.Keyspace
 	families  map[cfName]*family
 	tables    []AdoptedTable
-	// renames maps the quoted table of an adopted table whose key,
-	// clustering or value column is not named as DROP COMPACT STORAGE
-	// names a Thrift table's (key, column1, value) to the quoted names it
-	// has (renamed.go).
-	renames map[string]map[string]string
 	// version is the cluster's schema version read before the
 	// keyspaces were.
 	version string
@@ -129,12 +124,6 @@ func (st *Store) readAdopted(ctx context.Context, strict bool, prev *adoption) (
 			def.ID = adoptedID(name, t.Name)
 			ks.ColumnFamilies[t.Name] = &def
 			a.families[cfName{name, t.Name}] = adoptedFamily(&def, t)
-			if r := t.renames(); r != nil {
-				if a.renames == nil {
-					a.renames = map[string]map[string]string{}
-				}
-				a.renames[quote(t.Keyspace)+"."+quote(t.Name)] = r
-			}
 			if !quiet {
 				st.logger().Info("adopted table served", "keyspace", name, "table", t.Name, "comparator", def.Comparator.Name())
 			}
@@ -151,8 +140,11 @@ func (st *Store) readAdopted(ctx context.Context, strict bool, prev *adoption) (
 func adoptedFamily(def *schema.ColumnFamily, t AdoptedTable) *family {
 	table := quote(t.Keyspace) + "." + quote(t.Name)
 	f := familyOf(def, table, tableColumns{types: map[string]string{"key": "adopted", "column1": "adopted"}})
-	// The table's own types hold names and keys as they are.
+	// The table's own types hold names and keys as they are, in its own
+	// columns.
 	f.rawNames, f.rawKey = true, true
+	f.col = t.columnNames()
+	f.cql = newFamilyCQL(table, f.col)
 	f.desc = strings.HasPrefix(def.Comparator.Name(), marshalPackage+"ReversedType(")
 	switch t.Shape {
 	case ShapeStatic:
@@ -167,6 +159,26 @@ func adoptedFamily(def *schema.ColumnFamily, t AdoptedTable) *family {
 		withSuper(f)
 	}
 	return f
+}
+
+// columnNames are the identifiers of t's key, column1 and value columns
+// in the statements that serve it: t's own, quoted, where they are not
+// the Thrift names (a compact table created with CQL keeps k, ts and v
+// after DROP COMPACT STORAGE, and columns may have been renamed with
+// CQL). A composite table's clustering columns are named by its layout
+// (withComposite).
+func (t AdoptedTable) columnNames() columnNames {
+	c := thriftColumns
+	if t.Key != "key" {
+		c.key = quote(t.Key)
+	}
+	if len(t.Clustering) == 1 && t.Clustering[0] != "column1" {
+		c.column1 = quote(t.Clustering[0])
+	}
+	if t.Value != "value" && t.Value != "" {
+		c.value = quote(t.Value)
+	}
+	return c
 }
 
 // signature is what a table is served as, to tell a changed table.

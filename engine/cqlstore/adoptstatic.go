@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/thriftd/thriftd/engine"
+	"github.com/thriftd/thriftd/marshal"
 )
 
 // The static shape of an adopted table: a 1.2 static column family's
@@ -22,8 +23,10 @@ import (
 // adoptedLayout is what an adopted family's store needs beyond the
 // dynamic layout.
 type adoptedLayout struct {
-	// statics maps a declared column's name to its quoted CQL column.
-	statics map[string]string
+	// statics maps a declared column's name to its quoted CQL column,
+	// staticCQL to the statements that write it.
+	statics   map[string]string
+	staticCQL map[string]staticCQL
 	// names are the declared names in the comparator's order.
 	names [][]byte
 	// plain is the family read and written as the dynamic shape.
@@ -43,12 +46,22 @@ type adoptedLayout struct {
 	super bool
 }
 
+// staticCQL are the statements that delete, write with a TTL and write a
+// declared column's static column.
+type staticCQL struct{ delete, setTTL, set string }
+
 // withStatics makes f serve declared columns from the static columns.
 func withStatics(f *family, statics []string) {
 	plain := *f
-	a := &adoptedLayout{statics: map[string]string{}, plain: &plain}
+	a := &adoptedLayout{statics: map[string]string{}, staticCQL: map[string]staticCQL{}, plain: &plain}
 	for _, s := range statics {
-		a.statics[s] = quote(s)
+		col := quote(s)
+		a.statics[s] = col
+		a.staticCQL[s] = staticCQL{
+			delete: `DELETE ` + col + ` FROM ` + f.table + ` USING TIMESTAMP ? WHERE ` + f.col.key + ` = ?`,
+			setTTL: `UPDATE ` + f.table + ` USING TIMESTAMP ? AND TTL ? SET ` + col + ` = ? WHERE ` + f.col.key + ` = ?`,
+			set:    `UPDATE ` + f.table + ` USING TIMESTAMP ? SET ` + col + ` = ? WHERE ` + f.col.key + ` = ?`,
+		}
 		a.names = append(a.names, []byte(s))
 	}
 	c := f.def.Comparator
@@ -116,7 +129,7 @@ func (st *Store) readWithStatics(ctx context.Context, f *family, key string, q e
 			s := a.statics[n]
 			cols = append(cols, s, "writetime("+s+")", "ttl("+s+")")
 		}
-		iter := st.readQuery(ctx, `SELECT `+strings.Join(cols, ", ")+` FROM `+f.table+` WHERE key = ? LIMIT 1`, st.keyOf(f, key)).Iter()
+		iter := st.readQuery(ctx, `SELECT `+strings.Join(cols, ", ")+` FROM `+f.table+` WHERE `+f.col.key+` = ? LIMIT 1`, st.keyOf(f, key)).Iter()
 		values := make([]raw, len(want))
 		stamps := make([]*int64, len(want))
 		ttls := make([]*int32, len(want))
@@ -157,23 +170,53 @@ func (st *Store) countWithStatics(ctx context.Context, f *family, key string) (i
 // staticStatement is the statement of a mutation of a declared column,
 // or false when m names no declared column.
 func (f *family) staticStatement(key raw, m engine.Mutation) (statement, bool) {
-	if s, ok := f.compositeStatement(key, m); ok {
-		return s, true
-	}
 	if f.adopt == nil || m.SuperColumn != nil || m.Name == nil {
 		return statement{}, false
 	}
-	col, ok := f.adopt.statics[string(m.Name)]
+	cql, ok := f.adopt.staticCQL[string(m.Name)]
 	if !ok {
 		return statement{}, false
 	}
 	switch {
 	case m.Delete:
-		return statement{`DELETE ` + col + ` FROM ` + f.table + ` USING TIMESTAMP ? WHERE key = ?`, []any{m.Timestamp, key}}, true
+		return statement{cql.delete, []any{m.Timestamp, key}}, true
 	case m.TTL > 0:
-		return statement{`UPDATE ` + f.table + ` USING TIMESTAMP ? AND TTL ? SET ` + col + ` = ? WHERE key = ?`,
-			[]any{m.Timestamp, min(int(m.TTL), maxTTL), raw(nonNil(m.Value)), key}}, true
+		return statement{cql.setTTL, []any{m.Timestamp, min(int(m.TTL), maxTTL), raw(nonNil(m.Value)), key}}, true
 	}
-	return statement{`UPDATE ` + f.table + ` USING TIMESTAMP ? SET ` + col + ` = ? WHERE key = ?`,
-		[]any{m.Timestamp, raw(nonNil(m.Value)), key}}, true
+	return statement{cql.set, []any{m.Timestamp, raw(nonNil(m.Value)), key}}, true
+}
+
+// staticLayout is an adopted table whose static columns are served as
+// declared columns beside its dynamic ones (adoptstatic.go).
+type staticLayout struct{}
+
+func (staticLayout) readRow(ctx context.Context, st *Store, f *family, key string, q engine.Query) (engine.Row, error) {
+	ctx, cancel := st.withRequestTimeout(ctx)
+	defer cancel()
+	cols, err := st.readWithStatics(ctx, f, key, q)
+	return engine.Row{Key: key, Columns: cols}, err
+}
+
+func (staticLayout) count(ctx context.Context, st *Store, f *family, key string, _ []byte) (int, error) {
+	return st.countWithStatics(ctx, f, key)
+}
+
+func (staticLayout) check(*family, engine.Mutation) error { return nil }
+
+func (staticLayout) mutation(out []statement, f *family, w rowWrite, m engine.Mutation) ([]statement, rowWrite) {
+	if rangeDeletion(m) {
+		return f.rangeStatements(out, w.key, m), w
+	}
+	if s, ok := f.staticStatement(w.key, m); ok {
+		return append(out, s), w
+	}
+	return f.ownStatements(out, w, m)
+}
+
+func (staticLayout) readsMany(*family) bool { return false }
+
+func (staticLayout) casFenced(*family) bool { return false }
+
+func (staticLayout) row(f *family, c marshal.Comparator, name []byte) ([]string, []any) {
+	return ownLayout{}.row(f, c, name)
 }

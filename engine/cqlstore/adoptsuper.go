@@ -9,6 +9,7 @@ import (
 	"sort"
 
 	"github.com/thriftd/thriftd/engine"
+	"github.com/thriftd/thriftd/marshal"
 )
 
 // The super shape of an adopted table. DROP COMPACT STORAGE turns a
@@ -65,9 +66,8 @@ func (f *family) superShape() bool { return f.adopt != nil && f.adopt.super }
 // whole super columns (q.SuperColumn nil), or the subcolumns of one.
 func (st *Store) readAdoptedSuper(ctx context.Context, f *family, key string, q engine.Query) (engine.Row, error) {
 	row := engine.Row{Key: key}
-	stmt := `SELECT * FROM ` + f.table + ` WHERE key = ?`
 	kb := st.keyOf(f, key)
-	one := stmt + ` AND column1 = ?`
+	one := f.cql.superOne
 	if q.SuperColumn != nil {
 		scs, err := st.scanSupers(ctx, f, one, []any{kb, f.encode(f.def.Comparator, q.SuperColumn)}, nil, 1)
 		if err != nil || len(scs) == 0 {
@@ -90,15 +90,12 @@ func (st *Store) readAdoptedSuper(ctx context.Context, f *family, key string, q 
 		sort.Slice(row.SuperColumns, func(i, j int) bool { return c.Compare(row.SuperColumns[i].Name, row.SuperColumns[j].Name) < 0 })
 		return row, nil
 	}
-	w, args, filter := where(f, "column1", f.def.Comparator, q.Predicate)
-	stmt += w
+	args, cl, filter := restrict(f, f.def.Comparator, q.Predicate)
+	shape := supersShape(cl)
 	if q.Reversed {
-		if f.desc {
-			stmt += ` ORDER BY column1 ASC`
-		} else {
-			stmt += ` ORDER BY column1 DESC`
-		}
+		shape |= supersReversed
 	}
+	stmt := f.texts.adoptedSupers.text(f, shape, adoptedSupersText)
 	limit := q.Count
 	if limit < 0 {
 		limit = math.MaxInt
@@ -115,6 +112,20 @@ func (st *Store) readAdoptedSuper(ctx context.Context, f *family, key string, q 
 		}
 	}
 	return row, err
+}
+
+// adoptedSupersText is readAdoptedSuper's text of a slice of super
+// columns of shape.
+func adoptedSupersText(f *family, shape supersShape) string {
+	stmt := f.cql.superRow + whereText(f.col.column1, clauses(shape)&clauseMask)
+	switch {
+	case shape&supersReversed == 0:
+	case f.desc:
+		stmt += ` ORDER BY ` + f.col.column1 + ` ASC`
+	default:
+		stmt += ` ORDER BY ` + f.col.column1 + ` DESC`
+	}
+	return stmt
 }
 
 // scanSupers reads the super columns a SELECT * of the super shape's
@@ -223,19 +234,19 @@ func (f *family) superStatement(key raw, m engine.Mutation) (statement, error) {
 	case m.Delete && m.Range != nil && m.Name == nil:
 		return f.superRange(key, m)
 	case m.Delete && m.SuperColumn == nil && m.Name == nil:
-		return statement{`DELETE FROM ` + f.table + ` USING TIMESTAMP ? WHERE key = ?`, []any{m.Timestamp, key}}, nil
+		return statement{f.cql.deleteRow, []any{m.Timestamp, key}}, nil
 	case m.SuperColumn == nil:
 		return statement{}, &engine.RefusedError{Why: fmt.Sprintf("column family %s.%s is a super column family: a column needs its super column", f.def.Keyspace, f.def.Name)}
 	case m.Delete && m.Name == nil:
-		return statement{`DELETE FROM ` + f.table + ` USING TIMESTAMP ? WHERE key = ? AND column1 = ?`, []any{m.Timestamp, key, sc}}, nil
+		return statement{f.cql.deleteColumn, []any{m.Timestamp, key, sc}}, nil
 	case m.Delete:
-		return statement{`DELETE ` + superMap + `[?] FROM ` + f.table + ` USING TIMESTAMP ? WHERE key = ? AND column1 = ?`,
+		return statement{f.cql.superDelete,
 			[]any{raw(m.Name), m.Timestamp, key, sc}}, nil
 	case m.TTL > 0:
-		return statement{`UPDATE ` + f.table + ` USING TIMESTAMP ? AND TTL ? SET ` + superMap + `[?] = ? WHERE key = ? AND column1 = ?`,
+		return statement{f.cql.superSetTTL,
 			[]any{m.Timestamp, capTTL(int(m.TTL)), raw(m.Name), raw(nonNil(m.Value)), key, sc}}, nil
 	}
-	return statement{`UPDATE ` + f.table + ` USING TIMESTAMP ? SET ` + superMap + `[?] = ? WHERE key = ? AND column1 = ?`,
+	return statement{f.cql.superSet,
 		[]any{m.Timestamp, raw(m.Name), raw(nonNil(m.Value)), key, sc}}, nil
 }
 
@@ -248,8 +259,8 @@ func (f *family) superRange(key raw, m engine.Mutation) (statement, error) {
 	if m.SuperColumn != nil {
 		return statement{}, &engine.RefusedError{Why: fmt.Sprintf("column family %s.%s: a range deletion of subcolumns cannot be stored on the Cassandra store, where a super column's subcolumns are the entries of a CQL map, deleted by name only", f.def.Keyspace, f.def.Name)}
 	}
-	w, args, _ := where(f, "column1", f.def.Comparator, engine.Predicate{Start: m.Range.Start, Finish: m.Range.Finish})
-	return statement{`DELETE FROM ` + f.table + ` USING TIMESTAMP ? WHERE key = ?` + w, append([]any{m.Timestamp, key}, args...)}, nil
+	w, args, _ := where(f, f.col.column1, f.def.Comparator, engine.Predicate{Start: m.Range.Start, Finish: m.Range.Finish})
+	return statement{`DELETE FROM ` + f.table + ` USING TIMESTAMP ? WHERE ` + f.col.key + ` = ?` + w, append([]any{m.Timestamp, key}, args...)}, nil
 }
 
 // decodeMap splits a CQL map's value (native protocol 3 and later: a
@@ -299,4 +310,36 @@ func decodeMap(b []byte) ([][2][]byte, error) {
 		return nil, fmt.Errorf("%d bytes after a map's %d entries", len(b), count)
 	}
 	return out, nil
+}
+
+// superLayout is an adopted table of the super shape: a super column per
+// clustering row, its subcolumns in a map (adoptsuper.go).
+type superLayout struct{}
+
+func (superLayout) readRow(ctx context.Context, st *Store, f *family, key string, q engine.Query) (engine.Row, error) {
+	ctx, cancel := st.withRequestTimeout(ctx)
+	defer cancel()
+	return st.readAdoptedSuper(ctx, f, key, q)
+}
+
+func (superLayout) count(ctx context.Context, st *Store, f *family, key string, superColumn []byte) (int, error) {
+	return st.countAdoptedSuper(ctx, f, key, superColumn)
+}
+
+func (superLayout) check(f *family, m engine.Mutation) error {
+	_, err := f.superStatement(nil, m)
+	return err
+}
+
+func (superLayout) mutation(out []statement, f *family, w rowWrite, m engine.Mutation) ([]statement, rowWrite) {
+	s, _ := f.superStatement(w.key, m)
+	return append(out, s), w
+}
+
+func (superLayout) readsMany(*family) bool { return false }
+
+func (superLayout) casFenced(*family) bool { return false }
+
+func (superLayout) row(f *family, c marshal.Comparator, name []byte) ([]string, []any) {
+	return ownLayout{}.row(f, c, name)
 }

@@ -70,7 +70,7 @@ func (st *Store) CompareAndSet(ctx context.Context, keyspace, key string, c engi
 	}
 	// An empty condition is fenced by the partition's static ghost
 	// column (ghostFence) where the table has one.
-	fenced := len(c.Expected) == 0 && len(c.Updates) > 0 && f.ghost && f.adopt == nil && !f.def.Super
+	fenced := len(c.Expected) == 0 && len(c.Updates) > 0 && f.layout.casFenced(f)
 	for round := 0; ; round++ {
 		var fence *ghostFence
 		err = nil
@@ -152,7 +152,7 @@ func (st *Store) readGhost(ctx context.Context, f *family, key string) (*ghostFe
 	var g ghostFence
 	var value raw
 	var ttl *int
-	err := st.readQuery(bctx, `SELECT ghost, TTL(ghost) FROM `+f.table+` WHERE key = ? LIMIT 1`, st.keyOf(f, key)).Scan(&value, &ttl)
+	err := st.readQuery(bctx, f.cql.readGhost, st.keyOf(f, key)).Scan(&value, &ttl)
 	if errors.Is(err, gocql.ErrNotFound) {
 		return &g, nil
 	}
@@ -185,7 +185,7 @@ func (st *Store) casBatch(ctx context.Context, keyspace, key string, c engine.CA
 	cmp := f.def.Comparator
 	updated := map[string]bool{}
 	b := st.session.Batch(gocql.UnloggedBatch).Consistency(commit).SerialConsistency(serial)
-	bq := func(stmt string, args ...any) { b.Query(st.cqlOf(stmt), args...) }
+	bq := func(stmt string, args ...any) { b.Query(stmt, args...) }
 	if fence != nil {
 		// Kept at least as long as it had left (a range ghost's time)
 		// and the family's grace.
@@ -194,9 +194,9 @@ func (st *Store) casBatch(ctx context.Context, keyspace, key string, c engine.CA
 		binary.BigEndian.PutUint64(nonce[:8], rand.Uint64())
 		binary.BigEndian.PutUint64(nonce[8:], rand.Uint64())
 		if fence.value == nil {
-			bq(`UPDATE `+f.table+` USING TTL ? SET ghost = ? WHERE key = ? IF ghost = null`, capTTL(ttl), nonce[:], kb)
+			bq(f.cql.fenceNew, capTTL(ttl), nonce[:], kb)
 		} else {
-			bq(`UPDATE `+f.table+` USING TTL ? SET ghost = ? WHERE key = ? IF ghost = ?`, capTTL(ttl), nonce[:], kb, fence.value)
+			bq(f.cql.fenceSwap, capTTL(ttl), nonce[:], kb, fence.value)
 		}
 	}
 	expected := map[string][]byte{}
@@ -204,12 +204,12 @@ func (st *Store) casBatch(ctx context.Context, keyspace, key string, c engine.CA
 		expected[string(e.Name)] = e.Value
 	}
 	for _, m := range c.Updates {
-		cols, vals := f.rowOf(cmp, m.Name)
+		cols, vals := f.layout.row(f, cmp, m.Name)
 		row := rowWhere(cols)
 		// A table with blob_value (typed.go) holds the value in the
 		// column of its validator's type; so does the condition.
 		vc, _ := f.valueColumn(m.Name)
-		insert := `INSERT INTO ` + f.table + ` (key, ` + strings.Join(cols, ", ") + `, ` + vc + `) VALUES (?` + strings.Repeat(", ?", len(cols)) + `, ?)`
+		insert := `INSERT INTO ` + f.table + ` (` + f.col.key + `, ` + strings.Join(cols, ", ") + `, ` + vc + `) VALUES (?` + strings.Repeat(", ?", len(cols)) + `, ?)`
 		insertArgs := append(append([]any{kb}, vals...), raw(nonNil(m.Value)))
 		if n, ok := f.writtenComponents(engine.Mutation{Name: m.Name}); ok {
 			insert = strings.Replace(insert, `) VALUES (?`, `, `+nameComponentsColumn+`) VALUES (?, ?`, 1)
@@ -218,11 +218,11 @@ func (st *Store) casBatch(ctx context.Context, keyspace, key string, c engine.CA
 		updated[string(m.Name)] = true
 		switch e, cond := expected[string(m.Name)]; {
 		case m.Delete:
-			bq(`DELETE FROM `+f.table+` WHERE key = ?`+row, append([]any{kb}, vals...)...)
+			bq(`DELETE FROM `+f.table+` WHERE `+f.col.key+` = ?`+row, append([]any{kb}, vals...)...)
 		case len(c.Expected) == 0:
 			bq(insert+` IF NOT EXISTS`, insertArgs...)
 		case cond:
-			bq(`UPDATE `+f.table+` SET `+vc+` = ? WHERE key = ?`+row+` IF `+vc+` = ?`, append(append([]any{raw(nonNil(m.Value)), kb}, vals...), raw(nonNil(e)))...)
+			bq(`UPDATE `+f.table+` SET `+vc+` = ? WHERE `+f.col.key+` = ?`+row+` IF `+vc+` = ?`, append(append([]any{raw(nonNil(m.Value)), kb}, vals...), raw(nonNil(e)))...)
 		default:
 			bq(insert, insertArgs...)
 		}
@@ -235,14 +235,14 @@ func (st *Store) casBatch(ctx context.Context, keyspace, key string, c engine.CA
 		if updated[string(col.Name)] {
 			continue
 		}
-		cols, vals := f.rowOf(cmp, col.Name)
+		cols, vals := f.layout.row(f, cmp, col.Name)
 		row := rowWhere(cols)
 		args := append(append([]any{raw(nonNil(col.Value)), kb}, vals...), raw(nonNil(col.Value)))
 		vc, _ := f.valueColumn(col.Name)
 		if col.TTL > 0 {
-			bq(`UPDATE `+f.table+` USING TTL ? SET `+vc+` = ? WHERE key = ?`+row+` IF `+vc+` = ?`, append([]any{int(col.TTL)}, args...)...)
+			bq(`UPDATE `+f.table+` USING TTL ? SET `+vc+` = ? WHERE `+f.col.key+` = ?`+row+` IF `+vc+` = ?`, append([]any{int(col.TTL)}, args...)...)
 		} else {
-			bq(`UPDATE `+f.table+` SET `+vc+` = ? WHERE key = ?`+row+` IF `+vc+` = ?`, args...)
+			bq(`UPDATE `+f.table+` SET `+vc+` = ? WHERE `+f.col.key+` = ?`+row+` IF `+vc+` = ?`, args...)
 		}
 	}
 	bctx, cancel := st.withRequestTimeout(ctx)

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync/atomic"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
 	"github.com/thriftd/thriftd/engine"
+	"github.com/thriftd/thriftd/marshal"
 	"github.com/thriftd/thriftd/schema"
 )
 
@@ -95,13 +97,13 @@ func (st *Store) applyCounterRow(ctx context.Context, keyspace string, r engine.
 		stmts := byCF[cf]
 		var err error
 		if len(stmts) == 1 {
-			err = st.session.Query(st.cqlOf(stmts[0].cql), stmts[0].args...).WithContext(ctx).Consistency(cl).
+			err = st.session.Query(stmts[0].cql, stmts[0].args...).WithContext(ctx).Consistency(cl).
 				Idempotent(false).RetryPolicy(noRetry).Exec()
 		} else {
 			// Batch entries are not idempotent unless marked so.
 			b := st.session.Batch(gocql.CounterBatch).WithContext(ctx).Consistency(cl).RetryPolicy(noRetry)
 			for _, s := range stmts {
-				b.Query(st.cqlOf(s.cql), s.args...)
+				b.Query(s.cql, s.args...)
 			}
 			err = b.Exec()
 		}
@@ -114,12 +116,14 @@ func (st *Store) applyCounterRow(ctx context.Context, keyspace string, r engine.
 
 // counterStatement is the CQL of one counter mutation.
 func counterStatement(f *family, key raw, m engine.CounterMutation) statement {
-	var where strings.Builder
-	where.WriteString(` WHERE key = ?`)
 	args := []any{key}
 	c := f.def.Comparator
+	var shape counterWrite
+	if m.Delete {
+		shape |= counterDelete
+	}
 	if f.def.Super && m.SuperColumn != nil {
-		where.WriteString(` AND super_column = ?`)
+		shape |= counterInSuper
 		args = append(args, f.encode(f.def.Comparator, m.SuperColumn))
 		c = f.def.SubComparator
 	}
@@ -129,18 +133,113 @@ func counterStatement(f *family, key raw, m engine.CounterMutation) statement {
 		// An adopted counter table of several clustering columns
 		// (adoptcomposite.go): one value per component; a deletion may
 		// name a prefix.
-		for i, comp := range f.adopt.components(m.Name, m.Delete) {
-			where.WriteString(` AND ` + f.adopt.clustering[i] + ` = ?`)
+		comps := f.adopt.components(m.Name, m.Delete)
+		for _, comp := range comps {
 			args = append(args, raw(comp))
 		}
+		shape |= counterWrite(2+len(comps)) << 2
 	default:
-		where.WriteString(` AND column1 = ?`)
+		shape |= counterColumn
 		args = append(args, f.encode(c, m.Name))
 	}
-	if m.Delete {
-		return statement{cql: `DELETE FROM ` + f.table + where.String(), args: args}
+	if !m.Delete {
+		args = append([]any{m.Delta}, args...)
 	}
-	return statement{cql: `UPDATE ` + f.table + ` SET value = value + ?` + where.String(), args: append([]any{m.Delta}, args...)}
+	return statement{cql: f.texts.counterWrites.text(f, shape), args: args}
+}
+
+// counterWrite tells apart the texts of counterStatement: a deletion or
+// an increment, of a column of a super column or not, and, from bit 2,
+// what names the column: 0 nothing (the row or super column), 1 column1,
+// 2+n n components of the composite shape's clustering columns.
+type counterWrite uint16
+
+const (
+	counterDelete counterWrite = 1 << iota
+	counterInSuper
+	counterColumn
+)
+
+// counterWriteTexts are a counter family's counterStatement texts of
+// names of at most 13 components, each built on first use and kept for
+// the family's life; those of more are built per call.
+type counterWriteTexts [1 << 6]atomic.Pointer[string]
+
+func (t *counterWriteTexts) text(f *family, shape counterWrite) string {
+	cached := int(shape) < len(t)
+	if cached {
+		if p := t[shape].Load(); p != nil {
+			return *p
+		}
+	}
+	var where strings.Builder
+	where.WriteString(` WHERE ` + f.col.key + ` = ?`)
+	if shape&counterInSuper != 0 {
+		where.WriteString(` AND super_column = ?`)
+	}
+	switch n := int(shape >> 2); {
+	case n == 1:
+		where.WriteString(` AND ` + f.col.column1 + ` = ?`)
+	case n > 1:
+		for _, col := range f.adopt.clustering[:n-2] {
+			where.WriteString(` AND ` + col + ` = ?`)
+		}
+	}
+	stmt := `UPDATE ` + f.table + ` SET ` + f.col.value + ` = ` + f.col.value + ` + ?` + where.String()
+	if shape&counterDelete != 0 {
+		stmt = `DELETE FROM ` + f.table + where.String()
+	}
+	if cached {
+		t[shape].Store(&stmt)
+	}
+	return stmt
+}
+
+// counterShape tells apart the texts of readCounterRow: the clauses of
+// restrict in its low bits, then the rest of the statement.
+type counterShape uint8
+
+const (
+	counterSupers counterShape = 1 << (iota + 3) // whole super columns
+	counterSub                                   // the subcolumns of one super column
+	counterReversed
+	counterLimit
+	counterShapes = 1 << (iota + 3)
+)
+
+// counterTexts are a counter family's readCounterRow texts, each built
+// on first use and kept for the family's life (as selectTexts).
+type counterTexts [counterShapes]atomic.Pointer[string]
+
+func (t *counterTexts) text(f *family, shape counterShape) string {
+	if p := t[shape].Load(); p != nil {
+		return *p
+	}
+	col := f.col.column1
+	stmt := `SELECT ` + f.col.column1 + `, ` + f.col.value + ` FROM ` + f.table + ` WHERE ` + f.col.key + ` = ?`
+	if shape&counterSupers != 0 {
+		col = "super_column"
+		stmt = `SELECT super_column, ` + f.col.column1 + `, ` + f.col.value + ` FROM ` + f.table + ` WHERE ` + f.col.key + ` = ?`
+	}
+	if shape&counterSub != 0 {
+		stmt += ` AND super_column = ?`
+	}
+	stmt += whereText(col, clauses(shape)&clauseMask)
+	if shape&counterReversed != 0 {
+		switch {
+		case f.def.Super:
+			stmt += ` ORDER BY super_column DESC, ` + f.col.column1 + ` DESC`
+		case f.desc:
+			stmt += ` ORDER BY ` + f.col.column1 + ` ASC`
+		default:
+			stmt += ` ORDER BY ` + f.col.column1 + ` DESC`
+		}
+	}
+	if shape&counterLimit != 0 {
+		stmt += ` LIMIT ?`
+	}
+	t[shape].Store(&stmt)
+	return stmt
 }
 
 // readCounterRow is readRow for a counter family.
@@ -155,37 +254,27 @@ func (st *Store) readCounterRow(ctx context.Context, f *family, key string, q en
 	}
 	c := f.def.Comparator
 	sup := f.def.Super && q.SuperColumn == nil
-	stmt := `SELECT column1, value FROM ` + f.table + ` WHERE key = ?`
+	var shape counterShape
 	if sup {
-		stmt = `SELECT super_column, column1, value FROM ` + f.table + ` WHERE key = ?`
+		shape |= counterSupers
 	}
 	args := []any{st.keyOf(f, key)}
 	if q.SuperColumn != nil {
-		stmt += ` AND super_column = ?`
+		shape |= counterSub
 		args = append(args, f.encode(f.def.Comparator, q.SuperColumn))
 		c = f.def.SubComparator
 	}
-	col := "column1"
-	if sup {
-		col = "super_column"
-	}
-	w, wargs, filter := where(f, col, c, q.Predicate)
-	stmt += w
+	wargs, cl, filter := restrict(f, c, q.Predicate)
+	shape |= counterShape(cl)
 	args = append(args, wargs...)
 	if q.Names == nil && q.Reversed {
-		switch {
-		case f.def.Super:
-			stmt += ` ORDER BY super_column DESC, column1 DESC`
-		case f.desc:
-			stmt += ` ORDER BY column1 ASC`
-		default:
-			stmt += ` ORDER BY column1 DESC`
-		}
+		shape |= counterReversed
 	}
 	if !sup && q.Names == nil && q.Count > 0 && filter == nil {
-		stmt += ` LIMIT ?`
+		shape |= counterLimit
 		args = append(args, min(q.Count, math.MaxInt32))
 	}
+	stmt := f.texts.counters.text(f, shape)
 	ctx, cancel := st.withRequestTimeout(ctx)
 	defer cancel()
 	iter := st.readQuery(ctx, stmt, args...).PageSize(pageSize).Iter()
@@ -249,3 +338,43 @@ func (st *Store) readCounterRow(ctx context.Context, f *family, key string, q en
 }
 
 var _ engine.CounterStore = (*Store)(nil)
+
+// counterLayout is a counter family: counter cells, read without
+// timestamps, in thriftd's layout or an adopted composite table.
+type counterLayout struct{}
+
+func (counterLayout) readRow(ctx context.Context, st *Store, f *family, key string, q engine.Query) (engine.Row, error) {
+	return st.readCounterRow(ctx, f, key, q)
+}
+
+// cells is the layout of f's cells, as if they were not counters: that
+// of the table's shape.
+func (counterLayout) cells(f *family) tableLayout {
+	switch {
+	case f.superShape():
+		return superLayout{}
+	case f.adopt != nil && len(f.adopt.clustering) > 0:
+		return compositeLayout{}
+	case f.adopt != nil:
+		return staticLayout{}
+	}
+	return ownLayout{}
+}
+
+func (l counterLayout) count(ctx context.Context, st *Store, f *family, key string, superColumn []byte) (int, error) {
+	return l.cells(f).count(ctx, st, f, key, superColumn)
+}
+
+func (l counterLayout) check(f *family, m engine.Mutation) error { return l.cells(f).check(f, m) }
+
+func (l counterLayout) mutation(out []statement, f *family, w rowWrite, m engine.Mutation) ([]statement, rowWrite) {
+	return l.cells(f).mutation(out, f, w, m)
+}
+
+func (counterLayout) readsMany(*family) bool { return false }
+
+func (l counterLayout) casFenced(f *family) bool { return l.cells(f).casFenced(f) }
+
+func (l counterLayout) row(f *family, c marshal.Comparator, name []byte) ([]string, []any) {
+	return l.cells(f).row(f, c, name)
+}

@@ -427,7 +427,7 @@ func (st *Store) indexServed(f *family, column []byte) bool {
 // the marker, and returns the number of entries.
 func (st *Store) buildIndex(ctx context.Context, cqlKS string, f *family, column []byte) (int, error) {
 	cells := valueCells{on: f.valueType != ""}
-	iter := st.session.Query(`SELECT key, value, WRITETIME(value), TTL(value)`+cells.selects()+` FROM `+f.table+` WHERE column1 = ? ALLOW FILTERING`, f.encode(f.def.Comparator, column)).
+	iter := st.session.Query(lazyText(&f.texts.indexBuild, f, indexBuildText), f.encode(f.def.Comparator, column)).
 		WithContext(ctx).Consistency(gocql.Quorum).PageSize(pageSize).Iter()
 	var (
 		blob, value raw
@@ -587,7 +587,7 @@ func (st *Store) liveEntries(ctx context.Context, f *family, column, value []byt
 	err := st.each(ctx, chunks, func(ctx context.Context, n int) error {
 		part := uniq[n*manyKeys : min((n+1)*manyKeys, len(uniq))]
 		cells := valueCells{on: f.valueType != ""}
-		stmt := `SELECT key, value, WRITETIME(value), TTL(value)` + cells.selects() + ` FROM ` + f.table + ` WHERE key IN ? AND column1 = ?`
+		stmt := lazyText(&f.texts.indexRead, f, indexReadText)
 		var (
 			kb, got raw
 			ts      int64
@@ -636,4 +636,21 @@ func (st *Store) liveEntries(ctx context.Context, f *family, column, value []byt
 		return nil
 	})
 	return keys, nil
+}
+
+// indexCells is the SELECT of a column's cells of rows of f, led by
+// their keys.
+func indexCells(f *family) string {
+	cells := valueCells{on: f.valueType != ""}
+	return `SELECT ` + f.col.key + `, ` + f.col.value + `, WRITETIME(` + f.col.value + `), TTL(` + f.col.value + `)` + cells.selects() + ` FROM ` + f.table
+}
+
+// indexReadText reads one column of the rows whose keys are bound.
+func indexReadText(f *family) string {
+	return indexCells(f) + ` WHERE ` + f.col.key + ` IN ? AND ` + f.col.column1 + ` = ?`
+}
+
+// indexBuildText reads one column of every row.
+func indexBuildText(f *family) string {
+	return indexCells(f) + ` WHERE ` + f.col.column1 + ` = ? ALLOW FILTERING`
 }

@@ -1,6 +1,8 @@
 package cqlstore
 
 import (
+	"bytes"
+	"context"
 	"encoding/binary"
 	"fmt"
 	"math/big"
@@ -8,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/thriftd/thriftd/dht"
+	"github.com/thriftd/thriftd/engine"
 	"github.com/thriftd/thriftd/marshal"
 	"github.com/thriftd/thriftd/schema"
 )
@@ -55,13 +58,24 @@ import (
 //
 // Each keyspace also holds thriftd_schema (schema.go), which records the
 // partitioner and each column family's type and comparators.
+//
+// The other shapes a family may have (19.x tables, typed.go; counters,
+// counter.go; adopted tables, adopt*.go) each have a layout type
+// (tableLayout, tablelayout.go) that reads, counts and writes their rows;
+// a family's layout is chosen once, when the family is built, and the
+// statements whose text depends on the family alone are built with it
+// (familyCQL), from the table's own column names (columnNames). ownLayout,
+// below, is the layout described here and its 19.x variant.
 
 // family is a column family as the store keeps it.
 type family struct {
 	def    *schema.ColumnFamily
 	table  string // "ks"."cf", quoted
 	system bool   // 0.6's system keyspace: no table, always empty
-	cql    writeCQL
+	// col names the table's key, column1 and value columns in its
+	// statements.
+	col columnNames
+	cql familyCQL
 	// ghost is set for the 0.6 layout, whose static ghost column marks
 	// range ghosts; the 19.x layout (typed.go) has none.
 	ghost bool
@@ -91,16 +105,19 @@ type family struct {
 	// index, when set, is where the entries of the family's KEYS
 	// columns go (index.go).
 	index *familyIndex
-	// selects are the texts of the reads of columnsSelect (readmany.go).
+	// selects are the texts of the reads of columnsSelect (readmany.go),
+	// texts those of a few other reads.
 	selects *selectTexts
-	// layout reads the rows of the family's shape (tablelayout.go); set
-	// by newFamily and by each with* that changes the shape.
+	texts   *familyTexts
+	// layout reads and writes the rows of the family's shape
+	// (tablelayout.go); set by newFamily and by each with* that changes
+	// the shape.
 	layout tableLayout
 }
 
 // newFamily is def's family in the 0.6 layout, stored in table.
 func newFamily(def *schema.ColumnFamily, table string, system bool) *family {
-	f := &family{def: def, table: table, system: system, cql: newWriteCQL(table), ghost: true, selects: new(selectTexts)}
+	f := &family{def: def, table: table, system: system, col: thriftColumns, cql: newFamilyCQL(table, thriftColumns), ghost: true, selects: new(selectTexts), texts: new(familyTexts)}
 	f.layout = layoutOf(f)
 	return f
 }
@@ -133,7 +150,7 @@ func familyOf(def *schema.ColumnFamily, table string, cols tableColumns) *family
 		f.valueType = cols.types["value"]
 	}
 	if f.writtenTTL {
-		f.cql.insertTTL = `INSERT INTO ` + table + ` (key, column1, value, written_ttl) VALUES (?, ?, ?, ?) USING TIMESTAMP ? AND TTL ?`
+		f.cql.insertTTL = `INSERT INTO ` + table + ` (` + f.col.key + `, ` + f.col.column1 + `, ` + f.col.value + `, written_ttl) VALUES (?, ?, ?, ?) USING TIMESTAMP ? AND TTL ?`
 	}
 	switch {
 	case len(cols.clustering) > 1:
@@ -185,28 +202,69 @@ func (st *Store) keyOf(f *family, key string) raw {
 	return st.keyBlob(key)
 }
 
-// writeCQL is the text of a table's write statements, built once rather
-// than per call.
-type writeCQL struct {
+// familyCQL is the text of a table's statements that depend on the
+// family alone, built once when the family is built rather than per call
+// (selectTexts and rangeTexts hold those of a few shapes each).
+type familyCQL struct {
 	insert, insertSub                               string
 	insertTTL, insertSubTTL                         string
 	deleteRow, deleteSuper, deleteColumn, deleteSub string
 	ghost                                           string
+	// count: super columns of a row (their names), columns of a row,
+	// subcolumns of a super column.
+	countSupers, countColumns, countSub string
+	// readGhost reads a row's ghost, fenceNew and fenceSwap write it
+	// under a condition (cas.go).
+	readGhost, fenceNew, fenceSwap string
+	// keys and keysFrom list a table's keys, from its first or from a
+	// token on (walkKeys).
+	keys, keysFrom string
+	// superRow and superOne read the rows of the super shape
+	// (adoptsuper.go), superDelete, superSetTTL and superSet write one
+	// subcolumn.
+	superRow, superOne, superDelete, superSetTTL, superSet string
 }
 
-func newWriteCQL(t string) writeCQL {
-	return writeCQL{
-		insert:       `INSERT INTO ` + t + ` (key, column1, value) VALUES (?, ?, ?) USING TIMESTAMP ?`,
-		insertSub:    `INSERT INTO ` + t + ` (key, super_column, column1, value) VALUES (?, ?, ?, ?) USING TIMESTAMP ?`,
-		insertTTL:    `INSERT INTO ` + t + ` (key, column1, value) VALUES (?, ?, ?) USING TIMESTAMP ? AND TTL ?`,
-		insertSubTTL: `INSERT INTO ` + t + ` (key, super_column, column1, value) VALUES (?, ?, ?, ?) USING TIMESTAMP ? AND TTL ?`,
-		deleteRow:    `DELETE FROM ` + t + ` USING TIMESTAMP ? WHERE key = ?`,
-		deleteSuper:  `DELETE FROM ` + t + ` USING TIMESTAMP ? WHERE key = ? AND super_column = ?`,
-		deleteColumn: `DELETE FROM ` + t + ` USING TIMESTAMP ? WHERE key = ? AND column1 = ?`,
-		deleteSub:    `DELETE FROM ` + t + ` USING TIMESTAMP ? WHERE key = ? AND super_column = ? AND column1 = ?`,
-		ghost:        `UPDATE ` + t + ` USING TTL ? AND TIMESTAMP ? SET ghost = ? WHERE key = ?`,
+func newFamilyCQL(t string, c columnNames) familyCQL {
+	k, c1, v := c.key, c.column1, c.value
+	byKey := ` FROM ` + t + ` WHERE ` + k + ` = ?`
+	return familyCQL{
+		insert:       `INSERT INTO ` + t + ` (` + k + `, ` + c1 + `, ` + v + `) VALUES (?, ?, ?) USING TIMESTAMP ?`,
+		insertSub:    `INSERT INTO ` + t + ` (` + k + `, super_column, ` + c1 + `, ` + v + `) VALUES (?, ?, ?, ?) USING TIMESTAMP ?`,
+		insertTTL:    `INSERT INTO ` + t + ` (` + k + `, ` + c1 + `, ` + v + `) VALUES (?, ?, ?) USING TIMESTAMP ? AND TTL ?`,
+		insertSubTTL: `INSERT INTO ` + t + ` (` + k + `, super_column, ` + c1 + `, ` + v + `) VALUES (?, ?, ?, ?) USING TIMESTAMP ? AND TTL ?`,
+		deleteRow:    `DELETE FROM ` + t + ` USING TIMESTAMP ? WHERE ` + k + ` = ?`,
+		deleteSuper:  `DELETE FROM ` + t + ` USING TIMESTAMP ? WHERE ` + k + ` = ? AND super_column = ?`,
+		deleteColumn: `DELETE FROM ` + t + ` USING TIMESTAMP ? WHERE ` + k + ` = ? AND ` + c1 + ` = ?`,
+		deleteSub:    `DELETE FROM ` + t + ` USING TIMESTAMP ? WHERE ` + k + ` = ? AND super_column = ? AND ` + c1 + ` = ?`,
+		ghost:        `UPDATE ` + t + ` USING TTL ? AND TIMESTAMP ? SET ghost = ? WHERE ` + k + ` = ?`,
+		countSupers:  `SELECT super_column` + byKey,
+		countColumns: `SELECT count(` + c1 + `)` + byKey,
+		countSub:     `SELECT count(` + c1 + `)` + byKey + ` AND super_column = ?`,
+		readGhost:    `SELECT ghost, TTL(ghost)` + byKey + ` LIMIT 1`,
+		fenceNew:     `UPDATE ` + t + ` USING TTL ? SET ghost = ? WHERE ` + k + ` = ? IF ghost = null`,
+		fenceSwap:    `UPDATE ` + t + ` USING TTL ? SET ghost = ? WHERE ` + k + ` = ? IF ghost = ?`,
+		keys:         `SELECT DISTINCT ` + k + ` FROM ` + t,
+		keysFrom:     `SELECT DISTINCT ` + k + ` FROM ` + t + ` WHERE token(` + k + `) >= ?`,
+		superRow:     `SELECT *` + byKey,
+		superOne:     `SELECT *` + byKey + ` AND ` + c1 + ` = ?`,
+		superDelete:  `DELETE ` + superMap + `[?] FROM ` + t + ` USING TIMESTAMP ? WHERE ` + k + ` = ? AND ` + c1 + ` = ?`,
+		superSetTTL:  `UPDATE ` + t + ` USING TIMESTAMP ? AND TTL ? SET ` + superMap + `[?] = ? WHERE ` + k + ` = ? AND ` + c1 + ` = ?`,
+		superSet:     `UPDATE ` + t + ` USING TIMESTAMP ? SET ` + superMap + `[?] = ? WHERE ` + k + ` = ? AND ` + c1 + ` = ?`,
 	}
 }
+
+// columnNames are the CQL identifiers, as statements name them, of a
+// table's key, its clustering column of names and its value column.
+// thriftd's own tables and the adopted tables of Thrift column families
+// have thriftColumns; a compact table created with CQL keeps its own
+// names after DROP COMPACT STORAGE (k, ts, v), and a table may have had
+// columns renamed with CQL (AdoptedTable.columnNames). Every statement of
+// a family is built from its names, so none is rewritten before it is
+// sent.
+type columnNames struct{ key, column1, value string }
+
+var thriftColumns = columnNames{key: "key", column1: "column1", value: "value"}
 
 // schemaTable is the name of thriftd's own table in each keyspace.
 const schemaTable = "thriftd_schema"
@@ -382,4 +440,74 @@ func (st *Store) tokenValue(f *family, t dht.Token) any {
 	// Collating: a key blob starts with its token, and token encodings
 	// are self-delimiting, so blob >= t exactly when the key's token >= t.
 	return []byte(t)
+}
+
+// ownLayout is a table of thriftd's own layouts: one row of names per
+// (super column and) column, names blob-encoded (0.6) or of their CQL
+// type (19.x).
+type ownLayout struct{}
+
+func (ownLayout) readRow(ctx context.Context, st *Store, f *family, key string, q engine.Query) (engine.Row, error) {
+	ctx, cancel := st.withRequestTimeout(ctx)
+	defer cancel()
+	row := engine.Row{Key: key}
+	var err error
+	if f.def.Super && q.SuperColumn == nil {
+		row.SuperColumns, err = st.readSupers(ctx, f, key, q.Predicate)
+	} else {
+		row.Columns, err = st.readColumns(ctx, f, key, q)
+	}
+	return row, err
+}
+
+func (ownLayout) count(ctx context.Context, st *Store, f *family, key string, superColumn []byte) (int, error) {
+	kb := st.keyOf(f, key)
+	if f.def.Super && superColumn == nil {
+		// Super columns with a live subcolumn: one per run of rows.
+		iter := st.readQuery(ctx, f.cql.countSupers, kb).PageSize(pageSize).Iter()
+		n := 0
+		var sc raw
+		var last []byte
+		for iter.Scan(&sc) {
+			if len(sc) > 0 && !bytes.Equal(sc, last) {
+				n++
+				last = append(last[:0], sc...)
+			}
+		}
+		return n, clusterError(ctx, "count super columns of "+f.table, iter.Close())
+	}
+	if c := f.def.Comparator; !f.def.Super && spelled(f, c) || superColumn != nil && spelled(f, f.def.SubComparator) {
+		// Each name's spellings count once.
+		if superColumn != nil {
+			c = f.def.SubComparator
+		}
+		cols, err := st.readSpelled(ctx, f, key, engine.Query{ColumnFamily: f.def.Name, SuperColumn: superColumn, Predicate: engine.Predicate{Count: -1}}, c)
+		return len(cols), err
+	}
+	stmt, args := f.cql.countColumns, []any{kb}
+	if superColumn != nil {
+		stmt, args = f.cql.countSub, append(args, f.encode(f.def.Comparator, superColumn))
+	}
+	var n int64
+	err := st.readQuery(ctx, stmt, args...).Scan(&n)
+	return int(n), clusterError(ctx, "count columns of "+f.table, err)
+}
+
+func (ownLayout) check(*family, engine.Mutation) error { return nil }
+
+func (ownLayout) mutation(out []statement, f *family, w rowWrite, m engine.Mutation) ([]statement, rowWrite) {
+	if rangeDeletion(m) {
+		return f.rangeStatements(out, w.key, m), w
+	}
+	return f.ownStatements(out, w, m)
+}
+
+func (ownLayout) readsMany(f *family) bool {
+	return !f.system && !f.def.Super && !spelled(f, f.def.Comparator)
+}
+
+func (ownLayout) casFenced(f *family) bool { return f.ghost && !f.def.Super }
+
+func (ownLayout) row(f *family, c marshal.Comparator, name []byte) ([]string, []any) {
+	return []string{f.col.column1}, []any{f.encode(c, name)}
 }

@@ -55,12 +55,11 @@ func (st *Store) Range(ctx context.Context, keyspace string, b engine.TokenRange
 // longer than one request, and only a page the cluster does not answer in
 // time is a timeout. ctx bounds the whole walk.
 func (st *Store) walkKeys(ctx context.Context, f *family, b engine.TokenRange, want int, visit func(string, dht.Token) bool) error {
-	stmt, args := `SELECT DISTINCT key FROM `+f.table, []any(nil)
+	stmt, args := f.cql.keys, []any(nil)
 	if len(b.Start) > 0 {
 		// The minimum token needs no bound (and ByteOrdered's, the empty
 		// blob, binds as null, which Cassandra refuses).
-		stmt += ` WHERE token(key) >= ?`
-		args = append(args, st.tokenValue(f, b.Start))
+		stmt, args = f.cql.keysFrom, append(args, st.tokenValue(f, b.Start))
 	}
 	if want > 0 && !b.StartInclusive && len(b.Start) > 0 {
 		// The first key may be the start's own, which is skipped: a page

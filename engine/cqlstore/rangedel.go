@@ -17,51 +17,37 @@ import (
 //     bounds a forward slice of the range puts on column1 (where), so a
 //     range deletes what a slice of the same bounds reads, DESC included;
 //   - super columns: the same bounds on super_column;
-//   - the composite shape: a multi-column slice of the clustering columns
-//     (compositeRange);
 //   - an adopted table's declared columns, held in static columns: each
 //     one in the range is deleted too.
-func (f *family) rangeStatements(out []statement, key raw, m engine.Mutation) ([]statement, error) {
-	if f.superShape() {
-		s, err := f.superRange(key, m)
-		if err != nil {
-			return nil, err
-		}
-		return append(out, s), nil
-	}
+//
+// The composite shape's is compositeRange (compositeLayout), the super
+// shape's superRange (superLayout).
+func (f *family) rangeStatements(out []statement, key raw, m engine.Mutation) []statement {
 	p := engine.Predicate{Start: m.Range.Start, Finish: m.Range.Finish}
 	switch {
 	case f.def.Super && m.SuperColumn == nil:
 		w, args, _ := where(f, "super_column", f.def.Comparator, p)
-		return append(out, statement{`DELETE FROM ` + f.table + ` USING TIMESTAMP ? WHERE key = ?` + w,
-			append([]any{m.Timestamp, key}, args...)}), nil
+		return append(out, statement{`DELETE FROM ` + f.table + ` USING TIMESTAMP ? WHERE ` + f.col.key + ` = ?` + w,
+			append([]any{m.Timestamp, key}, args...)})
 	case f.def.Super:
-		w, args, _ := where(f, "column1", f.def.SubComparator, p)
-		return append(out, statement{`DELETE FROM ` + f.table + ` USING TIMESTAMP ? WHERE key = ? AND super_column = ?` + w,
-			append([]any{m.Timestamp, key, f.encode(f.def.Comparator, m.SuperColumn)}, args...)}), nil
+		w, args, _ := where(f, f.col.column1, f.def.SubComparator, p)
+		return append(out, statement{`DELETE FROM ` + f.table + ` USING TIMESTAMP ? WHERE ` + f.col.key + ` = ? AND super_column = ?` + w,
+			append([]any{m.Timestamp, key, f.encode(f.def.Comparator, m.SuperColumn)}, args...)})
 	}
 	a := f.adopt
-	if a != nil && len(a.clustering) > 0 {
-		s, err := f.compositeRange(key, m)
-		if err != nil {
-			return nil, err
-		}
-		return append(out, s), nil
-	}
 	plain := f
 	if a != nil {
 		plain = a.plain
 		c := f.def.Comparator
 		for _, n := range a.names {
 			if (len(p.Start) == 0 || c.Compare(n, p.Start) >= 0) && (len(p.Finish) == 0 || c.Compare(n, p.Finish) <= 0) {
-				out = append(out, statement{`DELETE ` + a.statics[string(n)] + ` FROM ` + f.table + ` USING TIMESTAMP ? WHERE key = ?`,
-					[]any{m.Timestamp, key}})
+				out = append(out, statement{a.staticCQL[string(n)].delete, []any{m.Timestamp, key}})
 			}
 		}
 	}
-	w, args, _ := where(plain, "column1", f.def.Comparator, p)
-	return append(out, statement{`DELETE FROM ` + f.table + ` USING TIMESTAMP ? WHERE key = ?` + w,
-		append([]any{m.Timestamp, key}, args...)}), nil
+	w, args, _ := where(plain, plain.col.column1, f.def.Comparator, p)
+	return append(out, statement{`DELETE FROM ` + f.table + ` USING TIMESTAMP ? WHERE ` + f.col.key + ` = ?` + w,
+		append([]any{m.Timestamp, key}, args...)})
 }
 
 // compositeRange is the range deletion of a family of the composite
@@ -125,5 +111,5 @@ func (f *family) compositeRange(key raw, m engine.Mutation) (statement, error) {
 		}
 		tuple(comps, op)
 	}
-	return statement{`DELETE FROM ` + f.table + ` USING TIMESTAMP ? WHERE key = ?` + where.String(), args}, nil
+	return statement{`DELETE FROM ` + f.table + ` USING TIMESTAMP ? WHERE ` + f.col.key + ` = ?` + where.String(), args}, nil
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
@@ -125,7 +126,7 @@ func (st *Store) Count(ctx context.Context, keyspace, key, cf string, superColum
 // readQuery is a read of the cluster at the call's consistency level,
 // under ctx, retried by readRetry.
 func (st *Store) readQuery(ctx context.Context, stmt string, args ...any) *gocql.Query {
-	return st.session.Query(st.cqlOf(stmt), args...).WithContext(ctx).
+	return st.session.Query(stmt, args...).WithContext(ctx).
 		Consistency(readConsistency(engine.Consistency(ctx))).Idempotent(true).RetryPolicy(readRetry{})
 }
 
@@ -319,17 +320,50 @@ func (st *Store) readColumns(ctx context.Context, f *family, key string, q engin
 	return out, nil
 }
 
+// supersShape tells apart the texts of readSupers: the clauses of
+// restrict in its low bits, then whether the order is reversed.
+type supersShape uint8
+
+const (
+	supersReversed supersShape = 1 << (iota + 3)
+	supersShapes               = 1 << (iota + 3)
+)
+
+// supersTexts are a family's texts of a read of its super columns
+// (readSupers; readAdoptedSuper), each built by build on first use and
+// kept for the family's life (as selectTexts).
+type supersTexts [supersShapes]atomic.Pointer[string]
+
+func (t *supersTexts) text(f *family, shape supersShape, build func(*family, supersShape) string) string {
+	if p := t[shape].Load(); p != nil {
+		return *p
+	}
+	stmt := build(f, shape)
+	t[shape].Store(&stmt)
+	return stmt
+}
+
+// supersText is readSupers' text of shape.
+func supersText(f *family, shape supersShape) string {
+	stmt := `SELECT super_column, ` + f.col.column1 + `, ` + f.col.value + `, writetime(` + f.col.value + `), ttl(` + f.col.value + `) FROM ` + f.table + ` WHERE ` + f.col.key + ` = ?` +
+		whereText("super_column", clauses(shape)&clauseMask)
+	if shape&supersReversed != 0 {
+		stmt += ` ORDER BY super_column DESC, ` + f.col.column1 + ` DESC`
+	}
+	return stmt
+}
+
 // readSupers reads whole super columns, each with all its live
 // subcolumns, at most p.Count of them (Names: every one named).
 func (st *Store) readSupers(ctx context.Context, f *family, key string, p engine.Predicate) ([]engine.SuperColumn, error) {
-	stmt := `SELECT super_column, column1, value, writetime(value), ttl(value) FROM ` + f.table + ` WHERE key = ?`
 	args := []any{st.keyOf(f, key)}
-	w, wargs, _ := where(f, "super_column", f.def.Comparator, p) // the 0.6 layout: every name is a blob
-	stmt += w
+	wargs, cl, _ := restrict(f, f.def.Comparator, p) // the 0.6 layout: every name is a blob
 	args = append(args, wargs...)
+	shape := supersShape(cl)
 	if p.Names == nil && p.Reversed {
-		stmt += ` ORDER BY super_column DESC, column1 DESC`
+		shape |= supersReversed
 	}
+	stmt := f.texts.supers.text(f, shape, supersText)
 	iter := st.readQuery(ctx, stmt, args...).PageSize(pageSize).Iter()
 	var (
 		out               []engine.SuperColumn

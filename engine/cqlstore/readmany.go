@@ -87,9 +87,9 @@ func selectText(f *family, shape selectShape) string {
 	var sb strings.Builder
 	sb.WriteString(`SELECT `)
 	if shape&selectMany != 0 {
-		sb.WriteString(`key, `)
+		sb.WriteString(f.col.key + `, `)
 	}
-	sb.WriteString(`column1, value, writetime(value), ttl(value)`)
+	sb.WriteString(f.col.column1 + `, ` + f.col.value + `, writetime(` + f.col.value + `), ttl(` + f.col.value + `)`)
 	if f.writtenTTL {
 		sb.WriteString(`, written_ttl`)
 	}
@@ -97,22 +97,22 @@ func selectText(f *family, shape selectShape) string {
 	sb.WriteString(cells.selects())
 	sb.WriteString(` FROM ` + f.table)
 	if shape&selectMany != 0 {
-		sb.WriteString(` WHERE key IN ?`)
+		sb.WriteString(` WHERE ` + f.col.key + ` IN ?`)
 	} else {
-		sb.WriteString(` WHERE key = ?`)
+		sb.WriteString(` WHERE ` + f.col.key + ` = ?`)
 	}
 	if shape&selectSuper != 0 {
 		sb.WriteString(` AND super_column = ?`)
 	}
-	sb.WriteString(whereText("column1", clauses(shape)&clauseMask))
+	sb.WriteString(whereText(f.col.column1, clauses(shape)&clauseMask))
 	if shape&selectReversed != 0 {
 		switch {
 		case f.def.Super:
-			sb.WriteString(` ORDER BY super_column DESC, column1 DESC`)
+			sb.WriteString(` ORDER BY super_column DESC, ` + f.col.column1 + ` DESC`)
 		case f.desc:
-			sb.WriteString(` ORDER BY column1 ASC`)
+			sb.WriteString(` ORDER BY ` + f.col.column1 + ` ASC`)
 		default:
-			sb.WriteString(` ORDER BY column1 DESC`)
+			sb.WriteString(` ORDER BY ` + f.col.column1 + ` DESC`)
 		}
 	}
 	if shape&selectLimit != 0 {
@@ -126,6 +126,68 @@ func selectText(f *family, shape selectShape) string {
 	return sb.String()
 }
 
+// rangeShape tells apart the texts of scanRows: from a token or the
+// first row, with a PER PARTITION LIMIT or none.
+type rangeShape uint8
+
+const (
+	rangeFrom rangeShape = 1 << iota
+	rangeLimit
+	rangeShapes
+)
+
+// familyTexts are the texts of a family's reads that depend on fields
+// set after the family is made (writtenTTL, valueType, nameComponents,
+// the composite shape's columns): each is built on first use, once the
+// family is complete, and kept for the family's life, as selectTexts are.
+// A family's copies (adoptedLayout.plain) share them.
+type familyTexts struct {
+	scan          rangeTexts
+	counters      counterTexts
+	counterWrites counterWriteTexts
+	supers        supersTexts
+	adoptedSupers supersTexts
+	// indexRead reads one column of many rows (index.go), indexBuild
+	// one column of every row, compositeRow a row of the composite
+	// shape before its bounds (adoptcomposite.go).
+	indexRead, indexBuild, compositeRow atomic.Pointer[string]
+}
+
+// lazyText is the text in p, built by build on first use.
+func lazyText(p *atomic.Pointer[string], f *family, build func(*family) string) string {
+	if s := p.Load(); s != nil {
+		return *s
+	}
+	s := build(f)
+	p.Store(&s)
+	return s
+}
+
+// rangeTexts are a family's scanRows texts.
+type rangeTexts [rangeShapes]atomic.Pointer[string]
+
+func (t *rangeTexts) text(f *family, shape rangeShape) string {
+	if p := t[shape].Load(); p != nil {
+		return *p
+	}
+	var sb strings.Builder
+	sb.WriteString(`SELECT ` + f.col.key + `, ` + f.col.column1 + `, ` + f.col.value + `, writetime(` + f.col.value + `), ttl(` + f.col.value + `)`)
+	if f.writtenTTL {
+		sb.WriteString(`, written_ttl`)
+	}
+	cells := valueCells{on: f.valueType != ""}
+	sb.WriteString(cells.selects() + ` FROM ` + f.table)
+	if shape&rangeFrom != 0 {
+		sb.WriteString(` WHERE token(` + f.col.key + `) >= ?`)
+	}
+	if shape&rangeLimit != 0 {
+		sb.WriteString(` PER PARTITION LIMIT ?`)
+	}
+	s := sb.String()
+	t[shape].Store(&s)
+	return s
+}
+
 // manyKeys is how many rows one statement of readMany reads at most.
 const manyKeys = 100
 
@@ -135,14 +197,13 @@ const manyKeys = 100
 // refuses ORDER BY with an IN of keys on a paged read), whose bounds the
 // column can hold.
 func readsAsMany(f *family, q engine.Query) bool {
-	if f.system || f.adopt != nil || f.def.Super || q.SuperColumn != nil || counterFamily(f.def) ||
-		spelled(f, f.def.Comparator) || (q.Names == nil && q.Reversed) {
+	if !f.layout.readsMany(f) || q.SuperColumn != nil || (q.Names == nil && q.Reversed) {
 		return false
 	}
 	if q.Names == nil && q.Count == 0 || q.Names != nil && len(q.Names) == 0 {
 		return false // readRow answers these without a read
 	}
-	_, _, filter := where(f, "column1", f.def.Comparator, q.Predicate)
+	_, _, filter := where(f, f.col.column1, f.def.Comparator, q.Predicate)
 	return filter == nil
 }
 
@@ -265,19 +326,15 @@ func scansWhole(f *family, q engine.Query) bool {
 // Each page is a request of its own under Cluster.Timeout (st.pages).
 func (st *Store) scanRows(ctx context.Context, f *family, b engine.TokenRange, q engine.Query, maxRows int) ([]engine.Row, error) {
 	cells := valueCells{on: f.valueType != ""}
-	stmt := `SELECT key, column1, value, writetime(value), ttl(value)`
-	if f.writtenTTL {
-		stmt += `, written_ttl`
-	}
-	stmt += cells.selects() + ` FROM ` + f.table
+	var shape rangeShape
 	var args []any
 	if len(b.Start) > 0 {
-		stmt += ` WHERE token(key) >= ?`
+		shape |= rangeFrom
 		args = append(args, st.tokenValue(f, b.Start))
 	}
 	size := pageSize
 	if q.Count > 0 {
-		stmt += ` PER PARTITION LIMIT ?`
+		shape |= rangeLimit
 		args = append(args, min(q.Count, math.MaxInt32))
 		// The start's own row may come first, and is skipped.
 		size = min(pageSize, (maxRows+1)*min(q.Count, pageSize))
@@ -292,6 +349,7 @@ func (st *Store) scanRows(ctx context.Context, f *family, b engine.TokenRange, q
 	c := f.def.Comparator
 	s := &cellScan{}
 	dest := s.dest(true, f.writtenTTL, &cells)
+	stmt := f.texts.scan.text(f, shape)
 	err := st.pages(ctx, "scan", f.table, stmt, args, size, func(iter *gocql.Iter) (bool, error) {
 		for iter.Scan(dest...) {
 			kb := s.kb

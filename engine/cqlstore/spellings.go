@@ -40,7 +40,7 @@ func spelled(f *family, c marshal.Comparator) bool {
 func (f *family) otherSpellings(out []statement, c marshal.Comparator, key, sc raw, name []byte, enc raw, ts int64, deleteOwn bool) []statement {
 	prefix, _ := marshal.Spellings(c, nil, name)
 	end := marshal.PrefixEnd(prefix)
-	where := ` WHERE key = ?`
+	where := ` WHERE ` + f.col.key + ` = ?`
 	args := []any{ts, key}
 	if sc != nil {
 		where += ` AND super_column = ?`
@@ -49,7 +49,7 @@ func (f *family) otherSpellings(out []statement, c marshal.Comparator, key, sc r
 	del := `DELETE FROM ` + f.table + ` USING TIMESTAMP ?` + where
 	with := func(extra ...any) []any { return append(append([]any(nil), args...), extra...) }
 	if deleteOwn {
-		return append(out, statement{del + ` AND column1 >= ? AND column1 < ?`, with(raw(prefix), raw(end))})
+		return append(out, statement{del + ` AND ` + f.col.column1 + ` >= ? AND ` + f.col.column1 + ` < ?`, with(raw(prefix), raw(end))})
 	}
 	// A write deletes the spellings written before it; one written at its
 	// own timestamp stays, for reads to choose between them by value.
@@ -58,18 +58,18 @@ func (f *family) otherSpellings(out []statement, c marshal.Comparator, key, sc r
 	}
 	args[0] = ts - 1
 	return append(out,
-		statement{del + ` AND column1 >= ? AND column1 < ?`, with(raw(prefix), enc)},
-		statement{del + ` AND column1 > ? AND column1 < ?`, with(enc, raw(end))})
+		statement{del + ` AND ` + f.col.column1 + ` >= ? AND ` + f.col.column1 + ` < ?`, with(raw(prefix), enc)},
+		statement{del + ` AND ` + f.col.column1 + ` > ? AND ` + f.col.column1 + ` < ?`, with(enc, raw(end))})
 }
 
 // readSpelled is readColumns for names with spellings: each name's
 // spellings read as one column.
 func (st *Store) readSpelled(ctx context.Context, f *family, key string, q engine.Query, c marshal.Comparator) ([]engine.Column, error) {
-	sel := `SELECT column1, value, writetime(value), ttl(value)`
+	sel := `SELECT ` + f.col.column1 + `, ` + f.col.value + `, writetime(` + f.col.value + `), ttl(` + f.col.value + `)`
 	if f.writtenTTL {
 		sel += `, written_ttl`
 	}
-	stmt := sel + ` FROM ` + f.table + ` WHERE key = ?`
+	stmt := sel + ` FROM ` + f.table + ` WHERE ` + f.col.key + ` = ?`
 	args := []any{st.keyOf(f, key)}
 	if q.SuperColumn != nil {
 		stmt += ` AND super_column = ?`
@@ -85,7 +85,7 @@ func (st *Store) readSpelled(ctx context.Context, f *family, key string, q engin
 				continue
 			}
 			prefix, _ := marshal.Spellings(c, nil, n)
-			cols, _, err := st.scanSpelled(ctx, f, c, stmt+` AND column1 >= ? AND column1 < ?`, with(raw(prefix), raw(marshal.PrefixEnd(prefix))))
+			cols, _, err := st.scanSpelled(ctx, f, c, stmt+` AND `+f.col.column1+` >= ? AND `+f.col.column1+` < ?`, with(raw(prefix), raw(marshal.PrefixEnd(prefix))))
 			if err != nil {
 				return nil, err
 			}
@@ -100,19 +100,19 @@ func (st *Store) readSpelled(ctx context.Context, f *family, key string, q engin
 	var bounds []any
 	if len(lo) > 0 {
 		prefix, _ := marshal.Spellings(c, nil, lo)
-		stmt += ` AND column1 >= ?`
+		stmt += ` AND ` + f.col.column1 + ` >= ?`
 		bounds = append(bounds, raw(prefix))
 	}
 	if len(hi) > 0 {
 		prefix, _ := marshal.Spellings(c, nil, hi)
-		stmt += ` AND column1 < ?`
+		stmt += ` AND ` + f.col.column1 + ` < ?`
 		bounds = append(bounds, raw(marshal.PrefixEnd(prefix)))
 	}
 	if q.Reversed {
 		if f.def.Super {
-			stmt += ` ORDER BY super_column DESC, column1 DESC`
+			stmt += ` ORDER BY super_column DESC, ` + f.col.column1 + ` DESC`
 		} else {
-			stmt += ` ORDER BY column1 DESC`
+			stmt += ` ORDER BY ` + f.col.column1 + ` DESC`
 		}
 	}
 	if q.Count <= 0 {

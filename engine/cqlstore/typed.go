@@ -309,16 +309,16 @@ func needsBlobValue(def *schema.ColumnFamily, typ string) bool {
 // another CQL type than value's.
 func (f *family) valueColumn(name []byte) (col, other string) {
 	if f.valueType == "" {
-		return "value", ""
+		return f.col.value, ""
 	}
 	v := f.def.DefaultValidator
 	if c := f.def.Column(name); c != nil {
 		v = c.Validator
 	}
 	if cqlType(v) == f.valueType {
-		return "value", blobValueColumn
+		return f.col.value, blobValueColumn
 	}
-	return blobValueColumn, "value"
+	return blobValueColumn, f.col.value
 }
 
 // valueInsert is the INSERT of m, a write of the column name in a table
@@ -328,7 +328,7 @@ func (f *family) valueColumn(name []byte) (col, other string) {
 // does not shadow the other's).
 func (f *family) valueInsert(key raw, clustering []string, vals []any, m engine.Mutation) statement {
 	col, other := f.valueColumn(m.Name)
-	names := "key, " + strings.Join(clustering, ", ") + ", " + col
+	names := f.col.key + ", " + strings.Join(clustering, ", ") + ", " + col
 	args := append(append([]any{key}, vals...), raw(nonNil(m.Value)))
 	if m.TTL > 0 {
 		names += ", " + other

@@ -57,19 +57,8 @@ func (st *Store) Apply(ctx context.Context, keyspace string, rows []engine.RowMu
 			if f.system {
 				return fmt.Errorf("cqlstore: column family %s.%s is read-only", keyspace, m.ColumnFamily)
 			}
-			if err := f.checkComposite(m); err != nil {
+			if err := f.layout.check(f, m); err != nil {
 				return err
-			}
-			if f.superShape() {
-				if _, err := f.superStatement(nil, m); err != nil {
-					return err
-				}
-				continue
-			}
-			if m.Delete && m.Range != nil && m.Name == nil {
-				if _, err := f.rangeStatements(nil, nil, m); err != nil {
-					return err
-				}
 			}
 		}
 	}
@@ -145,12 +134,12 @@ func (st *Store) exec(ctx context.Context, stmts []statement, typ gocql.BatchTyp
 	for pause := 20 * time.Millisecond; ; pause = min(2*pause, 500*time.Millisecond) {
 		var err error
 		if len(stmts) == 1 {
-			err = st.session.Query(st.cqlOf(stmts[0].cql), stmts[0].args...).WithContext(ctx).Consistency(cl).Idempotent(true).
+			err = st.session.Query(stmts[0].cql, stmts[0].args...).WithContext(ctx).Consistency(cl).Idempotent(true).
 				RetryPolicy(writeRetry{}).Exec()
 		} else {
 			b := st.session.Batch(typ).WithContext(ctx).Consistency(cl)
 			for _, s := range stmts {
-				b.Query(st.cqlOf(s.cql), s.args...)
+				b.Query(s.cql, s.args...)
 			}
 			err = b.Exec()
 		}
@@ -201,7 +190,7 @@ func (st *Store) familyStatements(out []statement, f *family, key raw, muts []en
 		// A 19.x table: its family's own gc_grace_seconds.
 		grace = st.gcGrace(f.def)
 	}
-	var ins *inserts
+	w := rowWrite{key: key, n: len(muts)}
 	for i, m := range muts {
 		if m.Delete {
 			if m.IsRowDeletion() && i != rowDel {
@@ -219,69 +208,8 @@ func (st *Store) familyStatements(out []statement, f *family, key raw, muts []en
 		if !m.Delete && m.TTL > 0 {
 			ghostTTL, ghostTS = max(ghostTTL, capTTL(int(m.TTL))), max(ghostTS, m.Timestamp)
 		}
-		if f.superShape() {
-			// Apply refused what the shape cannot store.
-			s, _ := f.superStatement(key, m)
-			out = append(out, s)
-			continue
-		}
-		if m.Delete && m.Range != nil && m.Name == nil {
-			// Apply refused a range the layout cannot hold.
-			out, _ = f.rangeStatements(out, key, m)
-			continue
-		}
-		if s, ok := f.staticStatement(key, m); ok {
-			out = append(out, s)
-			continue
-		}
-		var sc, name raw
-		if m.SuperColumn != nil {
-			sc = f.encode(f.def.Comparator, m.SuperColumn)
-		}
-		if m.Name != nil {
-			c := f.def.Comparator
-			if m.SuperColumn != nil {
-				c = f.def.SubComparator
-			}
-			name = f.encode(c, m.Name)
-			if spelled(f, c) {
-				out = f.otherSpellings(out, c, key, sc, m.Name, name, m.Timestamp, m.Delete)
-			}
-		}
-		if !m.Delete && sc == nil && f.valueType != "" {
-			out = append(out, f.valueInsert(key, []string{"column1"}, []any{name}, m))
-			continue
-		}
-		if !m.Delete && m.TTL > 0 {
-			ttl := capTTL(int(m.TTL))
-			switch {
-			case sc == nil && f.writtenTTL:
-				out = append(out, statement{f.cql.insertTTL, []any{key, name, raw(nonNil(m.Value)), m.TTL, m.Timestamp, ttl}})
-			case sc == nil:
-				out = append(out, statement{f.cql.insertTTL, []any{key, name, raw(nonNil(m.Value)), m.Timestamp, ttl}})
-			default:
-				out = append(out, statement{f.cql.insertSubTTL, []any{key, sc, name, raw(nonNil(m.Value)), m.Timestamp, ttl}})
-			}
-			continue
-		}
-		switch {
-		case !m.Delete && sc == nil:
-			if ins == nil {
-				ins = newInserts(key, len(muts))
-			}
-			out = append(out, statement{f.cql.insert, ins.insert(name, nonNil(m.Value), m.Timestamp)})
-		case !m.Delete:
-			out = append(out, statement{f.cql.insertSub,
-				[]any{key, sc, name, raw(nonNil(m.Value)), m.Timestamp}})
-		case sc == nil && name == nil:
-			out = append(out, statement{f.cql.deleteRow, []any{m.Timestamp, key}})
-		case name == nil:
-			out = append(out, statement{f.cql.deleteSuper, []any{m.Timestamp, key, sc}})
-		case sc == nil:
-			out = append(out, statement{f.cql.deleteColumn, []any{m.Timestamp, key, name}})
-		default:
-			out = append(out, statement{f.cql.deleteSub, []any{m.Timestamp, key, sc, name}})
-		}
+		// Apply refused what the shape cannot store.
+		out, w = f.layout.mutation(out, f, w, m)
 	}
 	if deleted && f.ghost && grace > 0 {
 		// The range ghost marker, just after the latest deletion so that
@@ -301,4 +229,72 @@ func (st *Store) familyStatements(out []statement, f *family, key raw, muts []en
 			[]any{capTTL(ghostTTL + max(grace, 0)), ghostTS, []byte{}, key}})
 	}
 	return out
+}
+
+// rowWrite is what the statements of one row's mutations of a family
+// share: the row's stored key, and the arrays its plain inserts bind from
+// (bind.go), made on first use for n mutations. It is passed by value
+// and returned, so that a call through tableLayout does not move it to
+// the heap.
+type rowWrite struct {
+	key raw
+	n   int
+	ins *inserts
+}
+
+// ownStatements appends the statements of m, a mutation of a column
+// (or super column, or row) of a table of thriftd's own layouts, or of a
+// column an adopted table holds as one: its other spellings'
+// deletions first (spellings.go), then its write or deletion.
+func (f *family) ownStatements(out []statement, w rowWrite, m engine.Mutation) ([]statement, rowWrite) {
+	key := w.key
+	var sc, name raw
+	if m.SuperColumn != nil {
+		sc = f.encode(f.def.Comparator, m.SuperColumn)
+	}
+	if m.Name != nil {
+		c := f.def.Comparator
+		if m.SuperColumn != nil {
+			c = f.def.SubComparator
+		}
+		name = f.encode(c, m.Name)
+		if spelled(f, c) {
+			out = f.otherSpellings(out, c, key, sc, m.Name, name, m.Timestamp, m.Delete)
+		}
+	}
+	if !m.Delete && sc == nil && f.valueType != "" {
+		out = append(out, f.valueInsert(key, []string{f.col.column1}, []any{name}, m))
+		return out, w
+	}
+	if !m.Delete && m.TTL > 0 {
+		ttl := capTTL(int(m.TTL))
+		switch {
+		case sc == nil && f.writtenTTL:
+			out = append(out, statement{f.cql.insertTTL, []any{key, name, raw(nonNil(m.Value)), m.TTL, m.Timestamp, ttl}})
+		case sc == nil:
+			out = append(out, statement{f.cql.insertTTL, []any{key, name, raw(nonNil(m.Value)), m.Timestamp, ttl}})
+		default:
+			out = append(out, statement{f.cql.insertSubTTL, []any{key, sc, name, raw(nonNil(m.Value)), m.Timestamp, ttl}})
+		}
+		return out, w
+	}
+	switch {
+	case !m.Delete && sc == nil:
+		if w.ins == nil {
+			w.ins = newInserts(key, w.n)
+		}
+		out = append(out, statement{f.cql.insert, w.ins.insert(name, nonNil(m.Value), m.Timestamp)})
+	case !m.Delete:
+		out = append(out, statement{f.cql.insertSub,
+			[]any{key, sc, name, raw(nonNil(m.Value)), m.Timestamp}})
+	case sc == nil && name == nil:
+		out = append(out, statement{f.cql.deleteRow, []any{m.Timestamp, key}})
+	case name == nil:
+		out = append(out, statement{f.cql.deleteSuper, []any{m.Timestamp, key, sc}})
+	case sc == nil:
+		out = append(out, statement{f.cql.deleteColumn, []any{m.Timestamp, key, name}})
+	default:
+		out = append(out, statement{f.cql.deleteSub, []any{m.Timestamp, key, sc, name}})
+	}
+	return out, w
 }
