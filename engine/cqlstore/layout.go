@@ -19,7 +19,7 @@ import (
 // Prefix+keyspace:
 //
 //	Standard: key blob, column1 blob, value blob, ghost blob static,
-//	          PRIMARY KEY (key, column1)
+//	          written_ttl int, PRIMARY KEY (key, column1)
 //	Super:    key blob, super_column blob, column1 blob, value blob,
 //	          ghost blob static, PRIMARY KEY (key, super_column, column1)
 //
@@ -141,7 +141,8 @@ func familyOf(def *schema.ColumnFamily, table string, cols tableColumns) *family
 	}
 	// A 0.6 table's key and column1 are blobs (rawNames and rawKey
 	// false); a 19.x table has the ghost column since it was added, and
-	// written_ttl beside it.
+	// written_ttl beside it, as a Standard 0.6 table has since it was
+	// added there.
 	_, f.ghost = cols.types["ghost"]
 	_, f.writtenTTL = cols.types["written_ttl"]
 	f.rawNames = cols.types["column1"] != "" && cols.types["column1"] != "blob"

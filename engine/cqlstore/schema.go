@@ -166,7 +166,10 @@ func (st *Store) replication(ks *schema.Keyspace) (string, error) {
 }
 
 func (st *Store) createTable(cqlKS, cf string, def *schema.ColumnFamily) string {
-	cols := `key blob, column1 blob, value blob, ghost blob static, PRIMARY KEY (key, column1)`
+	// written_ttl: a 19.x client's expiring column answers the TTL it was
+	// written with, as 1.2 answered it (CQL's ttl(value) is the seconds
+	// left).
+	cols := `key blob, column1 blob, value blob, ghost blob static, written_ttl int, PRIMARY KEY (key, column1)`
 	if def.Super {
 		cols = `key blob, super_column blob, column1 blob, value blob, ghost blob static, PRIMARY KEY (key, super_column, column1)`
 	}

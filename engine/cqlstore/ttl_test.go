@@ -77,4 +77,15 @@ func TestExpiringColumns(t *testing.T) {
 			t.Fatalf("2 minutes after TTLs of 1 s: row k %+v (want long alone); range %+v (want gone, a ghost)", row.Columns, rows)
 		}
 	}
+	// The short column's expiry means a second has passed since the long
+	// one was written, so CQL's ttl(value), the seconds left, is below
+	// 3600: a slice and a read by name answer the TTL as written
+	// (written_ttl), as 1.2 did.
+	byName, err := st.Get(ctx, storetest.Keyspace, "k", engine.Query{ColumnFamily: "Standard1", Predicate: engine.Predicate{Names: [][]byte{[]byte("long")}}})
+	must(err)
+	for _, r := range []engine.Row{row, byName} {
+		if len(r.Columns) != 1 || r.Columns[0].TTL != 3600 {
+			t.Errorf("row k, after a second: %+v, want long with the TTL it was written with, 3600", r.Columns)
+		}
+	}
 }
