@@ -34,6 +34,7 @@ import (
 // withComposite makes f serve the composite shape over clustering.
 func withComposite(f *family, clustering []string, desc []bool) {
 	plain := *f
+	plain.layout = layoutOf(&plain)
 	a := &adoptedLayout{statics: map[string]string{}, plain: &plain}
 	for i, c := range clustering {
 		a.clustering = append(a.clustering, quote(c))

@@ -53,6 +53,7 @@ type staticCQL struct{ delete, setTTL, set string }
 // withStatics makes f serve declared columns from the static columns.
 func withStatics(f *family, statics []string) {
 	plain := *f
+	plain.layout = layoutOf(&plain)
 	a := &adoptedLayout{statics: map[string]string{}, staticCQL: map[string]staticCQL{}, plain: &plain}
 	for _, s := range statics {
 		col := quote(s)
@@ -218,5 +219,5 @@ func (staticLayout) readsMany(*family) bool { return false }
 func (staticLayout) casFenced(*family) bool { return false }
 
 func (staticLayout) row(f *family, c marshal.Comparator, name []byte) ([]string, []any) {
-	return ownLayout{}.row(f, c, name)
+	return []string{f.col.column1}, []any{f.encode(c, name)}
 }
