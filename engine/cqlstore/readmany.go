@@ -148,6 +148,7 @@ type familyTexts struct {
 	supers        supersTexts
 	adoptedSupers supersTexts
 	spellings     spellingTexts
+	rangeDeletes  rangeDeleteTexts
 	// indexRead reads one column of many rows (index.go), indexBuild
 	// one column of every row, compositeRow a row of the composite
 	// shape before its bounds (adoptcomposite.go).
