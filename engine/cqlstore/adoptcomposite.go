@@ -318,7 +318,7 @@ func (f *family) compositeStatement(key raw, m engine.Mutation) (statement, bool
 		vals = append(vals, v)
 	}
 	if f.valueType != "" {
-		return f.valueInsert(key, a.clustering, vals, m), true
+		return f.valueInsert(key, true, vals, m), true
 	}
 	if n, ok := f.writtenComponents(m); ok {
 		names += ", " + nameComponentsColumn

@@ -149,6 +149,7 @@ type familyTexts struct {
 	adoptedSupers supersTexts
 	spellings     spellingTexts
 	rangeDeletes  rangeDeleteTexts
+	valueInserts  valueInsertTexts
 	// indexRead reads one column of many rows (index.go), indexBuild
 	// one column of every row, compositeRow a row of the composite
 	// shape before its bounds (adoptcomposite.go).
