@@ -34,6 +34,7 @@ import (
 // withComposite makes f serve the composite shape over clustering.
 func withComposite(f *family, clustering []string, desc []bool) {
 	plain := *f
+	plain.layout = layoutOf(&plain)
 	a := &adoptedLayout{statics: map[string]string{}, plain: &plain}
 	for i, c := range clustering {
 		a.clustering = append(a.clustering, quote(c))
@@ -317,7 +318,7 @@ func (f *family) compositeStatement(key raw, m engine.Mutation) (statement, bool
 		vals = append(vals, v)
 	}
 	if f.valueType != "" {
-		return f.valueInsert(key, a.clustering, vals, m), true
+		return f.valueInsert(key, true, vals, m), true
 	}
 	if n, ok := f.writtenComponents(m); ok {
 		names += ", " + nameComponentsColumn

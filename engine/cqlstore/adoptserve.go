@@ -143,6 +143,7 @@ func adoptedFamily(def *schema.ColumnFamily, t AdoptedTable) *family {
 	// The table's own types hold names and keys as they are, in its own
 	// columns.
 	f.rawNames, f.rawKey = true, true
+	f.layout = layoutOf(f)
 	f.col = t.columnNames()
 	f.cql = newFamilyCQL(table, f.col)
 	f.desc = strings.HasPrefix(def.Comparator.Name(), marshalPackage+"ReversedType(")

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/thriftd/thriftd/engine"
@@ -29,6 +30,10 @@ type adoptedLayout struct {
 	staticCQL map[string]staticCQL
 	// names are the declared names in the comparator's order.
 	names [][]byte
+	// staticReads are the texts of readWithStatics' reads of declared
+	// columns, by the set of names read (a bit per index in names; for
+	// at most 64 names), built on first use and kept.
+	staticReads sync.Map
 	// plain is the family read and written as the dynamic shape.
 	plain *family
 	// clustering are the quoted clustering columns of the composite
@@ -53,6 +58,7 @@ type staticCQL struct{ delete, setTTL, set string }
 // withStatics makes f serve declared columns from the static columns.
 func withStatics(f *family, statics []string) {
 	plain := *f
+	plain.layout = layoutOf(&plain)
 	a := &adoptedLayout{statics: map[string]string{}, staticCQL: map[string]staticCQL{}, plain: &plain}
 	for _, s := range statics {
 		col := quote(s)
@@ -97,13 +103,16 @@ func (st *Store) readWithStatics(ctx context.Context, f *family, key string, q e
 			return nil, err
 		}
 	}
-	// The statics the predicate selects.
+	// The statics the predicate selects (wanted: their indexes in
+	// a.names, while there are at most 64).
 	var want []string
-	for _, n := range a.names {
+	var wanted uint64
+	for i, n := range a.names {
 		if q.Names != nil {
 			for _, m := range q.Names {
 				if string(m) == string(n) {
 					want = append(want, string(n))
+					wanted |= 1 << (i % 64)
 					break
 				}
 			}
@@ -115,6 +124,7 @@ func (st *Store) readWithStatics(ctx context.Context, f *family, key string, q e
 		}
 		if (len(lo) == 0 || c.Compare(n, lo) >= 0) && (len(hi) == 0 || c.Compare(n, hi) <= 0) {
 			want = append(want, string(n))
+			wanted |= 1 << (i % 64)
 		}
 	}
 	out := dynamic[:0:0]
@@ -124,16 +134,11 @@ func (st *Store) readWithStatics(ctx context.Context, f *family, key string, q e
 		}
 	}
 	if len(want) > 0 {
-		cols := make([]string, 0, 3*len(want))
-		for _, n := range want {
-			s := a.statics[n]
-			cols = append(cols, s, "writetime("+s+")", "ttl("+s+")")
-		}
-		iter := st.readQuery(ctx, `SELECT `+strings.Join(cols, ", ")+` FROM `+f.table+` WHERE `+f.col.key+` = ? LIMIT 1`, st.keyOf(f, key)).Iter()
+		iter := st.readQuery(ctx, f.staticRead(want, wanted), st.keyOf(f, key)).Iter()
 		values := make([]raw, len(want))
 		stamps := make([]*int64, len(want))
 		ttls := make([]*int32, len(want))
-		dest := make([]any, 0, len(cols))
+		dest := make([]any, 0, 3*len(want))
 		for i := range want {
 			dest = append(dest, &values[i], &stamps[i], &ttls[i])
 		}
@@ -159,6 +164,29 @@ func (st *Store) readWithStatics(ctx context.Context, f *family, key string, q e
 		out = out[:q.Count]
 	}
 	return out, nil
+}
+
+// staticRead is the text of the read of the declared columns want,
+// whose indexes in f.adopt.names are the bits of wanted: kept per set of
+// names where the family declares at most 64.
+func (f *family) staticRead(want []string, wanted uint64) string {
+	a := f.adopt
+	cache := len(a.names) <= 64
+	if cache {
+		if s, ok := a.staticReads.Load(wanted); ok {
+			return s.(string)
+		}
+	}
+	cols := make([]string, 0, 3*len(want))
+	for _, n := range want {
+		s := a.statics[n]
+		cols = append(cols, s, "writetime("+s+")", "ttl("+s+")")
+	}
+	s := `SELECT ` + strings.Join(cols, ", ") + ` FROM ` + f.table + ` WHERE ` + f.col.key + ` = ? LIMIT 1`
+	if cache {
+		a.staticReads.Store(wanted, s)
+	}
+	return s
 }
 
 // countWithStatics is Count of a family of the static shape.
@@ -218,5 +246,5 @@ func (staticLayout) readsMany(*family) bool { return false }
 func (staticLayout) casFenced(*family) bool { return false }
 
 func (staticLayout) row(f *family, c marshal.Comparator, name []byte) ([]string, []any) {
-	return ownLayout{}.row(f, c, name)
+	return []string{f.col.column1}, []any{f.encode(c, name)}
 }

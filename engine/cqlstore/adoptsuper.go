@@ -52,6 +52,7 @@ const superMap = `""`
 // withSuper makes f serve the super shape.
 func withSuper(f *family) {
 	plain := *f
+	plain.layout = layoutOf(&plain)
 	f.adopt = &adoptedLayout{statics: map[string]string{}, plain: &plain, super: true}
 	f.layout = layoutOf(f)
 	// The table has no ghost column; column1 and key hold names and keys
@@ -341,5 +342,5 @@ func (superLayout) readsMany(*family) bool { return false }
 func (superLayout) casFenced(*family) bool { return false }
 
 func (superLayout) row(f *family, c marshal.Comparator, name []byte) ([]string, []any) {
-	return ownLayout{}.row(f, c, name)
+	return []string{f.col.column1}, []any{f.encode(c, name)}
 }

@@ -358,7 +358,7 @@ func (counterLayout) cells(f *family) tableLayout {
 	case f.adopt != nil:
 		return staticLayout{}
 	}
-	return ownLayout{}
+	return ownLayoutOf(f)
 }
 
 func (l counterLayout) count(ctx context.Context, st *Store, f *family, key string, superColumn []byte) (int, error) {

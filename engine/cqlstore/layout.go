@@ -64,8 +64,8 @@ import (
 // (tableLayout, tablelayout.go) that reads, counts and writes their rows;
 // a family's layout is chosen once, when the family is built, and the
 // statements whose text depends on the family alone are built with it
-// (familyCQL), from the table's own column names (columnNames). ownLayout,
-// below, is the layout described here and its 19.x variant.
+// (familyCQL), from the table's own column names (columnNames). blobLayout,
+// below, is the layout described here, typedLayout its 19.x variant.
 
 // family is a column family as the store keeps it.
 type family struct {
@@ -166,6 +166,7 @@ func familyOf(def *schema.ColumnFamily, table string, cols tableColumns) *family
 		// created before had an ascending blob column1.
 		f.rawNames, f.desc = true, true
 	}
+	f.layout = layoutOf(f)
 	return f
 }
 
@@ -443,12 +444,24 @@ func (st *Store) tokenValue(f *family, t dht.Token) any {
 	return []byte(t)
 }
 
-// ownLayout is a table of thriftd's own layouts: one row of names per
-// (super column and) column, names blob-encoded (0.6) or of their CQL
-// type (19.x).
-type ownLayout struct{}
+// ownRows is what the two layouts of a table thriftd created share: one
+// row of names per (super column and) column. blobLayout and typedLayout
+// embed it and answer what their encodings tell apart.
+type ownRows struct{}
 
-func (ownLayout) readRow(ctx context.Context, st *Store, f *family, key string, q engine.Query) (engine.Row, error) {
+// blobLayout is thriftd's 0.6 layout: key and column1 blobs, names
+// encoded (encodeName) so that a comparator's spellings of one name are
+// stored apart and read as one (spellings.go). A 19.x table whose column1
+// is a blob (BytesType names, or tables created before column1 was
+// typed) stores its names so too.
+type blobLayout struct{ ownRows }
+
+// typedLayout is thriftd's 19.x layout (typed.go) and an adopted compact
+// table's: column1 of the comparator's CQL type, names stored as they
+// are, so a name has one spelling.
+type typedLayout struct{ ownRows }
+
+func (ownRows) readRow(ctx context.Context, st *Store, f *family, key string, q engine.Query) (engine.Row, error) {
 	ctx, cancel := st.withRequestTimeout(ctx)
 	defer cancel()
 	row := engine.Row{Key: key}
@@ -461,7 +474,26 @@ func (ownLayout) readRow(ctx context.Context, st *Store, f *family, key string, 
 	return row, err
 }
 
-func (ownLayout) count(ctx context.Context, st *Store, f *family, key string, superColumn []byte) (int, error) {
+func (l blobLayout) count(ctx context.Context, st *Store, f *family, key string, superColumn []byte) (int, error) {
+	if c := f.def.Comparator; !f.def.Super && marshal.HasSpellings(c) || superColumn != nil && marshal.HasSpellings(f.def.SubComparator) {
+		// Each name's spellings count once.
+		if superColumn != nil {
+			c = f.def.SubComparator
+		}
+		cols, err := st.readSpelled(ctx, f, key, engine.Query{ColumnFamily: f.def.Name, SuperColumn: superColumn, Predicate: engine.Predicate{Count: -1}}, c)
+		return len(cols), err
+	}
+	return l.countRows(ctx, st, f, key, superColumn)
+}
+
+func (l typedLayout) count(ctx context.Context, st *Store, f *family, key string, superColumn []byte) (int, error) {
+	return l.countRows(ctx, st, f, key, superColumn)
+}
+
+// countRows counts the super columns of a row (superColumn nil, in a
+// super family) or the rows of its columns or of a super column's
+// subcolumns, each name one row.
+func (ownRows) countRows(ctx context.Context, st *Store, f *family, key string, superColumn []byte) (int, error) {
 	kb := st.keyOf(f, key)
 	if f.def.Super && superColumn == nil {
 		// Super columns with a live subcolumn: one per run of rows.
@@ -477,14 +509,6 @@ func (ownLayout) count(ctx context.Context, st *Store, f *family, key string, su
 		}
 		return n, clusterError(ctx, "count super columns of "+f.table, iter.Close())
 	}
-	if c := f.def.Comparator; !f.def.Super && spelled(f, c) || superColumn != nil && spelled(f, f.def.SubComparator) {
-		// Each name's spellings count once.
-		if superColumn != nil {
-			c = f.def.SubComparator
-		}
-		cols, err := st.readSpelled(ctx, f, key, engine.Query{ColumnFamily: f.def.Name, SuperColumn: superColumn, Predicate: engine.Predicate{Count: -1}}, c)
-		return len(cols), err
-	}
 	stmt, args := f.cql.countColumns, []any{kb}
 	if superColumn != nil {
 		stmt, args = f.cql.countSub, append(args, f.encode(f.def.Comparator, superColumn))
@@ -494,21 +518,29 @@ func (ownLayout) count(ctx context.Context, st *Store, f *family, key string, su
 	return int(n), clusterError(ctx, "count columns of "+f.table, err)
 }
 
-func (ownLayout) check(*family, engine.Mutation) error { return nil }
+func (ownRows) check(*family, engine.Mutation) error { return nil }
 
-func (ownLayout) mutation(out []statement, f *family, w rowWrite, m engine.Mutation) ([]statement, rowWrite) {
+func (ownRows) mutation(out []statement, f *family, w rowWrite, m engine.Mutation) ([]statement, rowWrite) {
 	if rangeDeletion(m) {
 		return f.rangeStatements(out, w.key, m), w
 	}
 	return f.ownStatements(out, w, m)
 }
 
-func (ownLayout) readsMany(f *family) bool {
-	return !f.system && !f.def.Super && !spelled(f, f.def.Comparator)
+// readsMany: a name's spellings are read apart (readSpelled), and the
+// system keyspace has no table.
+func (blobLayout) readsMany(f *family) bool {
+	return !f.system && !f.def.Super && !marshal.HasSpellings(f.def.Comparator)
 }
 
-func (ownLayout) casFenced(f *family) bool { return f.ghost && !f.def.Super }
+func (typedLayout) readsMany(f *family) bool { return !f.def.Super }
 
-func (ownLayout) row(f *family, c marshal.Comparator, name []byte) ([]string, []any) {
-	return []string{f.col.column1}, []any{f.encode(c, name)}
+func (ownRows) casFenced(f *family) bool { return f.ghost && !f.def.Super }
+
+func (blobLayout) row(f *family, c marshal.Comparator, name []byte) ([]string, []any) {
+	return []string{f.col.column1}, []any{raw(encodeName(c, name))}
+}
+
+func (typedLayout) row(f *family, _ marshal.Comparator, name []byte) ([]string, []any) {
+	return []string{f.col.column1}, []any{raw(name)}
 }

@@ -3,6 +3,7 @@ package cqlstore
 import (
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"github.com/thriftd/thriftd/engine"
 )
@@ -26,12 +27,12 @@ func (f *family) rangeStatements(out []statement, key raw, m engine.Mutation) []
 	p := engine.Predicate{Start: m.Range.Start, Finish: m.Range.Finish}
 	switch {
 	case f.def.Super && m.SuperColumn == nil:
-		w, args, _ := where(f, "super_column", f.def.Comparator, p)
-		return append(out, statement{`DELETE FROM ` + f.table + ` USING TIMESTAMP ? WHERE ` + f.col.key + ` = ?` + w,
+		args, cl, _ := restrict(f, f.def.Comparator, p)
+		return append(out, statement{f.texts.rangeDeletes.text(f, rangeDeleteSupers, "super_column", cl),
 			append([]any{m.Timestamp, key}, args...)})
 	case f.def.Super:
-		w, args, _ := where(f, f.col.column1, f.def.SubComparator, p)
-		return append(out, statement{`DELETE FROM ` + f.table + ` USING TIMESTAMP ? WHERE ` + f.col.key + ` = ? AND super_column = ?` + w,
+		args, cl, _ := restrict(f, f.def.SubComparator, p)
+		return append(out, statement{f.texts.rangeDeletes.text(f, rangeDeleteSub, f.col.column1, cl),
 			append([]any{m.Timestamp, key, f.encode(f.def.Comparator, m.SuperColumn)}, args...)})
 	}
 	a := f.adopt
@@ -45,9 +46,40 @@ func (f *family) rangeStatements(out []statement, key raw, m engine.Mutation) []
 			}
 		}
 	}
-	w, args, _ := where(plain, plain.col.column1, f.def.Comparator, p)
-	return append(out, statement{`DELETE FROM ` + f.table + ` USING TIMESTAMP ? WHERE ` + f.col.key + ` = ?` + w,
+	args, cl, _ := restrict(plain, f.def.Comparator, p)
+	return append(out, statement{f.texts.rangeDeletes.text(f, rangeDeleteColumns, plain.col.column1, cl),
 		append([]any{m.Timestamp, key}, args...)})
+}
+
+// rangeDeleteShape tells apart the range deletions of rangeStatements:
+// of super columns, of a super column's subcolumns, of columns.
+type rangeDeleteShape uint8
+
+const (
+	rangeDeleteSupers rangeDeleteShape = iota
+	rangeDeleteSub
+	rangeDeleteColumns
+	rangeDeleteShapes
+)
+
+// rangeDeleteTexts are a family's rangeStatements texts, by shape and
+// the clauses restrict chose, built on first use and kept, as
+// selectTexts are.
+type rangeDeleteTexts [rangeDeleteShapes][clauseMask + 1]atomic.Pointer[string]
+
+// text is the deletion of shape over col, restricted by cl.
+func (t *rangeDeleteTexts) text(f *family, shape rangeDeleteShape, col string, cl clauses) string {
+	p := &t[shape][cl&clauseMask]
+	if s := p.Load(); s != nil {
+		return *s
+	}
+	s := `DELETE FROM ` + f.table + ` USING TIMESTAMP ? WHERE ` + f.col.key + ` = ?`
+	if shape == rangeDeleteSub {
+		s += ` AND super_column = ?`
+	}
+	s += whereText(col, cl&clauseMask)
+	p.Store(&s)
+	return s
 }
 
 // compositeRange is the range deletion of a family of the composite

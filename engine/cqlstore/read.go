@@ -277,8 +277,8 @@ func (f *family) storedBound(c marshal.Comparator, b []byte) []byte {
 }
 
 // readColumns reads the columns of a Standard row, or the subcolumns of
-// one super column, of a table of thriftd's own layouts (ownLayout; an
-// adopted static table's dynamic columns, staticLayout).
+// one super column, of a table of thriftd's own layouts (blobLayout,
+// typedLayout; an adopted static table's dynamic columns, staticLayout).
 func (st *Store) readColumns(ctx context.Context, f *family, key string, q engine.Query) ([]engine.Column, error) {
 	if c := f.def.Comparator; q.SuperColumn == nil && spelled(f, c) {
 		return st.readSpelled(ctx, f, key, q, c)

@@ -147,6 +147,9 @@ type familyTexts struct {
 	counterWrites counterWriteTexts
 	supers        supersTexts
 	adoptedSupers supersTexts
+	spellings     spellingTexts
+	rangeDeletes  rangeDeleteTexts
+	valueInserts  valueInsertTexts
 	// indexRead reads one column of many rows (index.go), indexBuild
 	// one column of every row, compositeRow a row of the composite
 	// shape before its bounds (adoptcomposite.go).

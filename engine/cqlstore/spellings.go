@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"sync/atomic"
 	"time"
 
 	"github.com/thriftd/thriftd/engine"
@@ -40,16 +41,15 @@ func spelled(f *family, c marshal.Comparator) bool {
 func (f *family) otherSpellings(out []statement, c marshal.Comparator, key, sc raw, name []byte, enc raw, ts int64, deleteOwn bool) []statement {
 	prefix, _ := marshal.Spellings(c, nil, name)
 	end := marshal.PrefixEnd(prefix)
-	where := ` WHERE ` + f.col.key + ` = ?`
+	var shape spellingShape
 	args := []any{ts, key}
 	if sc != nil {
-		where += ` AND super_column = ?`
+		shape |= spellingSuper
 		args = append(args, sc)
 	}
-	del := `DELETE FROM ` + f.table + ` USING TIMESTAMP ?` + where
 	with := func(extra ...any) []any { return append(append([]any(nil), args...), extra...) }
 	if deleteOwn {
-		return append(out, statement{del + ` AND ` + f.col.column1 + ` >= ? AND ` + f.col.column1 + ` < ?`, with(raw(prefix), raw(end))})
+		return append(out, statement{f.texts.spellings.deletion(f, shape), with(raw(prefix), raw(end))})
 	}
 	// A write deletes the spellings written before it; one written at its
 	// own timestamp stays, for reads to choose between them by value.
@@ -58,34 +58,107 @@ func (f *family) otherSpellings(out []statement, c marshal.Comparator, key, sc r
 	}
 	args[0] = ts - 1
 	return append(out,
-		statement{del + ` AND ` + f.col.column1 + ` >= ? AND ` + f.col.column1 + ` < ?`, with(raw(prefix), enc)},
-		statement{del + ` AND ` + f.col.column1 + ` > ? AND ` + f.col.column1 + ` < ?`, with(enc, raw(end))})
+		statement{f.texts.spellings.deletion(f, shape), with(raw(prefix), enc)},
+		statement{f.texts.spellings.deletion(f, shape|spellingAfter), with(enc, raw(end))})
+}
+
+// spellingShape tells apart the texts of readSpelled (spellingSuper,
+// spellingFrom, spellingTo, spellingReversed, spellingLimit) and those
+// of otherSpellings (spellingSuper, spellingAfter).
+type spellingShape uint8
+
+const (
+	spellingSuper spellingShape = 1 << iota
+	spellingFrom
+	spellingTo
+	spellingReversed
+	spellingLimit
+	spellingShapes
+	// spellingAfter: a deletion from past a bound (> ?), not from it.
+	spellingAfter = spellingFrom
+)
+
+// spellingTexts are a family's readSpelled and otherSpellings texts, built
+// on first use and kept, as selectTexts are.
+type spellingTexts struct {
+	reads     [spellingShapes]atomic.Pointer[string]
+	deletions [spellingSuper | spellingAfter + 1]atomic.Pointer[string]
+}
+
+// read is the text of readSpelled's statement of shape.
+func (t *spellingTexts) read(f *family, shape spellingShape) string {
+	if p := t.reads[shape].Load(); p != nil {
+		return *p
+	}
+	stmt := `SELECT ` + f.col.column1 + `, ` + f.col.value + `, writetime(` + f.col.value + `), ttl(` + f.col.value + `)`
+	if f.writtenTTL {
+		stmt += `, written_ttl`
+	}
+	stmt += ` FROM ` + f.table + ` WHERE ` + f.col.key + ` = ?`
+	if shape&spellingSuper != 0 {
+		stmt += ` AND super_column = ?`
+	}
+	if shape&spellingFrom != 0 {
+		stmt += ` AND ` + f.col.column1 + ` >= ?`
+	}
+	if shape&spellingTo != 0 {
+		stmt += ` AND ` + f.col.column1 + ` < ?`
+	}
+	if shape&spellingReversed != 0 {
+		if f.def.Super {
+			stmt += ` ORDER BY super_column DESC, ` + f.col.column1 + ` DESC`
+		} else {
+			stmt += ` ORDER BY ` + f.col.column1 + ` DESC`
+		}
+	}
+	if shape&spellingLimit != 0 {
+		stmt += ` LIMIT ?`
+	}
+	t.reads[shape].Store(&stmt)
+	return stmt
+}
+
+// deletion is the text of otherSpellings' deletion of shape: of the
+// spellings from (or past, spellingAfter) a bound to another.
+func (t *spellingTexts) deletion(f *family, shape spellingShape) string {
+	if p := t.deletions[shape].Load(); p != nil {
+		return *p
+	}
+	stmt := `DELETE FROM ` + f.table + ` USING TIMESTAMP ? WHERE ` + f.col.key + ` = ?`
+	if shape&spellingSuper != 0 {
+		stmt += ` AND super_column = ?`
+	}
+	if shape&spellingAfter != 0 {
+		stmt += ` AND ` + f.col.column1 + ` > ?`
+	} else {
+		stmt += ` AND ` + f.col.column1 + ` >= ?`
+	}
+	stmt += ` AND ` + f.col.column1 + ` < ?`
+	t.deletions[shape].Store(&stmt)
+	return stmt
 }
 
 // readSpelled is readColumns for names with spellings: each name's
 // spellings read as one column.
 func (st *Store) readSpelled(ctx context.Context, f *family, key string, q engine.Query, c marshal.Comparator) ([]engine.Column, error) {
-	sel := `SELECT ` + f.col.column1 + `, ` + f.col.value + `, writetime(` + f.col.value + `), ttl(` + f.col.value + `)`
-	if f.writtenTTL {
-		sel += `, written_ttl`
-	}
-	stmt := sel + ` FROM ` + f.table + ` WHERE ` + f.col.key + ` = ?`
+	var shape spellingShape
 	args := []any{st.keyOf(f, key)}
 	if q.SuperColumn != nil {
-		stmt += ` AND super_column = ?`
+		shape |= spellingSuper
 		args = append(args, f.encode(f.def.Comparator, q.SuperColumn))
 	}
 	with := func(extra ...any) []any { return append(append([]any(nil), args...), extra...) }
 	if q.Names != nil {
 		names := append([][]byte(nil), q.Names...)
 		sort.SliceStable(names, func(i, j int) bool { return c.Compare(names[i], names[j]) < 0 })
+		stmt := f.texts.spellings.read(f, shape|spellingFrom|spellingTo)
 		var out []engine.Column
 		for i, n := range names {
 			if i > 0 && c.Compare(n, names[i-1]) == 0 {
 				continue
 			}
 			prefix, _ := marshal.Spellings(c, nil, n)
-			cols, _, err := st.scanSpelled(ctx, f, c, stmt+` AND `+f.col.column1+` >= ? AND `+f.col.column1+` < ?`, with(raw(prefix), raw(marshal.PrefixEnd(prefix))))
+			cols, _, err := st.scanSpelled(ctx, f, c, stmt, with(raw(prefix), raw(marshal.PrefixEnd(prefix))))
 			if err != nil {
 				return nil, err
 			}
@@ -96,35 +169,30 @@ func (st *Store) readSpelled(ctx context.Context, f *family, key string, q engin
 	lo, hi := q.Start, q.Finish
 	if q.Reversed {
 		lo, hi = q.Finish, q.Start
+		shape |= spellingReversed
 	}
 	var bounds []any
 	if len(lo) > 0 {
 		prefix, _ := marshal.Spellings(c, nil, lo)
-		stmt += ` AND ` + f.col.column1 + ` >= ?`
+		shape |= spellingFrom
 		bounds = append(bounds, raw(prefix))
 	}
 	if len(hi) > 0 {
 		prefix, _ := marshal.Spellings(c, nil, hi)
-		stmt += ` AND ` + f.col.column1 + ` < ?`
+		shape |= spellingTo
 		bounds = append(bounds, raw(marshal.PrefixEnd(prefix)))
 	}
-	if q.Reversed {
-		if f.def.Super {
-			stmt += ` ORDER BY super_column DESC, ` + f.col.column1 + ` DESC`
-		} else {
-			stmt += ` ORDER BY ` + f.col.column1 + ` DESC`
-		}
-	}
 	if q.Count <= 0 {
-		cols, _, err := st.scanSpelled(ctx, f, c, stmt, with(bounds...))
+		cols, _, err := st.scanSpelled(ctx, f, c, f.texts.spellings.read(f, shape), with(bounds...))
 		return cols, err
 	}
 	// Spellings that another outlived take a place of the LIMIT: read
 	// again with room for them until a name past the count shows that the
 	// last one's spellings were all read, or the row ends.
+	stmt := f.texts.spellings.read(f, shape|spellingLimit)
 	limit := q.Count + 1
 	for {
-		cols, rows, err := st.scanSpelled(ctx, f, c, stmt+` LIMIT ?`, with(append(bounds, min(limit, math.MaxInt32))...))
+		cols, rows, err := st.scanSpelled(ctx, f, c, stmt, with(append(bounds, min(limit, math.MaxInt32))...))
 		if err != nil {
 			return nil, err
 		}

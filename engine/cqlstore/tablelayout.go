@@ -18,16 +18,17 @@ import (
 //
 // The shapes:
 //
-//	ownLayout       a table thriftd created, 0.6 or 19.x layout (layout.go; typed.go)
+//	blobLayout      a table of thriftd's 0.6 layout, names encoded in blobs (layout.go)
+//	typedLayout     a table of thriftd's 19.x layout, names of their CQL type (layout.go; typed.go)
 //	counterLayout   a counter family, of thriftd's layout or adopted (counter.go)
 //	staticLayout    an adopted table with static columns (adoptstatic.go)
 //	compositeLayout a composite comparator's table, adopted or 19.x (adoptcomposite.go)
 //	superLayout     an adopted table of the super shape (adoptsuper.go)
 //
-// What tells the 0.6 layout from the 19.x one (names and keys of their CQL
-// types, written_ttl, blob_value, DESC clustering) is still a family's
-// encoding flags, read by the helpers both use (family.encode, keyOf,
-// valueColumn, valueCells).
+// Which of blobLayout and typedLayout a table has is decided by how its
+// names are stored (rawNames); its other encoding flags (keys of their CQL
+// type, written_ttl, blob_value, DESC clustering) are still read by the
+// helpers every shape uses (family.encode, keyOf, valueColumn, valueCells).
 type tableLayout interface {
 	// readRow reads what q selects of one row of f; q selects something.
 	// It limits its requests itself (withRequestTimeout).
@@ -68,5 +69,14 @@ func layoutOf(f *family) tableLayout {
 	case f.adopt != nil:
 		return staticLayout{}
 	}
-	return ownLayout{}
+	return ownLayoutOf(f)
+}
+
+// ownLayoutOf is the layout of a table thriftd created (or an adopted
+// compact one): how its names are stored decides.
+func ownLayoutOf(f *family) tableLayout {
+	if f.rawNames {
+		return typedLayout{}
+	}
+	return blobLayout{}
 }

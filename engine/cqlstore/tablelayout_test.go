@@ -22,6 +22,9 @@ func TestLayoutOf(t *testing.T) {
 		return &schema.ColumnFamily{Name: "cf", Comparator: marshal.BytesType{}, DefaultValidator: v}
 	}
 	own := newFamily(def(marshal.BytesType{}), `"ks"."cf"`, false)
+	typed := familyOf(def(marshal.BytesType{}), `"ks"."cf"`, tableColumns{types: map[string]string{"key": "blob", "column1": "text", "value": "blob", "ghost": "blob"}})
+	blobNames := familyOf(def(marshal.BytesType{}), `"ks"."cf"`, tableColumns{types: map[string]string{"key": "text", "column1": "blob", "value": "blob", "ghost": "blob"}})
+	compact := adoptedFamily(def(marshal.BytesType{}), AdoptedTable{Keyspace: "ks", Name: "cf", Shape: ShapeDynamic, Key: "key", Clustering: []string{"column1"}, Value: "value"})
 	counters := newFamily(def(counter), `"ks"."cf"`, false)
 	static := newFamily(def(marshal.BytesType{}), `"ks"."cf"`, false)
 	withStatics(static, []string{"s"})
@@ -36,10 +39,13 @@ func TestLayoutOf(t *testing.T) {
 		f    *family
 		want tableLayout
 	}{
-		{"own", own, ownLayout{}},
+		{"own", own, blobLayout{}},
+		{"19.x, typed names", typed, typedLayout{}},
+		{"19.x, blob names", blobNames, blobLayout{}},
+		{"adopted compact", compact, typedLayout{}},
 		{"counters", counters, counterLayout{}},
 		{"static", static, staticLayout{}},
-		{"static's plain copy", static.adopt.plain, ownLayout{}},
+		{"static's plain copy", static.adopt.plain, blobLayout{}},
 		{"composite", composite, compositeLayout{}},
 		{"super", super, superLayout{}},
 		{"counters of a composite table", counterComposite, counterLayout{}},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
@@ -325,30 +326,85 @@ func (f *family) valueColumn(name []byte) (col, other string) {
 // with blob_value: its value goes to valueColumn, and an expiring one
 // also deletes the other column's cell at its timestamp, so that an older
 // value there does not come back when it expires (a cell of one CQL column
-// does not shadow the other's).
-func (f *family) valueInsert(key raw, clustering []string, vals []any, m engine.Mutation) statement {
-	col, other := f.valueColumn(m.Name)
-	names := f.col.key + ", " + strings.Join(clustering, ", ") + ", " + col
+// does not shadow the other's). vals are the values of the clustering
+// columns: the composite shape's (composite) or column1.
+func (f *family) valueInsert(key raw, composite bool, vals []any, m engine.Mutation) statement {
+	col, _ := f.valueColumn(m.Name)
+	var shape valueInsertShape
+	if composite {
+		shape |= valueInsertComposite
+	}
+	if col != f.col.value {
+		shape |= valueInsertBlob
+	}
 	args := append(append([]any{key}, vals...), raw(nonNil(m.Value)))
 	if m.TTL > 0 {
-		names += ", " + other
+		shape |= valueInsertTTL
 		args = append(args, raw(nil))
 		if f.writtenTTL {
-			names += ", written_ttl"
 			args = append(args, m.TTL)
 		}
 	}
 	if n, ok := f.writtenComponents(m); ok {
-		names += ", " + nameComponentsColumn
+		shape |= valueInsertComponents
 		args = append(args, n)
 	}
-	stmt := `INSERT INTO ` + f.table + ` (` + names + `) VALUES (?` + strings.Repeat(", ?", len(args)-1) + `) USING TIMESTAMP ?`
 	args = append(args, m.Timestamp)
 	if m.TTL > 0 {
-		stmt += ` AND TTL ?`
 		args = append(args, capTTL(int(m.TTL)))
 	}
-	return statement{stmt, args}
+	return statement{f.texts.valueInserts.text(f, shape), args}
+}
+
+// valueInsertShape tells apart the texts of valueInsert: the composite
+// shape's clustering columns or column1, the value in blob_value or in
+// value, with a TTL or not, with name_components or not.
+type valueInsertShape uint8
+
+const (
+	valueInsertComposite valueInsertShape = 1 << iota
+	valueInsertBlob
+	valueInsertTTL
+	valueInsertComponents
+	valueInsertShapes
+)
+
+// valueInsertTexts are a family's valueInsert texts, built on first use
+// and kept, as selectTexts are.
+type valueInsertTexts [valueInsertShapes]atomic.Pointer[string]
+
+func (t *valueInsertTexts) text(f *family, shape valueInsertShape) string {
+	if p := t[shape].Load(); p != nil {
+		return *p
+	}
+	clustering := []string{f.col.column1}
+	if shape&valueInsertComposite != 0 {
+		clustering = f.adopt.clustering
+	}
+	col, other := f.col.value, blobValueColumn
+	if shape&valueInsertBlob != 0 {
+		col, other = other, col
+	}
+	names := f.col.key + ", " + strings.Join(clustering, ", ") + ", " + col
+	n := 2 + len(clustering)
+	if shape&valueInsertTTL != 0 {
+		names += ", " + other
+		n++
+		if f.writtenTTL {
+			names += ", written_ttl"
+			n++
+		}
+	}
+	if shape&valueInsertComponents != 0 {
+		names += ", " + nameComponentsColumn
+		n++
+	}
+	s := `INSERT INTO ` + f.table + ` (` + names + `) VALUES (?` + strings.Repeat(", ?", n-1) + `) USING TIMESTAMP ?`
+	if shape&valueInsertTTL != 0 {
+		s += ` AND TTL ?`
+	}
+	t[shape].Store(&s)
+	return s
 }
 
 // valueCells reads blob_value beside value, where the table has it.

@@ -263,7 +263,7 @@ func (f *family) ownStatements(out []statement, w rowWrite, m engine.Mutation) (
 		}
 	}
 	if !m.Delete && sc == nil && f.valueType != "" {
-		out = append(out, f.valueInsert(key, []string{f.col.column1}, []any{name}, m))
+		out = append(out, f.valueInsert(key, false, []any{name}, m))
 		return out, w
 	}
 	if !m.Delete && m.TTL > 0 {
