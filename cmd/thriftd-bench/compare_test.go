@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -187,5 +188,33 @@ func TestAgainstAndReal(t *testing.T) {
 	}
 	if err := fs.Parse([]string{"-real", "4.0"}); err == nil {
 		t.Fatal("-real 4.0 was accepted")
+	}
+}
+
+// -rate gives every shape one rate, or some shapes rates of their own.
+func TestRatePerShape(t *testing.T) {
+	var c compareOptions
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	c.register(fs)
+	if err := fs.Parse([]string{"-rate", "3000,get_range_slices=300, get_indexed_slices = 50"}); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, s := range c.chosen() {
+		got[s.name[:strings.IndexByte(s.name, ' ')]] = c.rateFor(s)
+	}
+	want := map[string]float64{"get_slice": 3000, "multiget_slice": 3000, "get_range_slices": 300, "get_paged_slice": 3000,
+		"insert": 3000, "batch_mutate": 3000, "add": 3000, "get_indexed_slices": 50}
+	if !maps.Equal(got, want) {
+		t.Fatalf("rates %v, want %v", got, want)
+	}
+	if err := fs.Parse([]string{"-rate", "2000"}); err != nil || c.rateFor(c.chosen()[2]) != 2000 {
+		t.Fatalf("-rate 2000: %v, range at %v", err, c.rateFor(c.chosen()[2]))
+	}
+	for _, bad := range []string{"0", "fast", "get_slices=10", "100,200", "get_slice=-1"} {
+		if err := fs.Parse([]string{"-rate", bad}); err == nil {
+			t.Errorf("-rate %s was accepted", bad)
+		}
 	}
 }

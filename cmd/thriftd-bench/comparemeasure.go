@@ -19,14 +19,15 @@ type compareRow struct {
 	// process (thriftd and the Cassandra node for the cql column; the
 	// client and the node for the direct column).
 	cpu map[string][]time.Duration
-	// The same at the fixed rate of -rate: calls per second reached and
-	// CPU time per call.
+	// The same at the fixed rate of -rate (rate calls/s; 0: none):
+	// calls per second reached and CPU time per call.
+	rate    float64
 	rateOps map[string]float64
 	rateCPU map[string][]time.Duration
 }
 
-func newCompareRow(shape string, conns int) compareRow {
-	return compareRow{shape: shape, conns: conns, ops: map[string]float64{}, p99: map[string]float64{},
+func newCompareRow(shape string, conns int, rate float64) compareRow {
+	return compareRow{shape: shape, conns: conns, rate: rate, ops: map[string]float64{}, p99: map[string]float64{},
 		cpu: map[string][]time.Duration{}, rateOps: map[string]float64{}, rateCPU: map[string][]time.Duration{}}
 }
 
@@ -73,10 +74,10 @@ func measureTarget(o *options, t target, s shape19, n int, r *compareRow, shapeW
 		return fmt.Errorf("%s, %s, %d connections: %v", t.title, s.name, n, err)
 	}
 	r.ops[t.col], r.p99[t.col], r.cpu[t.col] = sum.OpsPerSec, sum.P99Ms, cpu
-	if c.rate > 0 {
-		sum, cpu, err := run(append(append([]string(nil), a...), "-rate", strconv.FormatFloat(c.rate, 'f', -1, 64)))
+	if r.rate > 0 {
+		sum, cpu, err := run(append(append([]string(nil), a...), "-rate", strconv.FormatFloat(r.rate, 'f', -1, 64)))
 		if err != nil {
-			return fmt.Errorf("%s, %s, %d connections, at %v calls/s: %v", t.title, s.name, n, c.rate, err)
+			return fmt.Errorf("%s, %s, %d connections, at %v calls/s: %v", t.title, s.name, n, r.rate, err)
 		}
 		r.rateOps[t.col], r.rateCPU[t.col] = sum.OpsPerSec, cpu
 	}
@@ -128,10 +129,10 @@ func (d *directState) measure(o *options, s shape19, n int, r *compareRow, shape
 	}
 	d.perCall[s.name] = [2]float64{float64(rp.sent.Load()-sent0) / float64(sum.Ops), float64(d.count.n.Load()-all0) / float64(sum.Ops)}
 	r.ops[colDirect], r.p99[colDirect], r.cpu[colDirect] = sum.OpsPerSec, sum.P99Ms, cpu
-	if c.rate > 0 {
-		sum, cpu, err := rp.runCPU(n, duration, c.rate, d.thriftd.p.others)
+	if r.rate > 0 {
+		sum, cpu, err := rp.runCPU(n, duration, r.rate, d.thriftd.p.others)
 		if err != nil {
-			return fmt.Errorf("at %v calls/s: %w", c.rate, err)
+			return fmt.Errorf("at %v calls/s: %w", r.rate, err)
 		}
 		r.rateOps[colDirect], r.rateCPU[colDirect] = sum.OpsPerSec, cpu
 	}

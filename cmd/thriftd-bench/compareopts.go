@@ -62,8 +62,10 @@ type compareOptions struct {
 	// of the direct column.
 	capture time.Duration
 	// rate, when positive, is the fixed rate (calls per second, open
-	// loop) every column is also measured at.
-	rate float64
+	// loop) every column is also measured at; rates overrides it for the
+	// shapes named (by call name), whose maxima differ a hundredfold.
+	rate  float64
+	rates map[string]float64
 	// shapes are the names (up to the first space) of the shapes to
 	// run; all when empty.
 	shapes []string
@@ -122,11 +124,7 @@ func (c *compareOptions) register(fs *flag.FlagSet) (columns, conns *string) {
 		c.shapes = nil
 		for _, name := range strings.Split(v, ",") {
 			name = strings.TrimSpace(name)
-			known := false
-			for _, s := range shapes19() {
-				known = known || strings.HasPrefix(s.name, name+" ")
-			}
-			if !known {
+			if !knownShape(name) {
 				return fmt.Errorf("unknown shape %q", name)
 			}
 			c.shapes = append(c.shapes, name)
@@ -134,10 +132,61 @@ func (c *compareOptions) register(fs *flag.FlagSet) (columns, conns *string) {
 		return nil
 	})
 	fs.DurationVar(&c.capture, "capture", 5*time.Second, "how long the direct column records, on one connection, the requests thriftd on the Cassandra store sends for each shape")
-	fs.Float64Var(&c.rate, "rate", 0, "also measure every column at this fixed rate, in calls per second (open loop: thriftd-stress -rate), below every server's maximum: CPU per call at one offered rate, beside each server's maximum (0: maximum only)")
+	fs.Func("rate", "also measure every column at a fixed rate, in calls per second (open loop: thriftd-stress -rate), below every server's maximum: CPU per call at one offered rate, beside each server's maximum. R for every shape, or R,SHAPE=R,... with rates of their own for the shapes named by call name, e.g. 3000,get_range_slices=300,get_indexed_slices=50 (default: maximum only)", c.parseRate)
 	fs.DurationVar(&c.warm, "warm", 3*time.Minute, "time each server is warmed with the 19.x shapes after loading, before the comparison: a JVM reaches its steady JIT and GC in minutes, as a production node runs (-short: about a second)")
 	fs.StringVar(&c.profiles, "profile", "", "write thriftd's CPU profile of every comparison figure into this directory (go tool pprof FILE)")
 	return columns, conns
+}
+
+// parseRate reads -rate: a rate for every shape, then SHAPE=R pairs.
+func (c *compareOptions) parseRate(v string) error {
+	c.rate, c.rates = 0, nil
+	for i, part := range strings.Split(v, ",") {
+		part = strings.TrimSpace(part)
+		name, num, named := strings.Cut(part, "=")
+		if !named {
+			num = name
+		}
+		r, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+		if err != nil || r <= 0 {
+			return fmt.Errorf("bad rate %q: want calls per second above 0", part)
+		}
+		switch {
+		case !named && i == 0:
+			c.rate = r
+		case !named:
+			return fmt.Errorf("bad rate %q: only the first rate may name no shape", part)
+		default:
+			name = strings.TrimSpace(name)
+			if !knownShape(name) {
+				return fmt.Errorf("unknown shape %q in -rate", name)
+			}
+			if c.rates == nil {
+				c.rates = map[string]float64{}
+			}
+			c.rates[name] = r
+		}
+	}
+	return nil
+}
+
+// rateFor is the fixed rate shape s is measured at (0: none).
+func (c *compareOptions) rateFor(s shape19) float64 {
+	name, _, _ := strings.Cut(s.name, " ")
+	if r, ok := c.rates[name]; ok {
+		return r
+	}
+	return c.rate
+}
+
+// knownShape is whether name is the call name of a comparison shape.
+func knownShape(name string) bool {
+	for _, s := range shapes19() {
+		if strings.HasPrefix(s.name, name+" ") {
+			return true
+		}
+	}
+	return false
 }
 
 // parse checks the flags' values once they are parsed; explicit is

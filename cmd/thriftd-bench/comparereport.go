@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -175,23 +176,23 @@ func cpuCell(ds []time.Duration) string {
 }
 
 // printRate prints, for every column, its maximum throughput beside its
-// CPU per call at the fixed rate of -rate (the rate it reached, when it
-// fell short by more than 5%).
-func printRate(table []compareRow, targets []target, rate float64) {
-	if rate <= 0 {
+// CPU per call at the shape's fixed rate of -rate (the rate it reached,
+// when it fell short by more than 5%).
+func printRate(table []compareRow, targets []target) {
+	if !slices.ContainsFunc(table, func(r compareRow) bool { return r.rate > 0 }) {
 		return
 	}
 	cols := orderedColumns(targets)
-	fmt.Printf("\nAt a fixed rate of %.0f calls/s (open loop), beside each server's maximum: maximum calls/s, and CPU µs per call at the fixed rate (thriftd on C* 5: thriftd + node; direct CQL: client + node)\n\n", rate)
-	head, line := "| shape | conns |", "|---|---:|"
+	fmt.Printf("\nAt a fixed rate (open loop; the row's calls/s), beside each server's maximum: maximum calls/s, and CPU µs per call at the fixed rate (thriftd on C* 5: thriftd + node; direct CQL: client + node)\n\n")
+	head, line := "| shape | conns | fixed rate |", "|---|---:|---:|"
 	for _, c := range cols {
-		head += " " + c.title + " max calls/s | " + c.title + " CPU µs/call at " + fmt.Sprintf("%.0f/s", rate) + " |"
+		head += " " + c.title + " max calls/s | " + c.title + " CPU µs/call at the rate |"
 		line += "---:|---:|"
 	}
 	fmt.Println(head)
 	fmt.Println(line)
 	for _, r := range table {
-		fmt.Printf("| %s | %d |", r.shape, r.conns)
+		fmt.Printf("| %s | %d | %s |", r.shape, r.conns, rateCell(r.rate))
 		for _, c := range cols {
 			if ops, ok := r.ops[c.col]; ok {
 				fmt.Printf(" %.0f |", ops)
@@ -202,7 +203,7 @@ func printRate(table []compareRow, targets []target, rate float64) {
 			switch {
 			case !ok:
 				fmt.Printf(" — |")
-			case reached < 0.95*rate:
+			case reached < 0.95*r.rate:
 				fmt.Printf(" %s (reached %.0f/s) |", cpuCell(r.rateCPU[c.col]), reached)
 			default:
 				fmt.Printf(" %s |", cpuCell(r.rateCPU[c.col]))
@@ -212,10 +213,18 @@ func printRate(table []compareRow, targets []target, rate float64) {
 	}
 }
 
+// rateCell is a row's fixed rate, "—" when it has none.
+func rateCell(rate float64) string {
+	if rate <= 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.0f/s", rate)
+}
+
 // printFloor prints thriftd on the Cassandra store beside the direct CQL
 // client on the same node: throughput, and CPU per call at the maximum
 // and at the fixed rate (all processes', then the node's alone).
-func printFloor(table []compareRow, targets []target, rate float64) {
+func printFloor(table []compareRow, targets []target) {
 	has := map[string]bool{}
 	for _, t := range targets {
 		has[t.col] = true
@@ -243,15 +252,15 @@ func printFloor(table []compareRow, targets []target, rate float64) {
 		return sum(ds[1:])
 	}
 	fmt.Printf("\nthriftd on C* 5 beside the direct CQL client (goals: throughput at least 0.60; CPU per call, thriftd + node over client + node, at most 1.25)\n\n")
-	fmt.Printf("| shape | conns | throughput thriftd / direct | CPU per call at max, thriftd+node / client+node | node's CPU per call at max, thriftd / direct | CPU per call at %.0f/s, thriftd+node / client+node | node's at %.0f/s |\n", rate, rate)
-	fmt.Printf("|---|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Printf("| shape | conns | throughput thriftd / direct | CPU per call at max, thriftd+node / client+node | node's CPU per call at max, thriftd / direct | fixed rate | CPU per call at the rate, thriftd+node / client+node | node's at the rate |\n")
+	fmt.Printf("|---|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range table {
 		tp := "—"
 		if r.ops[colDirect] > 0 && r.ops[colCQL] > 0 {
 			tp = fmt.Sprintf("%.2f", r.ops[colCQL]/r.ops[colDirect])
 		}
-		fmt.Printf("| %s | %d | %s | %s | %s | %s | %s |\n", r.shape, r.conns, tp,
-			ratio(sum(r.cpu[colCQL]), sum(r.cpu[colDirect])), ratio(node(r.cpu[colCQL]), node(r.cpu[colDirect])),
+		fmt.Printf("| %s | %d | %s | %s | %s | %s | %s | %s |\n", r.shape, r.conns, tp,
+			ratio(sum(r.cpu[colCQL]), sum(r.cpu[colDirect])), ratio(node(r.cpu[colCQL]), node(r.cpu[colDirect])), rateCell(r.rate),
 			ratio(sum(r.rateCPU[colCQL]), sum(r.rateCPU[colDirect])), ratio(node(r.rateCPU[colCQL]), node(r.rateCPU[colDirect])))
 	}
 }

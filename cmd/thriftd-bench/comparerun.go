@@ -196,7 +196,7 @@ func runCompare(o *options, tmp string) error {
 	var failures []string
 	for _, s := range c.chosen() {
 		for _, n := range c.conns {
-			r := newCompareRow(s.name, n)
+			r := newCompareRow(s.name, n, c.rateFor(s))
 			// Each row starts with another column, so that what one
 			// server leaves running (compactions, collections) does not
 			// always weigh on the same neighbour.
@@ -221,8 +221,8 @@ func runCompare(o *options, tmp string) error {
 		}
 	}
 	printCompare(table, targets)
-	printRate(table, targets, c.rate)
-	printFloor(table, targets, c.rate)
+	printRate(table, targets)
+	printFloor(table, targets)
 	printRatios(table, targets)
 	if direct != nil {
 		direct.report(c.chosen(), c.conns)
