@@ -2,8 +2,9 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
+	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
@@ -52,30 +53,28 @@ func measureTarget(o *options, t target, s shape19, n int, r *compareRow, shapeW
 		}
 	}
 	a := append(append([]string{"-keyspace", t.ks, "-t", strconv.Itoa(n), "-S", valueSize, "-duration", duration.String()}, t.args...), shape...)
-	var stopProfile func() error
-	if c.profiles != "" && t.p.admin != "" {
-		name := fmt.Sprintf("%s-%s-%d.pprof", fileName(s.name), t.col, n)
-		stopProfile = profileCPU(t.p.admin, duration, filepath.Join(c.profiles, name))
-	}
-	run := func(a []string) (*summary, []time.Duration, error) {
+	run := func(a []string, rate float64) (*summary, []time.Duration, error) {
+		stop := c.figureProfiles(t, s, n, rate, duration)
+		var sum *summary
+		var cpu []time.Duration
+		var err error
 		if t.p.serverPid() != 0 {
-			return stressCPU(o.stress, t.p, a...)
+			sum, cpu, err = stressCPU(o.stress, t.p, a...)
+		} else {
+			sum, err = stress(o.stress, t.p, a...)
 		}
-		sum, err := stress(o.stress, t.p, a...)
-		return sum, nil, err
-	}
-	sum, cpu, err := run(a)
-	if stopProfile != nil {
-		if perr := stopProfile(); perr != nil && err == nil {
+		if perr := stop(); perr != nil && err == nil {
 			err = perr
 		}
+		return sum, cpu, err
 	}
+	sum, cpu, err := run(a, 0)
 	if err != nil {
 		return fmt.Errorf("%s, %s, %d connections: %v", t.title, s.name, n, err)
 	}
 	r.ops[t.col], r.p99[t.col], r.cpu[t.col] = sum.OpsPerSec, sum.P99Ms, cpu
 	if r.rate > 0 {
-		sum, cpu, err := run(append(append([]string(nil), a...), "-rate", strconv.FormatFloat(r.rate, 'f', -1, 64)))
+		sum, cpu, err := run(append(append([]string(nil), a...), "-rate", strconv.FormatFloat(r.rate, 'f', -1, 64)), r.rate)
 		if err != nil {
 			return fmt.Errorf("%s, %s, %d connections, at %v calls/s: %v", t.title, s.name, n, r.rate, err)
 		}
@@ -119,8 +118,13 @@ func (d *directState) measure(o *options, s shape19, n int, r *compareRow, shape
 			return fmt.Errorf("warming: %w", err)
 		}
 	}
+	self := target{col: colDirect, p: &process{pid: os.Getpid(), others: d.thriftd.p.others}}
 	sent0, all0 := rp.sent.Load(), d.count.n.Load()
+	stop := c.figureProfiles(self, s, n, 0, duration)
 	sum, cpu, err := rp.runCPU(n, duration, 0, d.thriftd.p.others)
+	if perr := stop(); perr != nil && err == nil {
+		err = perr
+	}
 	if err != nil {
 		return err
 	}
@@ -130,7 +134,11 @@ func (d *directState) measure(o *options, s shape19, n int, r *compareRow, shape
 	d.perCall[s.name] = [2]float64{float64(rp.sent.Load()-sent0) / float64(sum.Ops), float64(d.count.n.Load()-all0) / float64(sum.Ops)}
 	r.ops[colDirect], r.p99[colDirect], r.cpu[colDirect] = sum.OpsPerSec, sum.P99Ms, cpu
 	if r.rate > 0 {
+		stop := c.figureProfiles(self, s, n, r.rate, duration)
 		sum, cpu, err := rp.runCPU(n, duration, r.rate, d.thriftd.p.others)
+		if perr := stop(); perr != nil && err == nil {
+			err = perr
+		}
 		if err != nil {
 			return fmt.Errorf("at %v calls/s: %w", r.rate, err)
 		}
@@ -160,4 +168,19 @@ func (d *directState) report(shapes []shape19, conns []int) {
 			fmt.Printf("  - %s\n", l)
 		}
 	}
+}
+
+// figureProfiles starts -profile's recordings of one figure of t: shape
+// s at n connections, at its maximum (rate 0) or at rate calls/s, into
+// SHAPE-COLUMN-CONNS[-at-RATE] files (profile.go), and returns what ends
+// them; nothing without -profile.
+func (c *compareOptions) figureProfiles(t target, s shape19, n int, rate float64, d time.Duration) func() error {
+	if c.profiles == "" {
+		return func() error { return nil }
+	}
+	name := fmt.Sprintf("%s-%s-%d", fileName(s.name), strings.ReplaceAll(t.col, ":", "-"), n)
+	if rate > 0 {
+		name += fmt.Sprintf("-at-%.0f", rate)
+	}
+	return figureProfiles(c.profiles, name, t.p.admin, append([]int{t.p.serverPid()}, t.p.others...), d)
 }

@@ -55,7 +55,7 @@ type compareOptions struct {
 	indexRows int
 	conns     []int
 	warm      time.Duration
-	profiles  string // directory for thriftd's CPU profiles
+	profiles  string // directory for the figures' profiles (profile.go)
 	// storage is the production node's memtables and sstables (-cassandra-storage).
 	storage string
 	// capture is how long thriftd's requests are recorded for each shape
@@ -134,7 +134,7 @@ func (c *compareOptions) register(fs *flag.FlagSet) (columns, conns *string) {
 	fs.DurationVar(&c.capture, "capture", 5*time.Second, "how long the direct column records, on one connection, the requests thriftd on the Cassandra store sends for each shape")
 	fs.Func("rate", "also measure every column at a fixed rate, in calls per second (open loop: thriftd-stress -rate), below every server's maximum: CPU per call at one offered rate, beside each server's maximum. R for every shape, or R,SHAPE=R,... with rates of their own for the shapes named by call name, e.g. 3000,get_range_slices=300,get_indexed_slices=50 (default: maximum only)", c.parseRate)
 	fs.DurationVar(&c.warm, "warm", 3*time.Minute, "time each server is warmed with the 19.x shapes after loading, before the comparison: a JVM reaches its steady JIT and GC in minutes, as a production node runs (-short: about a second)")
-	fs.StringVar(&c.profiles, "profile", "", "write thriftd's CPU profile of every comparison figure into this directory (go tool pprof FILE)")
+	fs.StringVar(&c.profiles, "profile", "", "write, for every comparison figure, at its maximum and at -rate, thriftd's CPU profile (SHAPE-COLUMN-CONNS[-at-RATE].pprof: go tool pprof FILE) and a JDK Flight Recorder recording of each Java process of the column, a real node or the Cassandra node of the cql and direct columns (...-PID.jfr: jfr print --events jdk.ExecutionSample FILE), into this directory")
 	return columns, conns
 }
 
