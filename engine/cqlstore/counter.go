@@ -340,41 +340,29 @@ func (st *Store) readCounterRow(ctx context.Context, f *family, key string, q en
 var _ engine.CounterStore = (*Store)(nil)
 
 // counterLayout is a counter family: counter cells, read without
-// timestamps, in thriftd's layout or an adopted composite table.
-type counterLayout struct{}
+// timestamps, in thriftd's layout or an adopted composite table. cells is
+// the layout of its table's shape (shapeLayout), which counts, checks and
+// writes as if the cells were not counters.
+type counterLayout struct{ cells tableLayout }
 
 func (counterLayout) readRow(ctx context.Context, st *Store, f *family, key string, q engine.Query) (engine.Row, error) {
 	return st.readCounterRow(ctx, f, key, q)
 }
 
-// cells is the layout of f's cells, as if they were not counters: that
-// of the table's shape.
-func (counterLayout) cells(f *family) tableLayout {
-	switch {
-	case f.superShape():
-		return superLayout{}
-	case f.adopt != nil && len(f.adopt.clustering) > 0:
-		return compositeLayout{}
-	case f.adopt != nil:
-		return staticLayout{}
-	}
-	return ownLayoutOf(f)
-}
-
 func (l counterLayout) count(ctx context.Context, st *Store, f *family, key string, superColumn []byte) (int, error) {
-	return l.cells(f).count(ctx, st, f, key, superColumn)
+	return l.cells.count(ctx, st, f, key, superColumn)
 }
 
-func (l counterLayout) check(f *family, m engine.Mutation) error { return l.cells(f).check(f, m) }
+func (l counterLayout) check(f *family, m engine.Mutation) error { return l.cells.check(f, m) }
 
 func (l counterLayout) mutation(out []statement, f *family, w rowWrite, m engine.Mutation) ([]statement, rowWrite) {
-	return l.cells(f).mutation(out, f, w, m)
+	return l.cells.mutation(out, f, w, m)
 }
 
 func (counterLayout) readsMany(*family) bool { return false }
 
-func (l counterLayout) casFenced(f *family) bool { return l.cells(f).casFenced(f) }
+func (l counterLayout) casFenced(f *family) bool { return l.cells.casFenced(f) }
 
 func (l counterLayout) row(f *family, c marshal.Comparator, name []byte) ([]string, []any) {
-	return l.cells(f).row(f, c, name)
+	return l.cells.row(f, c, name)
 }

@@ -57,11 +57,18 @@ type tableLayout interface {
 // rangeDeletion reports whether m deletes a range of names (m.Range).
 func rangeDeletion(m engine.Mutation) bool { return m.Delete && m.Range != nil && m.Name == nil }
 
-// layoutOf is the layout of f, as its flags say once f is built.
+// layoutOf is the layout of f, as its flags say once f is built: a
+// counter family's counterLayout wraps the layout of its table's shape.
 func layoutOf(f *family) tableLayout {
+	if counterFamily(f.def) {
+		return counterLayout{cells: shapeLayout(f)}
+	}
+	return shapeLayout(f)
+}
+
+// shapeLayout is the layout of f's table shape, whatever its cells hold.
+func shapeLayout(f *family) tableLayout {
 	switch {
-	case counterFamily(f.def):
-		return counterLayout{}
 	case f.superShape():
 		return superLayout{}
 	case f.adopt != nil && len(f.adopt.clustering) > 0:

@@ -43,12 +43,12 @@ func TestLayoutOf(t *testing.T) {
 		{"19.x, typed names", typed, typedLayout{}},
 		{"19.x, blob names", blobNames, blobLayout{}},
 		{"adopted compact", compact, typedLayout{}},
-		{"counters", counters, counterLayout{}},
+		{"counters", counters, counterLayout{cells: blobLayout{}}},
 		{"static", static, staticLayout{}},
 		{"static's plain copy", static.adopt.plain, blobLayout{}},
 		{"composite", composite, compositeLayout{}},
 		{"super", super, superLayout{}},
-		{"counters of a composite table", counterComposite, counterLayout{}},
+		{"counters of a composite table", counterComposite, counterLayout{cells: compositeLayout{}}},
 	} {
 		if c.f.layout != c.want {
 			t.Errorf("%s: layout %T, want %T", c.name, c.f.layout, c.want)
