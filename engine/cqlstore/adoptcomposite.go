@@ -7,6 +7,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/thriftd/thriftd/engine"
@@ -129,7 +130,6 @@ func (st *Store) readComposite(ctx context.Context, f *family, key string, q eng
 	// A counter (counter.go) has no write time or TTL.
 	counter := counterFamily(f.def)
 	cells := valueCells{on: f.valueType != "" && !counter}
-	stmt := lazyText(&f.texts.compositeRow, f, compositeRowText)
 	// 1.2's ReversedType sorts an empty component first, and a name of
 	// fewer components (its missing ones empty) before every longer name
 	// it prefixes, but Cassandra 5 sorts an empty value last in a DESC
@@ -140,19 +140,16 @@ func (st *Store) readComposite(ctx context.Context, f *family, key string, q eng
 		sorted = sorted || a.reverseOrder[i] == "ASC" // a DESC column
 	}
 	args := []any{st.keyOf(f, key)}
+	var shape compositeShape
 	if q.Names == nil && !sorted {
-		w, wargs := a.firstBounds(c, q.Predicate)
-		stmt += w
-		args = append(args, wargs...)
+		var bounds []any
+		shape, bounds = a.firstBounds(c, q.Predicate)
+		args = append(args, bounds...)
 	}
 	if q.Names == nil && q.Reversed && !sorted {
-		// The reverse of the clustering order, column by column.
-		dirs := make([]string, len(a.clustering))
-		for i, col := range a.clustering {
-			dirs[i] = col + " " + a.reverseOrder[i]
-		}
-		stmt += ` ORDER BY ` + strings.Join(dirs, ", ")
+		shape |= compositeReversed
 	}
+	stmt := f.texts.composite.text(f, shape)
 	iter := st.readQuery(ctx, stmt, args...).PageSize(pageSize).Iter()
 	comps := make([]raw, len(a.clustering))
 	var value raw
@@ -232,21 +229,77 @@ func (st *Store) readComposite(ctx context.Context, f *family, key string, q eng
 // in the column's own order). The rows read are still compared by the
 // comparator. A first component that is empty (the ends of a ReversedType
 // column are not CQL's) or that the column's type refuses is left out.
-func (a *adoptedLayout) firstBounds(c marshal.Comparator, p engine.Predicate) (string, []any) {
+// It returns which bounds it restricts (boundsText's clauses) and their
+// values.
+func (a *adoptedLayout) firstBounds(c marshal.Comparator, p engine.Predicate) (compositeShape, []any) {
 	comps := marshal.Components(c)
 	if len(comps) == 0 {
-		return "", nil
+		return 0, nil
 	}
-	base, rev := marshal.Unreversed(comps[0])
+	base, _ := marshal.Unreversed(comps[0])
 	lo, hi := p.Start, p.Finish
 	if p.Reversed {
 		lo, hi = hi, lo
 	}
-	var where strings.Builder
+	var shape compositeShape
 	var args []any
 	for i, b := range [][]byte{lo, hi} {
 		parts, err := splitComposite(b)
 		if err != nil || len(parts) == 0 || len(parts[0]) == 0 || !valid12(base, parts[0]) {
+			continue
+		}
+		shape |= compositeLo << i
+		args = append(args, raw(parts[0]))
+	}
+	return shape, args
+}
+
+// compositeShape tells apart the texts of readComposite: which bounds of
+// the first clustering column it restricts (firstBounds), and whether it
+// reads in the reverse of the clustering order.
+type compositeShape uint8
+
+const (
+	compositeLo compositeShape = 1 << iota
+	compositeHi
+	compositeReversed
+	compositeShapes
+)
+
+// compositeTexts are a family's readComposite texts, built on first use
+// and kept, as the family's other texts (familyTexts).
+type compositeTexts [compositeShapes]atomic.Pointer[string]
+
+func (t *compositeTexts) text(f *family, shape compositeShape) string {
+	if p := t[shape].Load(); p != nil {
+		return *p
+	}
+	a := f.adopt
+	s := compositeRowText(f) + a.boundsText(f.def.Comparator, shape)
+	if shape&compositeReversed != 0 {
+		// The reverse of the clustering order, column by column.
+		dirs := make([]string, len(a.clustering))
+		for i, col := range a.clustering {
+			dirs[i] = col + " " + a.reverseOrder[i]
+		}
+		s += ` ORDER BY ` + strings.Join(dirs, ", ")
+	}
+	t[shape].Store(&s)
+	return s
+}
+
+// boundsText is the clauses of the bounds of shape on the first
+// clustering column, compared by c: in the column's own order, the
+// reverse of a ReversedType component's.
+func (a *adoptedLayout) boundsText(c marshal.Comparator, shape compositeShape) string {
+	comps := marshal.Components(c)
+	if len(comps) == 0 {
+		return ""
+	}
+	_, rev := marshal.Unreversed(comps[0])
+	var where strings.Builder
+	for i, bound := range []compositeShape{compositeLo, compositeHi} {
+		if shape&bound == 0 {
 			continue
 		}
 		op := " >= ?"
@@ -254,9 +307,8 @@ func (a *adoptedLayout) firstBounds(c marshal.Comparator, p engine.Predicate) (s
 			op = " <= ?"
 		}
 		where.WriteString(` AND ` + a.clustering[0] + op)
-		args = append(args, raw(parts[0]))
 	}
-	return where.String(), args
+	return where.String()
 }
 
 // selects tells whether q selects name, compared by c, the names coming

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
@@ -205,26 +206,25 @@ func (st *Store) casBatch(ctx context.Context, keyspace, key string, c engine.CA
 	}
 	for _, m := range c.Updates {
 		cols, vals := f.layout.row(f, cmp, m.Name)
-		row := rowWhere(cols)
 		// A table with blob_value (typed.go) holds the value in the
 		// column of its validator's type; so does the condition.
 		vc, _ := f.valueColumn(m.Name)
-		insert := `INSERT INTO ` + f.table + ` (` + f.col.key + `, ` + strings.Join(cols, ", ") + `, ` + vc + `) VALUES (?` + strings.Repeat(", ?", len(cols)) + `, ?)`
+		n, components := f.writtenComponents(engine.Mutation{Name: m.Name})
+		t := f.texts.cas.texts(f, cols, vc, components)
 		insertArgs := append(append([]any{kb}, vals...), raw(nonNil(m.Value)))
-		if n, ok := f.writtenComponents(engine.Mutation{Name: m.Name}); ok {
-			insert = strings.Replace(insert, `) VALUES (?`, `, `+nameComponentsColumn+`) VALUES (?, ?`, 1)
+		if components {
 			insertArgs = append(insertArgs, n)
 		}
 		updated[string(m.Name)] = true
 		switch e, cond := expected[string(m.Name)]; {
 		case m.Delete:
-			bq(`DELETE FROM `+f.table+` WHERE `+f.col.key+` = ?`+row, append([]any{kb}, vals...)...)
+			bq(t.delete, append([]any{kb}, vals...)...)
 		case len(c.Expected) == 0:
-			bq(insert+` IF NOT EXISTS`, insertArgs...)
+			bq(t.insertNew, insertArgs...)
 		case cond:
-			bq(`UPDATE `+f.table+` SET `+vc+` = ? WHERE `+f.col.key+` = ?`+row+` IF `+vc+` = ?`, append(append([]any{raw(nonNil(m.Value)), kb}, vals...), raw(nonNil(e)))...)
+			bq(t.update, append(append([]any{raw(nonNil(m.Value)), kb}, vals...), raw(nonNil(e)))...)
 		default:
-			bq(insert, insertArgs...)
+			bq(t.insert, insertArgs...)
 		}
 	}
 	// An expected column the call does not write still needs its
@@ -236,13 +236,13 @@ func (st *Store) casBatch(ctx context.Context, keyspace, key string, c engine.CA
 			continue
 		}
 		cols, vals := f.layout.row(f, cmp, col.Name)
-		row := rowWhere(cols)
 		args := append(append([]any{raw(nonNil(col.Value)), kb}, vals...), raw(nonNil(col.Value)))
 		vc, _ := f.valueColumn(col.Name)
+		t := f.texts.cas.texts(f, cols, vc, false)
 		if col.TTL > 0 {
-			bq(`UPDATE `+f.table+` USING TTL ? SET `+vc+` = ? WHERE `+f.col.key+` = ?`+row+` IF `+vc+` = ?`, append([]any{int(col.TTL)}, args...)...)
+			bq(t.updateTTL, append([]any{int(col.TTL)}, args...)...)
 		} else {
-			bq(`UPDATE `+f.table+` SET `+vc+` = ? WHERE `+f.col.key+` = ?`+row+` IF `+vc+` = ?`, args...)
+			bq(t.update, args...)
 		}
 	}
 	bctx, cancel := st.withRequestTimeout(ctx)
@@ -264,6 +264,51 @@ func (st *Store) casBatch(ctx context.Context, keyspace, key string, c engine.CA
 // rowWhere restricts a statement of a partition to the row whose
 // clustering columns are cols.
 func rowWhere(cols []string) string { return ` AND ` + strings.Join(cols, ` = ? AND `) + ` = ?` }
+
+// casTexts are a family's compare-and-set statements, by the row's
+// clustering columns, the value column and whether the name's components
+// are written: built on first use and kept, as the family's other texts
+// (familyTexts). A table has a few of each: one row shape per composite
+// prefix, a value column per validator.
+type casTexts struct{ m sync.Map } // casKey → *casStatements
+
+type casKey struct {
+	cols, value string
+	components  bool
+}
+
+// casStatements are the statements of one row shape of casBatch.
+type casStatements struct {
+	// insert writes the row (key, clustering, value[, components]);
+	// insertNew writes it only if it does not exist.
+	insert, insertNew string
+	delete            string
+	// update sets the value if it is the expected one; updateTTL with a
+	// TTL first.
+	update, updateTTL string
+}
+
+func (t *casTexts) texts(f *family, cols []string, value string, components bool) *casStatements {
+	k := casKey{cols: strings.Join(cols, ", "), value: value, components: components}
+	if s, ok := t.m.Load(k); ok {
+		return s.(*casStatements)
+	}
+	row := rowWhere(cols)
+	names, marks := f.col.key+`, `+k.cols+`, `+value, `?`+strings.Repeat(`, ?`, len(cols)+1)
+	if components {
+		names, marks = names+`, `+nameComponentsColumn, marks+`, ?`
+	}
+	insert := `INSERT INTO ` + f.table + ` (` + names + `) VALUES (` + marks + `)`
+	set := ` SET ` + value + ` = ? WHERE ` + f.col.key + ` = ?` + row + ` IF ` + value + ` = ?`
+	s, _ := t.m.LoadOrStore(k, &casStatements{
+		insert:    insert,
+		insertNew: insert + ` IF NOT EXISTS`,
+		delete:    `DELETE FROM ` + f.table + ` WHERE ` + f.col.key + ` = ?` + row,
+		update:    `UPDATE ` + f.table + set,
+		updateTTL: `UPDATE ` + f.table + ` USING TTL ?` + set,
+	})
+	return s.(*casStatements)
+}
 
 // nonSerial is ctx with a serial level replaced by the quorum the cluster
 // reads with after its Paxos round, for reads of several partitions,

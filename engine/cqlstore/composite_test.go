@@ -354,7 +354,8 @@ func TestFirstBounds(t *testing.T) {
 		}
 		f := newFamily(family12(t, "F", tc.typ), `"K"."F"`, false)
 		withComposite(f, []string{"column1", "column2"}, []bool{strings.Contains(tc.typ, "(ReversedType"), false})
-		w, args := f.adopt.firstBounds(c, tc.p)
+		shape, args := f.adopt.firstBounds(c, tc.p)
+		w := f.adopt.boundsText(c, shape)
 		var vals []string
 		for _, a := range args {
 			vals = append(vals, string(a.(raw)))

@@ -150,10 +150,12 @@ type familyTexts struct {
 	spellings     spellingTexts
 	rangeDeletes  rangeDeleteTexts
 	valueInserts  valueInsertTexts
+	cas           casTexts
+	// composite reads a row of the composite shape (adoptcomposite.go).
+	composite compositeTexts
 	// indexRead reads one column of many rows (index.go), indexBuild
-	// one column of every row, compositeRow a row of the composite
-	// shape before its bounds (adoptcomposite.go).
-	indexRead, indexBuild, compositeRow atomic.Pointer[string]
+	// one column of every row.
+	indexRead, indexBuild atomic.Pointer[string]
 }
 
 // lazyText is the text in p, built by build on first use.

@@ -91,3 +91,30 @@ func TestSelectTexts(t *testing.T) {
 		}
 	}
 }
+
+// TestCasTexts checks the compare-and-set statements a family keeps per
+// row shape: the texts casBatch built on each call before, built once.
+func TestCasTexts(t *testing.T) {
+	f := newFamily(&schema.ColumnFamily{Name: "cf", Comparator: marshal.BytesType{}, DefaultValidator: marshal.BytesType{}}, `"ks"."cf"`, false)
+	got := f.texts.cas.texts(f, []string{"column1"}, "value", false)
+	want := casStatements{
+		insert:    `INSERT INTO "ks"."cf" (key, column1, value) VALUES (?, ?, ?)`,
+		insertNew: `INSERT INTO "ks"."cf" (key, column1, value) VALUES (?, ?, ?) IF NOT EXISTS`,
+		delete:    `DELETE FROM "ks"."cf" WHERE key = ? AND column1 = ?`,
+		update:    `UPDATE "ks"."cf" SET value = ? WHERE key = ? AND column1 = ? IF value = ?`,
+		updateTTL: `UPDATE "ks"."cf" USING TTL ? SET value = ? WHERE key = ? AND column1 = ? IF value = ?`,
+	}
+	if *got != want {
+		t.Errorf("got %+v\nwant %+v", *got, want)
+	}
+	if again := f.texts.cas.texts(f, []string{"column1"}, "value", false); again != got {
+		t.Error("the texts were built again")
+	}
+	comp := f.texts.cas.texts(f, []string{"a", "b"}, "blob_value", true)
+	if w := `INSERT INTO "ks"."cf" (key, a, b, blob_value, name_components) VALUES (?, ?, ?, ?, ?)`; comp.insert != w {
+		t.Errorf("composite insert %s, want %s", comp.insert, w)
+	}
+	if w := `DELETE FROM "ks"."cf" WHERE key = ? AND a = ? AND b = ?`; comp.delete != w {
+		t.Errorf("composite delete %s, want %s", comp.delete, w)
+	}
+}
