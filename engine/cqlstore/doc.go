@@ -22,7 +22,11 @@ package cqlstore
 //
 // Overwrites, deletions and truncation leave the old entry behind:
 // IndexedKeys reads the cell of every entry it meets and answers only the
-// rows that hold the value. An entry whose cell holds another value
+// rows that hold the value. IndexedRows (engine.IndexReader, which the
+// 19.x handler's indexed queries use) judges the entries by the filter's
+// columns of their rows, which it reads anyway, then reads what the query
+// selects of the rows that hold the value: two reads of a page's rows
+// where IndexedKeys and the handler's reads after it take three. An entry whose cell holds another value
 // written after the entry's timestamp is deleted, at the entry's
 // timestamp: no write of the value at or before that timestamp can win
 // over the cell any more, and one after it keeps its entry. An entry

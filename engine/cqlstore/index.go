@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -13,6 +14,7 @@ import (
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
 	"github.com/thriftd/thriftd/engine"
+	"github.com/thriftd/thriftd/marshal"
 	"github.com/thriftd/thriftd/schema"
 )
 
@@ -483,23 +485,132 @@ func (st *Store) IndexedKeys(ctx context.Context, keyspace, columnFamily string,
 		return nil, false, err
 	}
 	defer st.leave()
+	var keys []string
+	ready, err := st.walkIndex(ctx, keyspace, columnFamily, column, value, b, max, func(ctx context.Context, f *family, cand []indexEntry) (int, error) {
+		live, err := st.liveEntries(ctx, f, column, value, cand)
+		keys = append(keys, live...)
+		return len(live), err
+	})
+	if err != nil || !ready {
+		return nil, ready, err
+	}
+	return keys[:min(len(keys), max)], true, nil
+}
+
+var _ engine.IndexReader = (*Store)(nil)
+
+// IndexedRows implements engine.IndexReader: the index's entries, then the
+// filter's columns of their rows, which tell the entries whose row holds
+// value from the stale ones (what liveEntries' own read of the column
+// tells IndexedKeys), then what q selects of the rows that hold it. A page
+// costs the entries' statement and two reads of its rows, where
+// IndexedKeys and its caller's two reads (the filter's columns, then q)
+// take three. The filter's and q's reads are two statements, not one view
+// of a row: a row written between them is judged again by its caller on
+// what q returns, as after IndexedKeys.
+func (st *Store) IndexedRows(ctx context.Context, keyspace, columnFamily string, column, value []byte, b engine.TokenRange, max int, filter [][]byte, q engine.Query) ([]engine.IndexedRow, bool, error) {
+	if err := st.enter(); err != nil {
+		return nil, false, err
+	}
+	defer st.leave()
+	// The filter's columns, with the index's column among them to judge
+	// each entry; Filter keeps only the filter's.
+	names := filter
+	own := slices.ContainsFunc(filter, func(n []byte) bool { return bytes.Equal(n, column) })
+	if !own {
+		names = append(slices.Clone(filter), column)
+	}
+	var out []engine.IndexedRow
+	ready, err := st.walkIndex(ctx, keyspace, columnFamily, column, value, b, max, func(ctx context.Context, f *family, cand []indexEntry) (int, error) {
+		keys := make([]string, 0, len(cand))
+		seen := make(map[string]bool, len(cand))
+		for _, e := range cand {
+			if !seen[e.key] {
+				seen[e.key] = true
+				keys = append(keys, e.key)
+			}
+		}
+		fq := engine.Query{ColumnFamily: columnFamily, Predicate: engine.Predicate{Names: sortedNames(f.def.Comparator, names), Count: len(names)}}
+		held, err := st.readRows(ctx, f, keys, fq)
+		if err != nil {
+			return 0, err
+		}
+		cells := make(map[string]*engine.Column, len(keys))
+		var live []string
+		var filters [][]engine.Column
+		for i, k := range keys {
+			var cols []engine.Column
+			for j := range held[i].Columns {
+				c := &held[i].Columns[j]
+				if bytes.Equal(c.Name, column) {
+					cells[k] = c
+					if !own {
+						continue
+					}
+				}
+				cols = append(cols, *c)
+			}
+			if c := cells[k]; c != nil && bytes.Equal(c.Value, value) {
+				live = append(live, k)
+				filters = append(filters, cols)
+			}
+		}
+		var stale []indexEntry
+		for _, e := range cand {
+			if c := cells[e.key]; c != nil && !bytes.Equal(c.Value, value) && c.Timestamp > e.ts {
+				stale = append(stale, e)
+			}
+		}
+		st.deleteStale(ctx, f, column, value, stale)
+		if len(live) == 0 {
+			return 0, nil
+		}
+		rows, err := st.readRows(ctx, f, live, q)
+		if err != nil {
+			return 0, err
+		}
+		for i := range rows {
+			rows[i].Key = live[i]
+			out = append(out, engine.IndexedRow{Row: rows[i], Filter: filters[i]})
+		}
+		return len(live), nil
+	})
+	if err != nil || !ready {
+		return nil, ready, err
+	}
+	return out[:min(len(out), max)], true, nil
+}
+
+// sortedNames is names in c's order, for a read by names.
+func sortedNames(c marshal.Comparator, names [][]byte) [][]byte {
+	out := slices.Clone(names)
+	slices.SortFunc(out, c.Compare)
+	return out
+}
+
+// walkIndex walks the entries of f's index of column = value whose rows'
+// tokens lie in b, handing them to take a batch at a time, at most as
+// many as the answers still wanted; take returns how many of its batch
+// became answers, and the walk ends once max have. It reports whether the
+// index is usable (IndexedKeys' ready).
+func (st *Store) walkIndex(ctx context.Context, keyspace, columnFamily string, column, value []byte, b engine.TokenRange, max int, take func(context.Context, *family, []indexEntry) (int, error)) (bool, error) {
 	ctx = nonSerial(ctx)
 	f, err := st.family(keyspace, columnFamily)
 	if err != nil {
-		return nil, false, err
+		return false, err
 	}
 	if f.system || !f.index.indexed(column) || len(value) == 0 || len(value) > maxIndexedValue {
-		return nil, false, nil
+		return false, nil
 	}
 	if f.def.Comparator != nil && f.def.Comparator.Validate(column) != nil {
-		return nil, false, nil
+		return false, nil
 	}
 	cqlKS := keyspaceName(st.opts.Prefix, keyspace)
 	if ready, err := st.indexReady(ctx, cqlKS, columnFamily, column); err != nil || !ready {
-		return nil, false, err
+		return false, err
 	}
 	if max <= 0 {
-		return nil, true, nil
+		return true, nil
 	}
 	stmt := `SELECT row_token, key, WRITETIME(written) FROM ` + f.index.table + ` WHERE family = ? AND column = ? AND value = ?`
 	args := []any{columnFamily, raw(column), entryValue(value)}
@@ -508,24 +619,24 @@ func (st *Store) IndexedKeys(ctx context.Context, keyspace, columnFamily string,
 		args = append(args, raw(b.Start))
 	}
 	var (
-		keys []string
+		n    int
 		cand []indexEntry
 	)
 	flush := func() error {
-		live, err := st.liveEntries(ctx, f, column, value, cand)
-		keys = append(keys, live...)
+		got, err := take(ctx, f, cand)
+		n += got
 		cand = cand[:0]
 		return err
 	}
-	// Each page of entries, and each read of their cells, is a request
-	// of its own under Cluster.Timeout (st.pages), as 2.1 bounded each of
-	// an index query's requests and not the query.
+	// Each page of entries, and each read of their rows, is a request of
+	// its own under Cluster.Timeout (st.pages), as 2.1 bounded each of an
+	// index query's requests and not the query.
 	err = st.pages(ctx, "read the index of", f.table, stmt, args, min(2*max+16, pageSize), func(iter *gocql.Iter) (bool, error) {
 		var (
 			tok, key raw
 			ts       int64
 		)
-		for len(keys) < max && iter.Scan(&tok, &key, &ts) {
+		for n < max && iter.Scan(&tok, &key, &ts) {
 			if len(b.End) > 0 && bytes.Compare(tok, b.End) > 0 {
 				return false, nil
 			}
@@ -534,23 +645,23 @@ func (st *Store) IndexedKeys(ctx context.Context, keyspace, columnFamily string,
 			}
 			cand = append(cand, indexEntry{token: tok, key: string(key), ts: ts})
 			tok, key = nil, nil
-			if len(cand) >= max-len(keys) {
+			if len(cand) >= max-n {
 				if err := flush(); err != nil {
 					return false, err
 				}
 			}
 		}
-		return len(keys) < max, nil
+		return n < max, nil
 	})
 	if err != nil {
-		return nil, false, err
+		return false, err
 	}
 	if len(cand) > 0 {
 		if err := flush(); err != nil {
-			return nil, false, err
+			return false, err
 		}
 	}
-	return keys[:min(len(keys), max)], true, nil
+	return true, nil
 }
 
 // indexEntry is an entry IndexedKeys met: its row's key and token, and
@@ -624,6 +735,14 @@ func (st *Store) liveEntries(ctx context.Context, f *family, column, value []byt
 			stale = append(stale, e)
 		}
 	}
+	st.deleteStale(ctx, f, column, value, stale)
+	return keys, nil
+}
+
+// deleteStale deletes the index entries of column = value that a later
+// write to their rows' column made stale; a failure is only logged at
+// debug level, as a later query deletes them again.
+func (st *Store) deleteStale(ctx context.Context, f *family, column, value []byte, stale []indexEntry) {
 	_ = st.each(ctx, len(stale), func(ctx context.Context, i int) error {
 		e := stale[i]
 		dctx, cancel := st.withRequestTimeout(ctx)
@@ -635,7 +754,6 @@ func (st *Store) liveEntries(ctx context.Context, f *family, column, value []byt
 		}
 		return nil
 	})
-	return keys, nil
 }
 
 // indexCells is the SELECT of a column's cells of rows of f, led by
