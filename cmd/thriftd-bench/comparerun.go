@@ -134,6 +134,18 @@ func runCompare(o *options, tmp string) error {
 	}
 	fmt.Println()
 
+	if c.profiles != "" {
+		var pids []int
+		for _, t := range targets {
+			pids = append(append(pids, t.p.serverPid()), t.p.others...)
+		}
+		stop, err := startRecordings(pids)
+		if err != nil {
+			return fmt.Errorf("-profile: %w", err)
+		}
+		defer stop()
+	}
+
 	// Load and warm each server once (thriftd's two paths share a store).
 	loaded := map[*process]bool{}
 	for _, t := range targets {

@@ -7,14 +7,16 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
 
-// TestFigureProfilesRecordsJFR records a running JVM with figureProfiles,
-// as -profile records a Cassandra node, and checks the recording it
-// leaves is the JVM's Flight Recorder file, and that a process that is
-// not Java is left alone.
+// TestFigureProfilesRecordsJFR records a running JVM as -profile records
+// a Cassandra node (startRecordings, then a window of it with
+// figureProfiles), and checks the window is the JVM's Flight Recorder file
+// holding the JVM's execution samples, and that a process that is not
+// Java is left alone.
 func TestFigureProfilesRecordsJFR(t *testing.T) {
 	java := cmp.Or(os.Getenv("THRIFTD_CASSANDRA_JAVA"), "/usr/lib/jvm/java-17-openjdk-amd64/bin/java")
 	dir := t.TempDir()
@@ -37,8 +39,13 @@ func TestFigureProfilesRecordsJFR(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+	end, err := startRecordings([]int{os.Getpid(), pid, pid})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer end()
 	stop := figureProfiles(dir, "get-slice-cql-32", "", []int{os.Getpid(), pid}, time.Second)
-	time.Sleep(time.Second)
+	time.Sleep(2 * time.Second)
 	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -48,6 +55,10 @@ func TestFigureProfilesRecordsJFR(t *testing.T) {
 	}
 	if !bytes.HasPrefix(rec, []byte("FLR\x00")) {
 		t.Fatalf("the recording is not a Flight Recorder file: %q", rec[:min(len(rec), 16)])
+	}
+	out, err := exec.Command(filepath.Join(filepath.Dir(java), "jfr"), "print", "--events", "jdk.ExecutionSample", filepath.Join(dir, "get-slice-cql-32-"+strconv.Itoa(pid)+".jfr")).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "Spin.main") {
+		t.Fatalf("the window holds no sample of the spinning thread (%v): %.500s", err, out)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "get-slice-cql-32-"+strconv.Itoa(os.Getpid())+".jfr")); err == nil {
 		t.Fatal("a process that is not Java was recorded")
