@@ -10,12 +10,13 @@ cd "$(dirname "$0")/../.."
 . test/suites/lib/suite.bash
 check bench || exit 0
 out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+prof=$(mktemp -d)
+trap 'rm -rf "$out" "$prof"' EXIT
 if [ -n "$canary" ]; then
 	# A report without its figures must fail the checks below.
 	echo "THRIFTD CANARY $canary: a report without figures" >"$out"
 else
-	./test/bench -short -rate 50 >"$out"
+	./test/bench -short -rate 50,get_indexed_slices=20 -profile "$prof" >"$out"
 	./test/bench -short -load-columns 20000 >>"$out"
 	./test/bench -short -transfer-columns 20000 >>"$out"
 fi
@@ -35,12 +36,18 @@ for shape in 'insert \(1 column\)' 'get_slice \(10 of 100 columns\)' 'multiget_s
 done
 # Each shape measured at a fixed rate too (-rate), on every column that
 # makes it (0.6 none of the counters and the index).
-grep -qF '| shape | conns | real 1.2.19 max calls/s | real 1.2.19 CPU µs/call at 50/s | thriftd 19.x max calls/s |' <<<"$compare" ||
+grep -qF '| shape | conns | fixed rate | real 1.2.19 max calls/s | real 1.2.19 CPU µs/call at the rate | thriftd 19.x max calls/s |' <<<"$compare" ||
 	{ echo "bench.sh: the short benchmark printed no fixed-rate table" >&2; exit 1; }
 rate='([0-9]+|—) \| ([0-9]+( \+ [0-9]+)*|—)( \(reached [0-9]+/s\))? \|'
-for shape in 'insert \(1 column\)' 'get_slice \(10 of 100 columns\)' 'add \(one hot counter\)' 'get_indexed_slices \(EQ'; do
-	grep -qE "^\| $shape.* \| 32 \| $rate $rate $rate $rate\$" <<<"$compare" ||
+for shape in 'insert \(1 column\) \| 32 \| 50/s' 'get_slice \(10 of 100 columns\) \| 32 \| 50/s' 'add \(one hot counter\) \| 32 \| 50/s' 'get_indexed_slices \(EQ.* \| 32 \| 20/s'; do
+	grep -qE "^\| $shape \| $rate $rate $rate $rate\$" <<<"$compare" ||
 		{ echo "bench.sh: the short benchmark printed no fixed-rate row for: $shape" >&2; exit 1; }
+done
+# -profile: thriftd's CPU profile and the real node's Flight Recorder
+# window of a figure, at its maximum and at its rate.
+for f in get-slice-19-32.pprof get-slice-19-32-at-50.pprof get-slice-real-1.2.19-32-*.jfr get-indexed-slices-real-1.2.19-32-at-20-*.jfr; do
+	compgen -G "$prof/$f" >/dev/null ||
+		{ echo "bench.sh: -profile wrote no $f: $(ls "$prof" | head -20 | tr '\n' ' ')" >&2; exit 1; }
 done
 # Shapes 0.6 cannot make have figures in the three other columns.
 for shape in 'add \(one hot counter\)' 'get_indexed_slices \(EQ on a KEYS index: the 1% of rows that match, 2 columns each\)'; do
