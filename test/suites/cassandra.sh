@@ -102,9 +102,9 @@ if check compare@cassandra; then
 	for shape in insert get_slice multiget_slice batch_mutate get_range_slices get_paged_slice add get_indexed_slices; do
 		grep -qE "^\| $shape \(.*\) \| 32 \| $fig $fig $fig $cpu / $cpu / $cpu \|" "$bin/compare.md" ||
 			{ echo "cassandra.sh: the short comparison printed no row with the three figures and CPU for: $shape" >&2; exit 1; }
-		grep -qE "^\| $shape \(.*\) \| 32 \| $rate $rate $rate\$" "$bin/compare.md" ||
+		grep -qE "^\| $shape \(.*\) \| 32 \| 50/s \| $rate $rate $rate\$" "$bin/compare.md" ||
 			{ echo "cassandra.sh: the short comparison printed no fixed-rate row with three columns for: $shape" >&2; exit 1; }
-		grep -qE "^\| $shape \(.*\) \| 32 \| [0-9.]+ \| $ratio $ratio $ratio $ratio\$" "$bin/compare.md" ||
+		grep -qE "^\| $shape \(.*\) \| 32 \| [0-9.]+ \| $ratio $ratio 50/s \| $ratio $ratio\$" "$bin/compare.md" ||
 			{ echo "cassandra.sh: the short comparison printed no row of thriftd beside the direct client for: $shape" >&2; exit 1; }
 		grep -qE "^- $shape \(.*\) \([0-9]+ calls recorded\): thriftd [0-9.]+ requests per call" "$bin/compare.md" ||
 			{ echo "cassandra.sh: the short comparison listed no recorded requests for: $shape" >&2; exit 1; }
